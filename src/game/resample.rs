@@ -1,0 +1,121 @@
+//! `resample_from_infostate`: a state that one player cannot tell from the real one.
+//!
+//! The player's own cards, the bottom once shown, the bids and every public play stay; the other
+//! players' hidden cards are dealt again uniformly (as physical cards are: every assignment of the
+//! unseen cards to the hidden places, with the right sizes, is equally likely). Before the bottom
+//! is shown it is one more hidden place, and so are the cards not yet dealt. Cards the landlord
+//! is known to hold — bottom cards it has not been seen to play — stay with the landlord.
+//!
+//! The deal in the history is rewritten to match, so the result replays and serialises like any
+//! state.
+
+use super::state::{Action, NUM_PLAYERS, State};
+use crate::cards::{Card, CardSet, Counts, NUM_CARDS, NUM_RANKS};
+
+/// Where the card dealt at `position` went: a seat, or the bottom (`NUM_PLAYERS`).
+fn slot_of_position(position: usize) -> usize {
+    if position < NUM_PLAYERS * super::state::HAND_SIZE { position % NUM_PLAYERS } else { NUM_PLAYERS }
+}
+
+const BOTTOM: usize = NUM_PLAYERS;
+
+/// Fisher–Yates with a caller's generator of f64 in [0, 1).
+fn shuffle<T>(items: &mut [T], rng: &mut dyn FnMut() -> f64) {
+    for i in (1..items.len()).rev() {
+        let j = ((rng() * (i + 1) as f64) as usize).min(i);
+        items.swap(i, j);
+    }
+}
+
+impl State {
+    /// A new state that `seat` cannot tell from this one; `rng` returns f64 in [0, 1).
+    pub fn resample_from_infostate(&self, seat: u8, rng: &mut dyn FnMut() -> f64) -> State {
+        let p = seat as usize;
+        // Physical cards now in each slot (seats 0..3, bottom), before the bottom joined a hand.
+        let mut slots: [CardSet; NUM_PLAYERS + 1] =
+            [self.dealt_cards(0), self.dealt_cards(1), self.dealt_cards(2), self.bottom()];
+        let mut hands: [Counts; NUM_PLAYERS] = std::array::from_fn(|q| self.hand(q as u8));
+        let mut undealt = CardSet::full_deck().minus(slots.iter().fold(CardSet::EMPTY, |a, s| a.union(*s)));
+
+        match self.landlord() {
+            None => {
+                // Deal or bidding: nobody has played; every card p does not hold is unseen.
+                let mut pool: Vec<Card> = CardSet::full_deck().minus(slots[p]).iter().collect();
+                shuffle(&mut pool, rng);
+                let mut next = pool.into_iter();
+                for (q, slot) in slots.iter_mut().enumerate() {
+                    if q != p {
+                        let n = slot.len() as usize;
+                        *slot = next.by_ref().take(n).collect();
+                    }
+                }
+                undealt = next.collect();
+                for q in (0..NUM_PLAYERS).filter(|&q| q != p) {
+                    hands[q] = slots[q].counts();
+                }
+            }
+            Some(landlord) => {
+                let l = landlord as usize;
+                let bottom = self.bottom().counts();
+                // Bottom cards the landlord has not been seen to play are known to all.
+                let mut known = [Counts::EMPTY; NUM_PLAYERS];
+                if l != p {
+                    let played = self.played_by(landlord);
+                    for r in 0..NUM_RANKS as u8 {
+                        let k = bottom.get(r).saturating_sub(played.get(r)).min(hands[l].get(r));
+                        known[l].add(r, k);
+                    }
+                }
+                let others: Vec<usize> = (0..NUM_PLAYERS).filter(|&q| q != p).collect();
+                let mut pool: Vec<u8> = Vec::with_capacity(NUM_CARDS);
+                for &q in &others {
+                    for (r, n) in hands[q].minus(known[q]).iter() {
+                        pool.extend(std::iter::repeat_n(r, n as usize));
+                    }
+                }
+                shuffle(&mut pool, rng);
+                let mut next = pool.into_iter();
+                for &q in &others {
+                    let n = hands[q].minus(known[q]).len() as usize;
+                    hands[q] = next.by_ref().take(n).fold(known[q], |c, r| c.with(r, 1));
+                }
+                // Physical cards: each other seat was dealt its hand plus what it played, less the
+                // bottom for the landlord; give it cards of those ranks from the unseen ones.
+                let unseen = CardSet::full_deck().minus(slots[p]).minus(slots[BOTTOM]);
+                let mut by_rank: Vec<Vec<Card>> = vec![Vec::new(); NUM_RANKS];
+                for c in unseen.iter() {
+                    by_rank[c.rank() as usize].push(c);
+                }
+                for cards in &mut by_rank {
+                    shuffle(cards, rng);
+                }
+                for &q in &others {
+                    let mut dealt = hands[q].plus(self.played_by(q as u8));
+                    if q == l {
+                        dealt = dealt.minus(bottom);
+                    }
+                    slots[q] = CardSet::EMPTY;
+                    for (r, n) in dealt.iter() {
+                        for _ in 0..n {
+                            let card = by_rank[r as usize].pop().expect("cards are conserved");
+                            slots[q].insert(card);
+                        }
+                    }
+                }
+            }
+        }
+
+        let mut out = self.clone();
+        out.replace_hidden([slots[0], slots[1], slots[2]], slots[BOTTOM], undealt, hands);
+        // Rewrite the deal so that replaying the history gives this state.
+        let mut remaining: [Vec<Card>; NUM_PLAYERS + 1] = std::array::from_fn(|s| slots[s].iter().collect());
+        let history = out.history_mut();
+        for position in (0..history.len()).rev() {
+            if let Action::Deal(_) = history[position] {
+                let slot = slot_of_position(position);
+                history[position] = Action::Deal(remaining[slot].pop().expect("slot sizes are preserved"));
+            }
+        }
+        out
+    }
+}

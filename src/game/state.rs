@@ -1,0 +1,697 @@
+//! The game as a state machine, in the shape of OpenSpiel's State API.
+//!
+//! Phases: deal (54 chance nodes, one card each: positions 0..51 go round the seats, 51..54 to
+//! the bottom) → optional bidding → the bottom joins the landlord's hand, shown to all → play.
+//!
+//! Hands are rank counts: the rules only see ranks. The physical cards with their suits live in
+//! the deal (each chance outcome is one card), so suits never carry information in play.
+
+use super::action_table::{ActionId, ActionTable};
+use super::movegen::{MoveList, legal_plays};
+use super::play::{Kind, Play};
+use crate::cards::{Card, CardSet, Counts, NUM_CARDS};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+pub const NUM_PLAYERS: usize = 3;
+/// Cards dealt to each player before the bottom is handed out.
+pub const HAND_SIZE: usize = 17;
+/// Size of the landlord's bottom (kitty).
+pub const BOTTOM_SIZE: usize = 3;
+const DEALT_TO_PLAYERS: usize = NUM_PLAYERS * HAND_SIZE;
+
+/// How a finished game is scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Scoring {
+    /// +1 for each winner, −1 for each loser.
+    #[default]
+    WinLoss,
+    /// base (the winning bid, 1 without bidding) × 2 per bomb or rocket played × 2 for a
+    /// spring / anti-spring (when enabled); the landlord wins or loses twice a farmer's amount.
+    Score,
+}
+
+/// Rule options of a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameConfig {
+    /// Run the 1/2/3-point bidding; off = `landlord_seat` is the landlord (DouZero's setup).
+    pub bidding: bool,
+    /// The landlord when bidding is off.
+    pub landlord_seat: u8,
+    pub scoring: Scoring,
+    /// Double a spring (farmers never played) or anti-spring (landlord played only once).
+    pub spring: bool,
+}
+
+impl Default for GameConfig {
+    fn default() -> Self {
+        GameConfig { bidding: false, landlord_seat: 0, scoring: Scoring::WinLoss, spring: true }
+    }
+}
+
+/// A seat's role once the landlord is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Landlord,
+    /// The farmer who plays right after the landlord.
+    LandlordDown,
+    /// The farmer who plays right before the landlord.
+    LandlordUp,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Landlord, Role::LandlordDown, Role::LandlordUp];
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Landlord => "landlord",
+            Role::LandlordDown => "landlord_down",
+            Role::LandlordUp => "landlord_up",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == s)
+    }
+    pub fn is_farmer(self) -> bool {
+        self != Role::Landlord
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Deal,
+    Bid,
+    Play,
+    Over,
+}
+
+/// One move of any kind: a chance outcome (a card dealt), a bid (0 = pass), or a play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Deal(Card),
+    Bid(u8),
+    Play(#[serde(with = "play_notation")] ActionId),
+}
+
+/// Plays serialise as their notation (`"34567"`, `"pass"`), not as table ids.
+mod play_notation {
+    use super::{ActionId, ActionTable};
+    use crate::game::play::Play;
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(id: &ActionId, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&ActionTable::get().play(*id).to_string())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ActionId, D::Error> {
+        let text = String::deserialize(d)?;
+        let play = Play::parse(&text).map_err(D::Error::custom)?;
+        Ok(ActionTable::get().id(&play))
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Deal(c) => write!(f, "deal {c}"),
+            Action::Bid(0) => write!(f, "bid pass"),
+            Action::Bid(n) => write!(f, "bid {n}"),
+            Action::Play(id) => write!(f, "{}", ActionTable::get().play(*id)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GameError {
+    #[error("chance_outcomes() called at a {0:?} node, which is not a chance node")]
+    NotChanceNode(Phase),
+    #[error("illegal action {action} for player {player:?} in phase {phase:?}: {reason}")]
+    Illegal { action: String, player: Option<u8>, phase: Phase, reason: String },
+    #[error("the game is over")]
+    Terminal,
+    #[error("bad saved state: {0}")]
+    BadSave(String),
+}
+
+/// One entry of the public play record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayRecord {
+    pub seat: u8,
+    pub play: Play,
+}
+
+#[derive(Clone, Debug)]
+pub struct State {
+    config: GameConfig,
+    phase: Phase,
+    /// Physical cards dealt to each seat (before the bottom joins the landlord).
+    dealt: [CardSet; NUM_PLAYERS],
+    bottom: CardSet,
+    undealt: CardSet,
+    dealt_count: u8,
+    /// Current hands, rank counts.
+    hands: [Counts; NUM_PLAYERS],
+    played: [Counts; NUM_PLAYERS],
+    /// Non-pass plays per seat (spring detection).
+    plays_made: [u16; NUM_PLAYERS],
+    bids: Vec<u8>,
+    landlord: Option<u8>,
+    /// The winning bid, 1 without bidding.
+    base: u8,
+    current: u8,
+    /// Last non-pass play of the current trick and its seat.
+    rival: Option<PlayRecord>,
+    passes: u8,
+    bombs: u8,
+    record: Vec<PlayRecord>,
+    winner: Option<u8>,
+    history: Vec<Action>,
+}
+
+/// What a saved state holds: the rules and every action since the start.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SavedState {
+    config: GameConfig,
+    history: Vec<Action>,
+}
+
+/// The initial state of a game with default rules.
+pub fn new_initial_state() -> State {
+    State::new(GameConfig::default())
+}
+
+impl State {
+    pub fn new(config: GameConfig) -> State {
+        State {
+            config,
+            phase: Phase::Deal,
+            dealt: [CardSet::EMPTY; NUM_PLAYERS],
+            bottom: CardSet::EMPTY,
+            undealt: CardSet::full_deck(),
+            dealt_count: 0,
+            hands: [Counts::EMPTY; NUM_PLAYERS],
+            played: [Counts::EMPTY; NUM_PLAYERS],
+            plays_made: [0; NUM_PLAYERS],
+            bids: Vec::new(),
+            landlord: None,
+            base: 1,
+            current: 0,
+            rival: None,
+            passes: 0,
+            bombs: 0,
+            record: Vec::with_capacity(64),
+            winner: None,
+            history: Vec::with_capacity(128),
+        }
+    }
+
+    // ---- the OpenSpiel-style API ----
+
+    pub fn config(&self) -> &GameConfig {
+        &self.config
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn is_chance_node(&self) -> bool {
+        self.phase == Phase::Deal
+    }
+    pub fn is_terminal(&self) -> bool {
+        self.phase == Phase::Over
+    }
+    /// The seat to act, or `None` at chance and terminal nodes.
+    pub fn current_player(&self) -> Option<u8> {
+        match self.phase {
+            Phase::Bid | Phase::Play => Some(self.current),
+            Phase::Deal | Phase::Over => None,
+        }
+    }
+
+    /// Each undealt card with probability 1/remaining.
+    pub fn chance_outcomes(&self) -> Result<Vec<(Action, f64)>, GameError> {
+        if !self.is_chance_node() {
+            return Err(GameError::NotChanceNode(self.phase));
+        }
+        let p = 1.0 / self.undealt.len() as f64;
+        Ok(self.undealt.iter().map(|c| (Action::Deal(c), p)).collect())
+    }
+
+    /// Every legal action, in a fixed order (cards, bids, then plays by table id).
+    pub fn legal_actions(&self) -> Vec<Action> {
+        match self.phase {
+            Phase::Deal => self.undealt.iter().map(Action::Deal).collect(),
+            Phase::Bid => self.legal_bids().map(Action::Bid).collect(),
+            Phase::Play => {
+                let table = ActionTable::get();
+                let mut plays = MoveList::new();
+                self.legal_plays_into(&mut plays);
+                let mut ids: Vec<ActionId> = plays.iter().map(|p| table.id(p)).collect();
+                ids.sort_unstable();
+                ids.into_iter().map(Action::Play).collect()
+            }
+            Phase::Over => Vec::new(),
+        }
+    }
+
+    /// Applies an action, or says why it is illegal (the state is then unchanged).
+    pub fn apply_action(&mut self, action: Action) -> Result<(), GameError> {
+        match (self.phase, action) {
+            (Phase::Over, _) => Err(GameError::Terminal),
+            (Phase::Deal, Action::Deal(card)) => {
+                if !self.undealt.contains(card) {
+                    return Err(self.illegal(action, format!("{card} was already dealt")));
+                }
+                self.deal_card(card);
+                Ok(())
+            }
+            (Phase::Bid, Action::Bid(bid)) => {
+                if !self.legal_bids().any(|b| b == bid) {
+                    return Err(self.illegal(action, format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3")));
+                }
+                self.apply_bid(bid);
+                Ok(())
+            }
+            (Phase::Play, Action::Play(id)) => {
+                let play = *ActionTable::get().play(id);
+                self.apply_play(play)
+            }
+            (phase, action) => Err(self.illegal(action, format!("a {} action is not possible in phase {phase:?}", kind_of(action)))),
+        }
+    }
+
+    /// Returns per seat (zero until the game is over, and for a game nobody bid on).
+    pub fn returns(&self) -> [f64; NUM_PLAYERS] {
+        let (Some(winner), Some(landlord)) = (self.winner, self.landlord) else {
+            return [0.0; NUM_PLAYERS];
+        };
+        let landlord_won = winner == landlord;
+        let amount = match self.config.scoring {
+            Scoring::WinLoss => 1.0,
+            Scoring::Score => self.multiplier() as f64,
+        };
+        let landlord_share = match self.config.scoring {
+            Scoring::WinLoss => amount,
+            Scoring::Score => 2.0 * amount,
+        };
+        std::array::from_fn(|seat| {
+            let is_landlord = seat as u8 == landlord;
+            let won = is_landlord == landlord_won;
+            let value = if is_landlord { landlord_share } else { amount };
+            if won { value } else { -value }
+        })
+    }
+
+    /// A farmer's stake in score mode: base × 2^(bombs + rockets) × 2 for a spring.
+    pub fn multiplier(&self) -> u64 {
+        let mut m = (self.base as u64) << self.bombs;
+        if self.config.spring && self.is_spring() {
+            m *= 2;
+        }
+        m
+    }
+
+    /// Spring: the landlord won and the farmers never played; anti-spring: the farmers won and
+    /// the landlord played only once.
+    pub fn is_spring(&self) -> bool {
+        let (Some(winner), Some(l)) = (self.winner, self.landlord) else { return false };
+        let l = l as usize;
+        if winner as usize == l {
+            (0..NUM_PLAYERS).filter(|&s| s != l).all(|s| self.plays_made[s] == 0)
+        } else {
+            self.plays_made[l] == 1
+        }
+    }
+
+    pub fn history(&self) -> &[Action] {
+        &self.history
+    }
+
+    /// A JSON text from which [`State::from_json`] rebuilds this state exactly.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&SavedState { config: self.config.clone(), history: self.history.clone() })
+            .expect("a state always serialises")
+    }
+
+    /// Rebuilds a state by replaying a saved history; an illegal or malformed history is an error.
+    pub fn from_json(text: &str) -> Result<State, GameError> {
+        let saved: SavedState = serde_json::from_str(text).map_err(|e| GameError::BadSave(e.to_string()))?;
+        let mut state = State::new(saved.config);
+        for (i, action) in saved.history.into_iter().enumerate() {
+            state
+                .apply_action(action)
+                .map_err(|e| GameError::BadSave(format!("action {} ({action}): {e}", i + 1)))?;
+        }
+        Ok(state)
+    }
+
+    // ---- dealing ----
+
+    /// Deals every remaining card in a uniformly random order (the same distribution as playing
+    /// each chance node by its outcome probabilities).
+    pub fn deal_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) {
+        use rand::RngExt;
+        let mut cards: Vec<Card> = self.undealt.iter().collect();
+        for i in (1..cards.len()).rev() {
+            let j = rng.random_range(0..=i);
+            cards.swap(i, j);
+        }
+        for card in cards {
+            self.deal_card(card);
+        }
+    }
+
+    /// Deals fixed hands: `hands[s]` to seat s (17 cards each) and `bottom` (3 cards).
+    pub fn deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
+        let all = hands.iter().fold(bottom, |acc, h| acc.union(*h));
+        let sizes_ok = hands.iter().all(|h| h.len() as usize == HAND_SIZE) && bottom.len() as usize == BOTTOM_SIZE;
+        if self.dealt_count != 0 || !sizes_ok || all.len() as usize != NUM_CARDS {
+            return Err(GameError::Illegal {
+                action: "deal".into(),
+                player: None,
+                phase: self.phase,
+                reason: "a deal needs three disjoint 17-card hands and a 3-card bottom, at the start".into(),
+            });
+        }
+        let by_seat: Vec<Vec<Card>> = hands.iter().map(|h| h.iter().collect()).collect();
+        for i in 0..DEALT_TO_PLAYERS {
+            self.deal_card(by_seat[i % NUM_PLAYERS][i / NUM_PLAYERS]);
+        }
+        for card in bottom.iter() {
+            self.deal_card(card);
+        }
+        Ok(())
+    }
+
+    fn deal_card(&mut self, card: Card) {
+        let position = self.dealt_count as usize;
+        if position < DEALT_TO_PLAYERS {
+            let seat = position % NUM_PLAYERS;
+            self.dealt[seat].insert(card);
+            self.hands[seat].add(card.rank(), 1);
+        } else {
+            self.bottom.insert(card);
+        }
+        self.undealt.remove(card);
+        self.dealt_count += 1;
+        self.history.push(Action::Deal(card));
+        if self.dealt_count as usize == NUM_CARDS {
+            if self.config.bidding {
+                self.phase = Phase::Bid;
+                self.current = 0;
+            } else {
+                self.start_play(self.config.landlord_seat % NUM_PLAYERS as u8);
+            }
+        }
+    }
+
+    // ---- bidding ----
+
+    fn highest_bid(&self) -> u8 {
+        self.bids.iter().copied().max().unwrap_or(0)
+    }
+
+    fn legal_bids(&self) -> impl Iterator<Item = u8> + '_ {
+        let high = self.highest_bid();
+        std::iter::once(0).chain(high + 1..=3)
+    }
+
+    fn apply_bid(&mut self, bid: u8) {
+        self.bids.push(bid);
+        self.history.push(Action::Bid(bid));
+        let bidder = self.current;
+        if bid == 3 {
+            self.base = 3;
+            self.start_play(bidder);
+            return;
+        }
+        if self.bids.len() == NUM_PLAYERS {
+            let high = self.highest_bid();
+            if high == 0 {
+                self.phase = Phase::Over; // nobody bid: no contest, zero returns
+                return;
+            }
+            let first = self.bids.iter().position(|&b| b == high).unwrap();
+            self.base = high;
+            self.start_play(first as u8); // bidding starts at seat 0, so turn index = seat
+            return;
+        }
+        self.current = (bidder + 1) % NUM_PLAYERS as u8;
+    }
+
+    fn start_play(&mut self, landlord: u8) {
+        self.landlord = Some(landlord);
+        self.hands[landlord as usize] = self.hands[landlord as usize].plus(self.bottom.counts());
+        self.phase = Phase::Play;
+        self.current = landlord;
+    }
+
+    // ---- play ----
+
+    /// The play to beat, or `None` when the current player leads.
+    pub fn rival(&self) -> Option<&PlayRecord> {
+        self.rival.as_ref()
+    }
+
+    /// Legal plays of the current player into a reusable buffer (empty outside the play phase).
+    pub fn legal_plays_into(&self, out: &mut MoveList) {
+        if self.phase != Phase::Play {
+            out.clear();
+            return;
+        }
+        legal_plays(self.hands[self.current as usize], self.rival.as_ref().map(|r| &r.play), out);
+    }
+
+    /// Plays `play` for the current player, checking it against the rules.
+    pub fn apply_play(&mut self, play: Play) -> Result<(), GameError> {
+        if self.phase != Phase::Play {
+            return Err(self.illegal_play(&play, format!("no play is possible in phase {:?}", self.phase)));
+        }
+        let seat = self.current as usize;
+        if !play.cards.is_subset_of(self.hands[seat]) {
+            return Err(self.illegal_play(&play, format!("the hand {} does not hold {}", self.hands[seat], play)));
+        }
+        match (&self.rival, play.is_pass()) {
+            (None, true) => return Err(self.illegal_play(&play, "the leader cannot pass".into())),
+            (Some(r), false) if !play.beats(&r.play) => {
+                return Err(self.illegal_play(&play, format!("{} does not beat {}", play, r.play)));
+            }
+            _ => {}
+        }
+        let id = ActionTable::get().id(&play);
+        self.history.push(Action::Play(id));
+        self.record.push(PlayRecord { seat: seat as u8, play });
+        if play.is_pass() {
+            self.passes += 1;
+            if self.passes == 2 {
+                self.rival = None; // the last player to play leads next
+                self.passes = 0;
+            }
+        } else {
+            self.hands[seat] = self.hands[seat].minus(play.cards);
+            self.played[seat] = self.played[seat].plus(play.cards);
+            self.plays_made[seat] += 1;
+            if matches!(play.kind, Kind::Bomb | Kind::Rocket) {
+                self.bombs += 1;
+            }
+            self.rival = Some(PlayRecord { seat: seat as u8, play });
+            self.passes = 0;
+            if self.hands[seat].is_empty() {
+                self.winner = Some(seat as u8);
+                self.phase = Phase::Over;
+                return Ok(());
+            }
+        }
+        self.current = (self.current + 1) % NUM_PLAYERS as u8;
+        Ok(())
+    }
+
+    fn illegal(&self, action: Action, reason: String) -> GameError {
+        GameError::Illegal { action: action.to_string(), player: self.current_player(), phase: self.phase, reason }
+    }
+
+    fn illegal_play(&self, play: &Play, reason: String) -> GameError {
+        GameError::Illegal { action: play.to_string(), player: self.current_player(), phase: self.phase, reason }
+    }
+
+    // ---- what the encoder, agents and tools read ----
+
+    pub fn hand(&self, seat: u8) -> Counts {
+        self.hands[seat as usize]
+    }
+    /// Physical cards dealt to a seat (without the bottom).
+    pub fn dealt_cards(&self, seat: u8) -> CardSet {
+        self.dealt[seat as usize]
+    }
+    pub fn bottom(&self) -> CardSet {
+        self.bottom
+    }
+    /// Whether the bottom has been shown (it is once the landlord is known).
+    pub fn bottom_revealed(&self) -> bool {
+        self.landlord.is_some()
+    }
+    pub fn cards_left(&self, seat: u8) -> u32 {
+        self.hands[seat as usize].len()
+    }
+    pub fn played_by(&self, seat: u8) -> Counts {
+        self.played[seat as usize]
+    }
+    pub fn landlord(&self) -> Option<u8> {
+        self.landlord
+    }
+    pub fn role(&self, seat: u8) -> Option<Role> {
+        self.landlord.map(|l| Role::ALL[((seat + 3 - l) % 3) as usize])
+    }
+    pub fn seat_of(&self, role: Role) -> Option<u8> {
+        self.landlord.map(|l| (l + role as u8) % 3)
+    }
+    pub fn bids(&self) -> &[u8] {
+        &self.bids
+    }
+    pub fn base(&self) -> u8 {
+        self.base
+    }
+    pub fn bombs_played(&self) -> u8 {
+        self.bombs
+    }
+    pub fn play_record(&self) -> &[PlayRecord] {
+        &self.record
+    }
+    pub fn winner(&self) -> Option<u8> {
+        self.winner
+    }
+    pub fn dealt_count(&self) -> usize {
+        self.dealt_count as usize
+    }
+
+    /// Everything `seat` knows, as text: its own hand, the bottom once shown, bids, every public
+    /// play and pass, and the number of cards each player holds. Nothing else.
+    pub fn information_state_string(&self, seat: u8) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(s, "seat {seat} phase {:?}", self.phase);
+        let _ = writeln!(s, "hand {}", self.hands[seat as usize]);
+        let _ = write!(s, "cards left");
+        for q in 0..NUM_PLAYERS {
+            let _ = write!(s, " {}", self.hands[q].len());
+        }
+        let _ = writeln!(s, "\ndealt {}", self.dealt_count);
+        let _ = writeln!(s, "bids {:?}", self.bids);
+        match self.landlord {
+            Some(l) => {
+                let _ = writeln!(s, "landlord {l} bottom {}", self.bottom.counts());
+            }
+            None => s.push_str("landlord none\n"),
+        }
+        s.push_str("plays");
+        for r in &self.record {
+            let _ = write!(s, " {}:{}", r.seat, r.play);
+        }
+        s.push('\n');
+        if let Some(w) = self.winner {
+            let _ = writeln!(s, "winner {w}");
+        }
+        s
+    }
+}
+
+fn kind_of(action: Action) -> &'static str {
+    match action {
+        Action::Deal(_) => "deal",
+        Action::Bid(_) => "bid",
+        Action::Play(_) => "play",
+    }
+}
+
+/// For tools that reset internal fields while rewriting a state (resampling).
+impl State {
+    pub(super) fn replace_hidden(&mut self, dealt: [CardSet; NUM_PLAYERS], bottom: CardSet, undealt: CardSet, hands: [Counts; NUM_PLAYERS]) {
+        self.dealt = dealt;
+        self.bottom = bottom;
+        self.undealt = undealt;
+        self.hands = hands;
+    }
+    pub(super) fn history_mut(&mut self) -> &mut Vec<Action> {
+        &mut self.history
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn random_game(seed: u64, config: GameConfig) -> State {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut s = State::new(config);
+        s.deal_random(&mut rng);
+        while !s.is_terminal() {
+            let actions = s.legal_actions();
+            let a = actions[rand::RngExt::random_range(&mut rng, 0..actions.len())];
+            s.apply_action(a).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn chance_outcomes_sum_to_one_and_error_elsewhere() {
+        let mut s = new_initial_state();
+        let outcomes = s.chance_outcomes().unwrap();
+        assert_eq!(outcomes.len(), 54);
+        let total: f64 = outcomes.iter().map(|(_, p)| p).sum();
+        assert!((total - 1.0).abs() < 1e-12);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        s.deal_random(&mut rng);
+        assert!(matches!(s.chance_outcomes(), Err(GameError::NotChanceNode(Phase::Play))));
+        assert_eq!(s.cards_left(0), 20);
+        assert_eq!(s.current_player(), Some(0));
+    }
+
+    #[test]
+    fn illegal_actions_are_errors_and_change_nothing() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+        let mut s = new_initial_state();
+        s.deal_random(&mut rng);
+        let before = s.to_json();
+        assert!(s.apply_action(Action::Play(ActionId::PASS)).is_err(), "the leader cannot pass");
+        assert!(s.apply_action(Action::Bid(1)).is_err());
+        let missing = (0..15u8).find(|&r| s.hand(0).get(r) == 0).unwrap();
+        let play = Play::parse(&crate::cards::rank_char(missing).to_string()).unwrap();
+        assert!(s.apply_play(play).is_err());
+        assert_eq!(s.to_json(), before);
+    }
+
+    #[test]
+    fn serialisation_round_trips() {
+        for seed in 0..20 {
+            let config = GameConfig { bidding: seed % 2 == 0, scoring: Scoring::Score, ..GameConfig::default() };
+            let s = random_game(seed, config);
+            let restored = State::from_json(&s.to_json()).unwrap();
+            assert_eq!(restored.to_json(), s.to_json());
+            assert_eq!(restored.returns(), s.returns());
+            assert_eq!(restored.information_state_string(1), s.information_state_string(1));
+        }
+        assert!(State::from_json("{\"config\":{},\"history\":[{\"play\":\"3\"}]}").is_err());
+        assert!(State::from_json("{\"config\":{\"bogus\":1},\"history\":[]}").is_err());
+    }
+
+    #[test]
+    fn returns_follow_the_scoring_rules() {
+        for seed in 0..50 {
+            let s = random_game(seed, GameConfig { scoring: Scoring::Score, ..GameConfig::default() });
+            let r = s.returns();
+            let l = s.landlord().unwrap() as usize;
+            assert_eq!(r.iter().sum::<f64>(), 0.0, "score mode is zero-sum");
+            assert_eq!(r[l].abs(), 2.0 * s.multiplier() as f64);
+            assert!(s.multiplier() >= 1 << s.bombs_played());
+            let w = random_game(seed, GameConfig::default()).returns();
+            assert!(w.iter().all(|x| x.abs() == 1.0));
+        }
+    }
+}
