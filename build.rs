@@ -10,9 +10,21 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
     let Ok(lib) = std::env::var("DEP_TCH_LIBTORCH_LIB") else {
+        println!("cargo:rustc-env=DDZ_LIBTORCH_VERSION=unknown");
         return;
     };
     println!("cargo:rustc-link-arg=-Wl,-rpath,{lib}");
+    // The PyTorch package's version file sits one folder above its lib/.
+    let version_file = Path::new(&lib).join("../version.py");
+    println!("cargo:rerun-if-changed={}", version_file.display());
+    let version = std::fs::read_to_string(&version_file)
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("__version__ = ").map(|v| v.trim_matches(['\'', '"']).to_string()))
+        })
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=DDZ_LIBTORCH_VERSION={version}");
     println!("cargo:rustc-link-arg=-Wl,--no-as-needed");
     println!("cargo:rustc-link-arg=-L{lib}");
     for name in ["torch_cuda", "torch_cpu", "torch", "c10"] {

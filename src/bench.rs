@@ -1,0 +1,175 @@
+//! `ddz bench engine`: how fast the engine plays random games and generates moves.
+//!
+//! Each figure is the median of several timed runs on one thread. A run plays complete random
+//! games — deal, then uniformly random legal plays to the end, move generation included — or
+//! calls the generator on 20-card leads (the largest hands, where it does the most work).
+
+use crate::cards::Counts;
+use crate::game::{GameConfig, MoveList, State, legal_plays};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EngineRun {
+    pub games_per_s: f64,
+    pub decisions_per_s: f64,
+    pub lead20_calls_per_s: f64,
+    pub lead20_plays_per_call: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EngineReport {
+    pub runs: Vec<EngineRun>,
+    pub median: EngineRun,
+    pub seconds_per_run: f64,
+    /// OpenSpiel's dou_dizhu random games/s per run, when asked for (`--reference`).
+    pub reference_games_per_s: Vec<f64>,
+    /// median(our games/s ÷ reference games/s) over the runs.
+    pub speedup_vs_reference: Option<f64>,
+}
+
+/// The reference: OpenSpiel's C++ dou_dizhu driven from Python, in the project's venv.
+pub struct Reference {
+    python: std::path::PathBuf,
+    script: std::path::PathBuf,
+}
+
+impl Reference {
+    /// Finds the venv's Python and installs OpenSpiel into it on first use.
+    pub fn prepare() -> Result<Reference, String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let python = root.join(".venv/bin/python");
+        let script = root.join("scripts/bench_reference.py");
+        if !python.exists() || !script.exists() {
+            return Err(format!("the reference needs {} and {}", python.display(), script.display()));
+        }
+        let has = |py: &std::path::Path| {
+            std::process::Command::new(py).args(["-c", "import pyspiel"]).output().map(|o| o.status.success()).unwrap_or(false)
+        };
+        if !has(&python) {
+            eprintln!("installing open_spiel==2.0.2 into the project venv for the reference (first use only)");
+            let ok = std::process::Command::new(&python)
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "open_spiel==2.0.2"])
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            if !ok || !has(&python) {
+                return Err("could not install open_spiel into the venv".into());
+            }
+        }
+        Ok(Reference { python, script })
+    }
+
+    /// Random games per second over `seconds`.
+    pub fn games_per_s(&self, seconds: f64, seed: u64) -> Result<f64, String> {
+        let out = std::process::Command::new(&self.python)
+            .arg(&self.script)
+            .args([seconds.to_string(), seed.to_string()])
+            .output()
+            .map_err(|e| format!("running the reference: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("the reference failed: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).map_err(|e| format!("reference output: {e}"))?;
+        v["games_per_s"].as_f64().ok_or_else(|| "reference output lacks games_per_s".into())
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// Plays random games for `budget`; returns (games, decisions, seconds).
+pub fn random_games(budget: Duration, seed: u64) -> (u64, u64, f64) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut moves = MoveList::with_capacity(4096);
+    let (mut games, mut decisions) = (0u64, 0u64);
+    let start = Instant::now();
+    loop {
+        for _ in 0..64 {
+            let mut s = State::new(GameConfig::default());
+            s.deal_random(&mut rng);
+            while !s.is_terminal() {
+                s.legal_plays_into(&mut moves);
+                let play = moves[rng.random_range(0..moves.len())];
+                s.apply_play(play).expect("generated plays are legal");
+                decisions += 1;
+            }
+            games += 1;
+        }
+        if start.elapsed() >= budget {
+            return (games, decisions, start.elapsed().as_secs_f64());
+        }
+    }
+}
+
+/// Calls the generator on 20-card lead hands for `budget`; returns (calls, plays, seconds).
+pub fn lead20_generation(budget: Duration, seed: u64) -> (u64, u64, f64) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let hands: Vec<Counts> = (0..1024)
+        .map(|_| {
+            let mut s = State::new(GameConfig::default());
+            s.deal_random(&mut rng);
+            s.hand(s.landlord().expect("no bidding: the landlord is fixed"))
+        })
+        .collect();
+    let mut moves = MoveList::with_capacity(8192);
+    let (mut calls, mut plays) = (0u64, 0u64);
+    let start = Instant::now();
+    loop {
+        for hand in &hands {
+            legal_plays(*hand, None, &mut moves);
+            plays += moves.len() as u64;
+        }
+        calls += hands.len() as u64;
+        if start.elapsed() >= budget {
+            return (calls, plays, start.elapsed().as_secs_f64());
+        }
+    }
+}
+
+/// Runs the engine benchmark: `runs` runs of `seconds_per_run` seconds for each measurement,
+/// each run followed by one of the reference when it is given (so both see the same machine).
+pub fn bench_engine(seconds_per_run: f64, runs: usize, seed: u64, reference: Option<&Reference>) -> Result<EngineReport, String> {
+    let budget = Duration::from_secs_f64(seconds_per_run);
+    let mut reference_games_per_s = Vec::new();
+    let runs: Vec<EngineRun> = (0..runs.max(1))
+        .map(|i| {
+            if let Some(r) = reference {
+                reference_games_per_s.push(r.games_per_s(seconds_per_run, seed + i as u64)?);
+            }
+            let (games, decisions, t) = random_games(budget, seed + i as u64);
+            let (calls, plays, t2) = lead20_generation(budget, seed + 1000 + i as u64);
+            Ok(EngineRun {
+                games_per_s: games as f64 / t,
+                decisions_per_s: decisions as f64 / t,
+                lead20_calls_per_s: calls as f64 / t2,
+                lead20_plays_per_call: plays as f64 / calls as f64,
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let pick = |f: fn(&EngineRun) -> f64| median(runs.iter().map(f).collect());
+    let medians = EngineRun {
+        games_per_s: pick(|r| r.games_per_s),
+        decisions_per_s: pick(|r| r.decisions_per_s),
+        lead20_calls_per_s: pick(|r| r.lead20_calls_per_s),
+        lead20_plays_per_call: pick(|r| r.lead20_plays_per_call),
+    };
+    let speedup_vs_reference = (!reference_games_per_s.is_empty())
+        .then(|| median(runs.iter().zip(&reference_games_per_s).map(|(r, x)| r.games_per_s / x).collect()));
+    Ok(EngineReport { runs, median: medians, seconds_per_run, reference_games_per_s, speedup_vs_reference })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(super::median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(super::median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+}

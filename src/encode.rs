@@ -1,0 +1,175 @@
+//! The one place where game facts become numbers: state features for a seat, and action
+//! features for a play. Training, evaluation, pretraining and the bot all go through here.
+//!
+//! A card multiset is a 15×4 plane: row = rank (3,4,…,A,2,B,R — the engine's rank order),
+//! column j set iff the multiset holds more than j cards of that rank. Suits carry no
+//! information in play, so the four slots count cards rather than name suits.
+//!
+//! State features (`STATE_DIM` floats), from the point of view of one seat; "next" is the seat
+//! that plays after it, "prev" the one before:
+//!
+//! | offset | size | feature |
+//! |-------:|-----:|---------|
+//! | 0      | 60   | own hand |
+//! | 60     | 60   | cards played so far by next |
+//! | 120    | 60   | cards played so far by prev |
+//! | 180    | 60   | unseen cards: deck − own hand − everything played |
+//! | 240    | 60   | the landlord's bottom cards (zero until shown) |
+//! | 300    | 60   | the play to beat (zero when leading) |
+//! | 360    | 900  | the last 15 plays, most recent first, 60 each (a pass is a zero plane) |
+//! | 1260   | 3    | cards left: own, next, prev (÷ 20) |
+//! | 1263   | 1    | bombs and rockets played (÷ 4, at most 1) |
+//! | 1264   | 3    | own role one-hot: landlord, landlord_down, landlord_up (zero while unknown) |
+//! | 1267   | 1    | round index: plays and passes so far ÷ 100, at most 1 |
+//! | 1268   | 3    | bids of own, next, prev seat (÷ 3) |
+//! | 1271   | 3    | whether own, next, prev seat has bid |
+//!
+//! Action features (`ACTION_DIM` floats) for a play:
+//!
+//! | offset | size | feature |
+//! |-------:|-----:|---------|
+//! | 0      | 60   | the play's cards |
+//! | 60     | 15   | type one-hot ([`Kind`] order) |
+//! | 75     | 15   | main rank one-hot |
+//! | 90     | 13   | length one-hot (0..=12) |
+//! | 103    | 60   | the kicker cards |
+//! | 163    | 60   | own hand after the play |
+
+use crate::cards::{Counts, NUM_RANKS};
+use crate::game::{Kind, Play, State};
+
+/// Floats per card plane (15 ranks × 4 slots).
+pub const PLANE: usize = NUM_RANKS * 4;
+/// Plays kept in the history feature.
+pub const HISTORY_LEN: usize = 15;
+
+pub const OFF_HAND: usize = 0;
+pub const OFF_PLAYED_NEXT: usize = OFF_HAND + PLANE;
+pub const OFF_PLAYED_PREV: usize = OFF_PLAYED_NEXT + PLANE;
+pub const OFF_UNSEEN: usize = OFF_PLAYED_PREV + PLANE;
+pub const OFF_BOTTOM: usize = OFF_UNSEEN + PLANE;
+pub const OFF_RIVAL: usize = OFF_BOTTOM + PLANE;
+pub const OFF_HISTORY: usize = OFF_RIVAL + PLANE;
+pub const OFF_CARDS_LEFT: usize = OFF_HISTORY + HISTORY_LEN * PLANE;
+pub const OFF_BOMBS: usize = OFF_CARDS_LEFT + 3;
+pub const OFF_ROLE: usize = OFF_BOMBS + 1;
+pub const OFF_ROUND: usize = OFF_ROLE + 3;
+pub const OFF_BIDS: usize = OFF_ROUND + 1;
+pub const OFF_HAS_BID: usize = OFF_BIDS + 3;
+/// Length of the state features.
+pub const STATE_DIM: usize = OFF_HAS_BID + 3;
+
+pub const OFF_ACTION_CARDS: usize = 0;
+pub const OFF_ACTION_KIND: usize = OFF_ACTION_CARDS + PLANE;
+pub const OFF_ACTION_MAIN: usize = OFF_ACTION_KIND + Kind::COUNT;
+pub const OFF_ACTION_LEN: usize = OFF_ACTION_MAIN + NUM_RANKS;
+pub const OFF_ACTION_KICKERS: usize = OFF_ACTION_LEN + 13;
+pub const OFF_ACTION_HAND_AFTER: usize = OFF_ACTION_KICKERS + PLANE;
+/// Length of the action features.
+pub const ACTION_DIM: usize = OFF_ACTION_HAND_AFTER + PLANE;
+
+/// Writes a card multiset as a 15×4 plane into `out[..60]` (which must be zeroed).
+#[inline]
+pub fn write_plane(cards: Counts, out: &mut [f32]) {
+    let mut bits = cards.0;
+    while bits != 0 {
+        let nibble = (bits.trailing_zeros() / 4) as usize;
+        let n = ((bits >> (nibble * 4)) & 0xF) as usize;
+        out[nibble * 4..nibble * 4 + n].fill(1.0);
+        bits &= !(0xF << (nibble * 4));
+    }
+}
+
+/// State features of `seat` into `out` (length `STATE_DIM`; fully overwritten).
+pub fn encode_state(state: &State, seat: u8, out: &mut [f32]) {
+    assert_eq!(out.len(), STATE_DIM);
+    out.fill(0.0);
+    let next = (seat + 1) % 3;
+    let prev = (seat + 2) % 3;
+    let hand = state.hand(seat);
+    write_plane(hand, &mut out[OFF_HAND..]);
+    write_plane(state.played_by(next), &mut out[OFF_PLAYED_NEXT..]);
+    write_plane(state.played_by(prev), &mut out[OFF_PLAYED_PREV..]);
+    let played = state.played_by(0).plus(state.played_by(1)).plus(state.played_by(2));
+    write_plane(Counts::full_deck().minus(hand).minus(played), &mut out[OFF_UNSEEN..]);
+    if state.bottom_revealed() {
+        write_plane(state.bottom().counts(), &mut out[OFF_BOTTOM..]);
+    }
+    if let Some(r) = state.rival() {
+        write_plane(r.play.cards, &mut out[OFF_RIVAL..]);
+    }
+    let record = state.play_record();
+    for (i, r) in record.iter().rev().take(HISTORY_LEN).enumerate() {
+        write_plane(r.play.cards, &mut out[OFF_HISTORY + i * PLANE..]);
+    }
+    for (i, s) in [seat, next, prev].into_iter().enumerate() {
+        out[OFF_CARDS_LEFT + i] = state.cards_left(s) as f32 / 20.0;
+        if let Some(&b) = state.bids().get(s as usize) {
+            out[OFF_BIDS + i] = b as f32 / 3.0;
+            out[OFF_HAS_BID + i] = 1.0;
+        }
+    }
+    out[OFF_BOMBS] = (state.bombs_played() as f32 / 4.0).min(1.0);
+    if let Some(role) = state.role(seat) {
+        out[OFF_ROLE + role.index()] = 1.0;
+    }
+    out[OFF_ROUND] = (record.len() as f32 / 100.0).min(1.0);
+}
+
+/// The OpenSpiel-style information-state tensor: the state features of `seat`.
+pub fn information_state_tensor(state: &State, seat: u8) -> Vec<f32> {
+    let mut v = vec![0.0; STATE_DIM];
+    encode_state(state, seat, &mut v);
+    v
+}
+
+/// Action features of `play` made from `hand` into `out` (length `ACTION_DIM`; overwritten).
+pub fn encode_action(play: &Play, hand: Counts, out: &mut [f32]) {
+    assert_eq!(out.len(), ACTION_DIM);
+    out.fill(0.0);
+    write_plane(play.cards, &mut out[OFF_ACTION_CARDS..]);
+    out[OFF_ACTION_KIND + play.kind as usize] = 1.0;
+    if !play.is_pass() {
+        out[OFF_ACTION_MAIN + play.main as usize] = 1.0;
+    }
+    out[OFF_ACTION_LEN + play.len as usize] = 1.0;
+    write_plane(play.kickers(), &mut out[OFF_ACTION_KICKERS..]);
+    write_plane(hand.minus(play.cards), &mut out[OFF_ACTION_HAND_AFTER..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_adds_up() {
+        assert_eq!(OFF_HISTORY, 360);
+        assert_eq!(OFF_CARDS_LEFT, 1260);
+        assert_eq!(STATE_DIM, 1274);
+        assert_eq!(ACTION_DIM, 223);
+    }
+
+    #[test]
+    fn planes_are_count_thermometers() {
+        let mut p = [0.0f32; PLANE];
+        write_plane(Counts::parse("3336BR").unwrap(), &mut p);
+        assert_eq!(&p[0..4], &[1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(&p[12..16], &[1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(p[52], 1.0);
+        assert_eq!(p[56], 1.0);
+        assert_eq!(p.iter().sum::<f32>(), 6.0);
+    }
+
+    #[test]
+    fn action_features_mark_slots() {
+        let play = Play::parse("3334445A").unwrap();
+        let hand = Counts::parse("3334445A2").unwrap();
+        let mut a = vec![0.0; ACTION_DIM];
+        encode_action(&play, hand, &mut a);
+        assert_eq!(a[OFF_ACTION_KIND + Kind::AirplaneSolo as usize], 1.0);
+        assert_eq!(a[OFF_ACTION_MAIN], 1.0);
+        assert_eq!(a[OFF_ACTION_LEN + 2], 1.0);
+        assert_eq!(a[OFF_ACTION_KICKERS..OFF_ACTION_KICKERS + PLANE].iter().sum::<f32>(), 2.0);
+        assert_eq!(a[OFF_ACTION_HAND_AFTER + 12 * 4], 1.0, "the 2 stays in hand");
+    }
+}

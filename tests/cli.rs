@@ -1,0 +1,58 @@
+//! The `ddz` binary as a user runs it: real processes, real pipes.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn ddz() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ddz"))
+}
+
+#[test]
+fn moves_agrees_with_the_conformance_sample() {
+    let sample = std::fs::read_to_string(common::conformance_dir().join("legal_sample.jsonl")).unwrap();
+    let mut input = String::new();
+    let mut wanted = Vec::new();
+    for line in sample.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        input.push_str(&serde_json::json!({"hand": v["hand"], "rival": v["rival"]}).to_string());
+        input.push('\n');
+        let mut legal: Vec<String> = v["legal"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().into()).collect();
+        legal.sort();
+        wanted.push(legal);
+    }
+    input.push_str("{\"hand\":\"33X\"}\n");
+    let mut child = ddz().arg("moves").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), wanted.len() + 1);
+    for (i, want) in wanted.iter().enumerate() {
+        let got: Vec<String> = lines[i]["legal"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().into()).collect();
+        assert_eq!(&got, want, "line {}", i + 1);
+    }
+    let err = lines.last().unwrap()["error"].as_str().unwrap();
+    assert!(err.contains("line 405") && err.contains("unknown card character 'X'"), "{err}");
+}
+
+#[test]
+fn info_proves_the_libtorch_link() {
+    let out = ddz().args(["info", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["libtorch_version"].as_str().unwrap().starts_with("2.13.0"), "{v}");
+    assert_eq!(v["intra_op_threads"], 1);
+    assert!(v["link_check"].as_str().unwrap().contains("= 54 "));
+}
+
+#[test]
+fn bench_engine_reports_json() {
+    let out = ddz().args(["bench", "engine", "--seconds", "0.4", "--runs", "2", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+    assert!(v["median"]["games_per_s"].as_f64().unwrap() > 0.0);
+}
