@@ -2,7 +2,9 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
+use ddz::train::{self, Start, config::TrainConfig};
 use ddz::{bench, moves, runtime};
+use std::path::PathBuf;
 use std::io::IsTerminal;
 
 #[derive(Parser)]
@@ -20,6 +22,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Train a Deep Monte Carlo agent: actor threads self-play against a pool of frozen
+    /// snapshots, a learner fits Q(s, a) to the final reward. Stops at a budget or Ctrl-C (after a
+    /// checkpoint); `--resume RUN_DIR` continues a run.
+    Train(TrainArgs),
     /// Legal plays over JSON lines: reads {"hand":"…","rival":"…"} per line on stdin and writes
     /// {"legal":[…]} (or {"error":"…"}) per line on stdout.
     Moves,
@@ -30,8 +36,88 @@ enum Command {
     },
 }
 
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// The configuration file (every key documented in configs/dmc.toml).
+    #[arg(long, default_value = "configs/dmc.toml", conflicts_with = "resume")]
+    config: PathBuf,
+    /// Continue the run in this folder from its newest checkpoint (uses the run's config.toml).
+    #[arg(long, value_name = "RUN_DIR")]
+    resume: Option<PathBuf>,
+    /// Start from these weights (a .safetensors file or a checkpoint folder), e.g. from pretraining.
+    #[arg(long, value_name = "CKPT", conflicts_with = "resume")]
+    init_from: Option<PathBuf>,
+    #[command(flatten)]
+    overrides: Overrides,
+}
+
+/// Command-line overrides of the common config keys.
+#[derive(clap::Args, Clone, Default)]
+struct Overrides {
+    /// Run folder (config: run.dir).
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Learner device: auto, cpu, cuda, cuda:N (config: run.device).
+    #[arg(long)]
+    device: Option<String>,
+    /// Actor threads, 0 = one per core (config: actors.count).
+    #[arg(long)]
+    actors: Option<usize>,
+    /// Run seed (config: run.seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Stop after this many learned frames (config: budget.max_frames; 0 = no bound).
+    #[arg(long)]
+    max_frames: Option<u64>,
+    /// Stop after this many games (config: budget.max_games; 0 = no bound).
+    #[arg(long)]
+    max_games: Option<u64>,
+    /// Stop after this many seconds of this session (config: budget.max_seconds; 0 = no bound).
+    #[arg(long)]
+    max_seconds: Option<f64>,
+}
+
+impl Overrides {
+    fn apply(&self, cfg: &mut TrainConfig) {
+        if let Some(v) = &self.run_dir {
+            cfg.run.dir = v.clone();
+        }
+        if let Some(v) = &self.device {
+            cfg.run.device = v.clone();
+        }
+        if let Some(v) = self.actors {
+            cfg.actors.count = v;
+        }
+        if let Some(v) = self.seed {
+            cfg.run.seed = v;
+        }
+        if let Some(v) = self.max_frames {
+            cfg.budget.max_frames = v;
+        }
+        if let Some(v) = self.max_games {
+            cfg.budget.max_games = v;
+        }
+        if let Some(v) = self.max_seconds {
+            cfg.budget.max_seconds = v;
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum BenchWhat {
+    /// Training speed: frames/s (learned decisions per second) of the given config, medians of
+    /// several short runs in a scratch folder.
+    Train {
+        #[arg(long, default_value = "configs/dmc.toml")]
+        config: PathBuf,
+        /// Seconds per run.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Single-threaded random self-play (deal to end, move generation included) and move
     /// generation on 20-card leads; medians of several runs.
     Engine {
@@ -68,6 +154,64 @@ fn main() -> Result<()> {
                 println!("CUDA available: {} ({} device(s)), cuDNN: {}", info.cuda_available, info.cuda_devices, info.cudnn_available);
                 println!("cores: {}, libtorch intra-op threads: {} (set by ddz; actors use 1 each)", info.cores, info.intra_op_threads);
                 println!("link check: {}", info.link_check);
+            }
+        }
+        Command::Train(args) => {
+            let (mut cfg, start) = match &args.resume {
+                Some(dir) => (train::load_run_config(dir)?, Start::Resume),
+                None => (TrainConfig::load(&args.config)?, Start::Fresh { init_from: args.init_from.clone() }),
+            };
+            args.overrides.apply(&mut cfg);
+            if args.resume.is_some() && args.overrides.run_dir.is_some() {
+                bail!("--run-dir cannot be combined with --resume (the run folder is the one resumed)");
+            }
+            let device = runtime::parse_device(&cfg.run.device).map_err(anyhow::Error::msg)?;
+            eprintln!(
+                "training in {} on {:?} with {} actor(s) × {} games in flight (libtorch {})",
+                cfg.run.dir.display(),
+                device,
+                cfg.actor_count(),
+                cfg.actors.games_in_flight,
+                runtime::LIBTORCH_VERSION
+            );
+            let s = train::train(cfg, start, false)?;
+            println!(
+                "{} steps, {} frames ({:.0} frames/s), {} games ({:.1} games/s) in {:.0} s, stopped by {}; last loss {:.4}; win rate vs pool: landlord {}, farmers {}; checkpoint {}",
+                s.steps,
+                s.frames,
+                s.frames_per_s,
+                s.games,
+                s.games_per_s,
+                s.seconds,
+                s.stopped_by,
+                s.last_loss,
+                s.win_rate_vs_pool_landlord.map_or("-".into(), |w| format!("{w:.3}")),
+                s.win_rate_vs_pool_farmers.map_or("-".into(), |w| format!("{w:.3}")),
+                s.checkpoint.display()
+            );
+        }
+        Command::Bench { what: BenchWhat::Train { config, seconds, runs, json } } => {
+            let base = TrainConfig::load(&config)?;
+            let scratch = std::env::temp_dir().join(format!("ddz-bench-train-{}", std::process::id()));
+            let mut rates = Vec::new();
+            for i in 0..runs.max(1) {
+                let mut cfg = base.clone();
+                cfg.run.dir = scratch.join(format!("run{i}"));
+                cfg.budget = Default::default();
+                cfg.budget.max_seconds = seconds;
+                cfg.log.tensorboard = false;
+                let s = train::train(cfg, Start::Fresh { init_from: None }, true)?;
+                eprintln!("run {}: {:.0} frames/s, {:.1} games/s", i + 1, s.frames_per_s, s.games_per_s);
+                rates.push((s.frames_per_s, s.games_per_s));
+            }
+            let _ = std::fs::remove_dir_all(&scratch);
+            let mut f: Vec<f64> = rates.iter().map(|r| r.0).collect();
+            f.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            let median = f[f.len() / 2];
+            if json {
+                println!("{}", serde_json::json!({"frames_per_s_runs": f, "frames_per_s_median": median, "seconds_per_run": seconds}));
+            } else {
+                println!("training benchmark ({}): median {median:.0} frames/s over {} runs of {seconds} s", config.display(), f.len());
             }
         }
         Command::Moves => {

@@ -67,7 +67,7 @@ impl Role {
     pub fn index(self) -> usize {
         self as usize
     }
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Role::Landlord => "landlord",
             Role::LandlordDown => "landlord_down",

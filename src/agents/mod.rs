@@ -1,0 +1,16 @@
+//! Players behind one interface: every evaluation, replay and bot goes through [`Agent`].
+
+pub mod model;
+pub mod random;
+
+pub use model::ModelAgent;
+pub use random::RandomAgent;
+
+use crate::game::{Play, State};
+
+pub trait Agent {
+    /// A short name for reports.
+    fn name(&self) -> String;
+    /// Picks one of `plays` (the legal plays of the current player, never empty); returns its index.
+    fn choose(&mut self, state: &State, plays: &[Play]) -> usize;
+}

@@ -1,0 +1,25 @@
+//! Uniformly random over the legal plays.
+
+use super::Agent;
+use crate::game::{Play, State};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+pub struct RandomAgent {
+    rng: SmallRng,
+}
+
+impl RandomAgent {
+    pub fn new(seed: u64) -> RandomAgent {
+        RandomAgent { rng: SmallRng::seed_from_u64(seed) }
+    }
+}
+
+impl Agent for RandomAgent {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn choose(&mut self, _state: &State, plays: &[Play]) -> usize {
+        self.rng.random_range(0..plays.len())
+    }
+}

@@ -1,0 +1,115 @@
+//! Weights on disk as safetensors: atomic writes, and loads that say exactly what is wrong.
+
+use super::qnet::QNet;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("checkpoint {0} does not exist")]
+    NotFound(PathBuf),
+    #[error("checkpoint {path} is corrupt or not a safetensors file: {reason}")]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("checkpoint {path} does not match this network: {reason}")]
+    Mismatch { path: PathBuf, reason: String },
+    #[error("writing {path}: {reason}")]
+    Write { path: PathBuf, reason: String },
+}
+
+/// Writes the network's weights to `path` (a `.safetensors` file) through a temporary file and a
+/// rename, so a crash never leaves a half-written checkpoint under the final name.
+pub fn save_weights_file(net: &QNet, path: &Path) -> Result<(), CheckpointError> {
+    let err = |reason: String| CheckpointError::Write { path: path.to_path_buf(), reason };
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("weights");
+    let tmp = path.with_file_name(format!(".{stem}.tmp-{}.safetensors", std::process::id()));
+    net.vs.save(&tmp).map_err(|e| err(e.to_string()))?;
+    std::fs::rename(&tmp, path).map_err(|e| err(e.to_string()))
+}
+
+/// Loads weights from `path` into `net`, checking every name and shape first.
+pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), CheckpointError> {
+    if !path.is_file() {
+        return Err(CheckpointError::NotFound(path.to_path_buf()));
+    }
+    let corrupt = |reason: String| CheckpointError::Corrupt { path: path.to_path_buf(), reason };
+    let mismatch = |reason: String| CheckpointError::Mismatch { path: path.to_path_buf(), reason };
+    // libtorch's reader can abort on some malformed headers; check the header's shape first.
+    check_safetensors_header(path).map_err(corrupt)?;
+    let tensors = tch::Tensor::read_safetensors(path).map_err(|e| corrupt(e.to_string()))?;
+    let vars = net.vs.variables();
+    if tensors.len() != vars.len() {
+        return Err(mismatch(format!("{} tensors in the file, {} in the network", tensors.len(), vars.len())));
+    }
+    for (name, t) in &tensors {
+        let var = vars.get(name).ok_or_else(|| mismatch(format!("the file has {name}, the network does not")))?;
+        if var.size() != t.size() {
+            return Err(mismatch(format!("{name}: {:?} in the file, {:?} in the network", t.size(), var.size())));
+        }
+    }
+    tch::no_grad(|| {
+        for (name, t) in &tensors {
+            let mut v = vars[name].shallow_clone();
+            v.copy_(&t.to_kind(v.kind()).to_device(v.device()));
+        }
+    });
+    Ok(())
+}
+
+/// A safetensors file starts with an 8-byte little-endian header length and a JSON header.
+fn check_safetensors_header(path: &Path) -> Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if bytes.len() < 8 {
+        return Err(format!("{} bytes is too short", bytes.len()));
+    }
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    if n > bytes.len() - 8 {
+        return Err(format!("header length {n} runs past the end of the file"));
+    }
+    let header: serde_json::Value =
+        serde_json::from_slice(&bytes[8..8 + n]).map_err(|e| format!("header is not JSON: {e}"))?;
+    let entries = header.as_object().ok_or("header is not a JSON object")?;
+    let data_len = bytes.len() - 8 - n;
+    for (name, entry) in entries.iter().filter(|(k, _)| *k != "__metadata__") {
+        let offsets = entry["data_offsets"].as_array().ok_or_else(|| format!("{name}: no data_offsets"))?;
+        let end = offsets.get(1).and_then(|v| v.as_u64()).ok_or_else(|| format!("{name}: bad data_offsets"))?;
+        if end as usize > data_len {
+            return Err(format!("{name}: data runs past the end of the file (truncated?)"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelConfig;
+    use tch::Device;
+
+    #[test]
+    fn save_load_and_clear_errors() {
+        let dir = std::env::temp_dir().join(format!("ddz-ckpt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![] };
+        let net = QNet::new(&cfg, Device::Cpu);
+        let path = dir.join("w.safetensors");
+        save_weights_file(&net, &path).unwrap();
+        let mut other = QNet::new(&cfg, Device::Cpu);
+        load_weights_file(&mut other, &path).unwrap();
+        assert_eq!(other.export(0).tensors, net.export(0).tensors);
+
+        let missing = load_weights_file(&mut other, &dir.join("nope.safetensors")).unwrap_err();
+        assert!(matches!(missing, CheckpointError::NotFound(_)));
+
+        let bytes = std::fs::read(&path).unwrap();
+        let truncated = dir.join("truncated.safetensors");
+        std::fs::write(&truncated, &bytes[..bytes.len() - 10]).unwrap();
+        let e = load_weights_file(&mut other, &truncated).unwrap_err();
+        assert!(matches!(e, CheckpointError::Corrupt { .. }), "{e}");
+        std::fs::write(&truncated, b"garbage").unwrap();
+        assert!(matches!(load_weights_file(&mut other, &truncated).unwrap_err(), CheckpointError::Corrupt { .. }));
+
+        let mut bigger = QNet::new(&ModelConfig { trunk: vec![16], ..cfg }, Device::Cpu);
+        let e = load_weights_file(&mut bigger, &path).unwrap_err();
+        assert!(e.to_string().contains("does not match"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

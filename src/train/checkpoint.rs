@@ -1,0 +1,118 @@
+//! Run checkpoints: `RUN/checkpoints/step-NNNNNNNNN/{model.safetensors, meta.json}`, written in a
+//! temporary folder and renamed into place (a crash never leaves a partial checkpoint), and
+//! pool snapshots `RUN/pool/step-NNNNNNNNN.safetensors`.
+
+use crate::model::{CheckpointError, ModelConfig, QNet, load_weights_file, save_weights_file};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const META_FORMAT: u32 = 1;
+
+/// Everything besides the weights that a resumed run needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    pub format: u32,
+    pub step: u64,
+    pub frames: u64,
+    pub games: u64,
+    pub elapsed_seconds: f64,
+    /// Deals are seeded by (run seed, game index): the next index continues the sequence.
+    pub next_game_index: u64,
+    /// Pool snapshots by learner step (files in RUN/pool).
+    pub pool_steps: Vec<u64>,
+    pub model: ModelConfig,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunCheckpointError {
+    #[error(transparent)]
+    Weights(#[from] CheckpointError),
+    #[error("{path}: {reason}")]
+    Meta { path: PathBuf, reason: String },
+    #[error("{path}: {reason}")]
+    Io { path: PathBuf, reason: String },
+    #[error("no checkpoint in {0}")]
+    None(PathBuf),
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> RunCheckpointError + '_ {
+    move |e| RunCheckpointError::Io { path: path.to_path_buf(), reason: e.to_string() }
+}
+
+pub fn checkpoints_dir(run: &Path) -> PathBuf {
+    run.join("checkpoints")
+}
+pub fn pool_dir(run: &Path) -> PathBuf {
+    run.join("pool")
+}
+pub fn pool_file(run: &Path, step: u64) -> PathBuf {
+    pool_dir(run).join(format!("step-{step:09}.safetensors"))
+}
+
+/// Writes a checkpoint and keeps only the newest `keep_last`.
+pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<PathBuf, RunCheckpointError> {
+    let dir = checkpoints_dir(run);
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let name = format!("step-{:09}", meta.step);
+    let tmp = dir.join(format!(".tmp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+    save_weights_file(net, &tmp.join("model.safetensors"))?;
+    let meta_path = tmp.join("meta.json");
+    std::fs::write(&meta_path, serde_json::to_string_pretty(meta).unwrap()).map_err(io(&meta_path))?;
+    let final_dir = dir.join(&name);
+    if final_dir.exists() {
+        std::fs::remove_dir_all(&final_dir).map_err(io(&final_dir))?;
+    }
+    std::fs::rename(&tmp, &final_dir).map_err(io(&final_dir))?;
+    let all = list(run)?;
+    for old in all.iter().take(all.len().saturating_sub(keep_last)) {
+        let _ = std::fs::remove_dir_all(old);
+    }
+    Ok(final_dir)
+}
+
+/// Checkpoint folders, oldest first.
+pub fn list(run: &Path) -> Result<Vec<PathBuf>, RunCheckpointError> {
+    let dir = checkpoints_dir(run);
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(io(&dir))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("step-")))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// Reads a checkpoint's meta and loads its weights into `net` (which must match its model).
+pub fn load(dir: &Path, net: &mut QNet) -> Result<Meta, RunCheckpointError> {
+    let meta = read_meta(dir)?;
+    if &meta.model != net.config() {
+        return Err(RunCheckpointError::Meta {
+            path: dir.join("meta.json"),
+            reason: format!("model {:?} in the checkpoint, {:?} in the config", meta.model, net.config()),
+        });
+    }
+    load_weights_file(net, &dir.join("model.safetensors"))?;
+    Ok(meta)
+}
+
+pub fn read_meta(dir: &Path) -> Result<Meta, RunCheckpointError> {
+    let path = dir.join("meta.json");
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    let meta: Meta =
+        serde_json::from_str(&text).map_err(|e| RunCheckpointError::Meta { path: path.clone(), reason: format!("corrupt: {e}") })?;
+    if meta.format != META_FORMAT {
+        return Err(RunCheckpointError::Meta { path, reason: format!("format {} (this ddz reads {META_FORMAT})", meta.format) });
+    }
+    Ok(meta)
+}
+
+/// The newest checkpoint of a run.
+pub fn latest(run: &Path) -> Result<PathBuf, RunCheckpointError> {
+    list(run)?.pop().ok_or_else(|| RunCheckpointError::None(checkpoints_dir(run)))
+}

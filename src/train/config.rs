@@ -1,0 +1,251 @@
+//! The training configuration: `configs/dmc.toml`. Every key has a default; unknown keys are
+//! rejected with their name.
+
+use crate::game::Scoring;
+use crate::model::ModelConfig;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    pub run: RunConfig,
+    pub budget: BudgetConfig,
+    pub reward: RewardConfig,
+    pub actors: ActorConfig,
+    pub pool: PoolConfig,
+    pub learner: LearnerConfig,
+    pub model: ModelConfig,
+    pub checkpoint: CheckpointConfig,
+    pub log: LogConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// Run folder: checkpoints, pool snapshots, TensorBoard events, the config used.
+    pub dir: PathBuf,
+    /// Run seed: game i is dealt from (seed, i).
+    pub seed: u64,
+    /// Learner device: "auto" (CUDA if available), "cpu", "cuda" or "cuda:N". Actors use the CPU.
+    pub device: String,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig { dir: PathBuf::from("runs/dmc"), seed: 1, device: "auto".into() }
+    }
+}
+
+/// Where to stop; 0 means no bound. With no bound at all, training runs until Ctrl-C.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct BudgetConfig {
+    pub max_frames: u64,
+    pub max_games: u64,
+    pub max_seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RewardConfig {
+    /// "win_loss": ±1; "score": the game's points (bombs and rocket double), landlord twice.
+    pub scoring: Scoring,
+    /// Added to the winners' reward (0 = off).
+    pub speed_bonus: f32,
+}
+
+impl Default for RewardConfig {
+    fn default() -> Self {
+        RewardConfig { scoring: Scoring::WinLoss, speed_bonus: 0.0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exploration {
+    /// Uniformly random legal play with probability `epsilon`, else greedy.
+    Epsilon,
+    /// Softmax over Q with a temperature annealed from `temperature_start` to `temperature_end`.
+    Softmax,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ActorConfig {
+    /// Actor threads; 0 = one per core.
+    pub count: usize,
+    /// Games each actor plays at once; their decisions share one forward pass.
+    pub games_in_flight: usize,
+    pub exploration: Exploration,
+    pub epsilon: f64,
+    pub temperature_start: f64,
+    pub temperature_end: f64,
+    /// Frames over which the temperature goes from start to end.
+    pub temperature_anneal_frames: u64,
+}
+
+impl Default for ActorConfig {
+    fn default() -> Self {
+        ActorConfig {
+            count: 0,
+            games_in_flight: 32,
+            exploration: Exploration::Epsilon,
+            epsilon: 0.01,
+            temperature_start: 0.3,
+            temperature_end: 0.05,
+            temperature_anneal_frames: 20_000_000,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PoolConfig {
+    /// Most snapshots kept (oldest, newest and evenly spread ones in between).
+    pub size: usize,
+    /// Add a snapshot every this many learner steps…
+    pub snapshot_every_steps: u64,
+    /// …or this many minutes, whichever comes first.
+    pub snapshot_every_minutes: f64,
+    /// Each actor draws a new frozen opponent after this many games.
+    pub redraw_every_games: u64,
+    /// Share of games with the current weights in every seat (all seats learn).
+    pub self_play_share: f64,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig { size: 6, snapshot_every_steps: 2_000, snapshot_every_minutes: 10.0, redraw_every_games: 500, self_play_share: 0.5 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Optimizer {
+    Adam,
+    Rmsprop,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LearnerConfig {
+    pub batch_size: usize,
+    pub lr: f64,
+    pub optimizer: Optimizer,
+    /// Gradient-norm clip (0 = off).
+    pub grad_clip: f64,
+    /// Publish weights to the actors every this many steps.
+    pub publish_every_steps: u64,
+    /// Bounded channel from actors to learner, in finished games (backpressure).
+    pub queue_games: usize,
+    /// libtorch intra-op threads of the learner.
+    pub threads: i32,
+}
+
+impl Default for LearnerConfig {
+    fn default() -> Self {
+        LearnerConfig { batch_size: 256, lr: 1e-4, optimizer: Optimizer::Adam, grad_clip: 40.0, publish_every_steps: 1, queue_games: 256, threads: 1 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CheckpointConfig {
+    pub every_minutes: f64,
+    /// Checkpoints kept (older ones are deleted).
+    pub keep_last: usize,
+}
+
+impl Default for CheckpointConfig {
+    fn default() -> Self {
+        CheckpointConfig { every_minutes: 5.0, keep_last: 3 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogConfig {
+    pub tensorboard: bool,
+    /// Write scalars every this many learner steps.
+    pub every_steps: u64,
+    /// Games in the moving-average win rate.
+    pub win_rate_window: usize,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig { tensorboard: true, every_steps: 50, win_rate_window: 500 }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("config {path}: {reason}")]
+    Parse { path: PathBuf, reason: String },
+    #[error("config {path}: {reason}")]
+    Invalid { path: PathBuf, reason: String },
+}
+
+impl TrainConfig {
+    pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read { path: path.into(), reason: e.to_string() })?;
+        TrainConfig::parse(&text, path)
+    }
+
+    /// Parses TOML; `origin` names the source in errors (the toml error carries line and key).
+    pub fn parse(text: &str, origin: &Path) -> Result<TrainConfig, ConfigError> {
+        let config: TrainConfig = toml::from_str(text).map_err(|e| ConfigError::Parse { path: origin.into(), reason: e.to_string() })?;
+        config.validate().map_err(|reason| ConfigError::Invalid { path: origin.into(), reason })?;
+        Ok(config)
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        self.model.validate()?;
+        crate::runtime::parse_device(&self.run.device)?;
+        let checks = [
+            (self.learner.batch_size == 0, "learner.batch_size must be at least 1"),
+            (!(self.learner.lr > 0.0), "learner.lr must be positive"),
+            (self.actors.games_in_flight == 0, "actors.games_in_flight must be at least 1"),
+            (!(0.0..=1.0).contains(&self.actors.epsilon), "actors.epsilon must be in [0, 1]"),
+            (!(0.0..=1.0).contains(&self.pool.self_play_share), "pool.self_play_share must be in [0, 1]"),
+            (self.pool.size < 1, "pool.size must be at least 1"),
+            (self.learner.queue_games == 0, "learner.queue_games must be at least 1"),
+            (self.checkpoint.keep_last == 0, "checkpoint.keep_last must be at least 1"),
+            (self.actors.temperature_start <= 0.0 || self.actors.temperature_end <= 0.0, "temperatures must be positive"),
+        ];
+        match checks.iter().find(|(bad, _)| *bad) {
+            Some((_, why)) => Err(why.to_string()),
+            None => Ok(()),
+        }
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a config always serialises")
+    }
+
+    pub fn actor_count(&self) -> usize {
+        if self.actors.count > 0 { self.actors.count } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_config_parses_and_unknown_keys_are_named() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dmc.toml");
+        let c = TrainConfig::load(&path).unwrap();
+        assert_eq!(c.learner.batch_size, 256);
+        let e = TrainConfig::parse("[learner]\nbatch_sise = 3\n", Path::new("x.toml")).unwrap_err().to_string();
+        assert!(e.contains("batch_sise") && e.contains("x.toml"), "{e}");
+        let e = TrainConfig::parse("[learner]\nlr = -1.0\n", Path::new("x.toml")).unwrap_err().to_string();
+        assert!(e.contains("lr"), "{e}");
+        assert!(matches!(TrainConfig::load(Path::new("/nonexistent.toml")), Err(ConfigError::Read { .. })));
+        let round = TrainConfig::parse(&c.to_toml(), Path::new("round")).unwrap();
+        assert_eq!(round, c);
+    }
+}

@@ -1,0 +1,138 @@
+//! Watching a run: TensorBoard scalars, moving-average win rates, and a progress bar (hidden
+//! when stderr is not a terminal).
+
+use super::actor::Learning;
+use super::config::{BudgetConfig, LogConfig};
+use super::learner::{ROLE_NAMES, StepStats};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::VecDeque;
+use std::io::IsTerminal;
+use std::path::Path;
+use tensorboard_rs::summary_writer::SummaryWriter;
+
+/// The unit the progress bar counts in: the budget that is set, seconds first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarUnit {
+    Seconds,
+    Frames,
+    Games,
+    Unbounded,
+}
+
+pub struct Monitor {
+    tb: Option<SummaryWriter>,
+    bar: ProgressBar,
+    unit: BarUnit,
+    window: usize,
+    /// Results of games in which the landlord learned against a frozen opponent (true = won).
+    landlord: VecDeque<bool>,
+    /// Results of games in which the farmers learned against a frozen opponent (true = won).
+    farmers: VecDeque<bool>,
+}
+
+fn push(q: &mut VecDeque<bool>, v: bool, window: usize) {
+    q.push_back(v);
+    while q.len() > window {
+        q.pop_front();
+    }
+}
+
+fn rate(q: &VecDeque<bool>) -> Option<f64> {
+    (!q.is_empty()).then(|| q.iter().filter(|&&w| w).count() as f64 / q.len() as f64)
+}
+
+impl Monitor {
+    pub fn new(run: &Path, log: &LogConfig, budget: &BudgetConfig, quiet: bool) -> Monitor {
+        let tb = log.tensorboard.then(|| SummaryWriter::new(run.join("tb")));
+        let (unit, len) = if budget.max_seconds > 0.0 {
+            (BarUnit::Seconds, budget.max_seconds.ceil() as u64)
+        } else if budget.max_frames > 0 {
+            (BarUnit::Frames, budget.max_frames)
+        } else if budget.max_games > 0 {
+            (BarUnit::Games, budget.max_games)
+        } else {
+            (BarUnit::Unbounded, 0)
+        };
+        let bar = if unit == BarUnit::Unbounded { ProgressBar::new_spinner() } else { ProgressBar::new(len) };
+        let template = match unit {
+            BarUnit::Unbounded => "{spinner} {elapsed_precise} {msg}",
+            _ => "{bar:30} {pos}/{len} {prefix} ({eta} left) {msg}",
+        };
+        bar.set_style(ProgressStyle::with_template(template).unwrap());
+        bar.set_prefix(match unit {
+            BarUnit::Seconds => "s",
+            BarUnit::Frames => "frames",
+            BarUnit::Games => "games",
+            BarUnit::Unbounded => "",
+        });
+        if quiet || !std::io::stderr().is_terminal() {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        Monitor { tb, bar, unit, window: log.win_rate_window.max(1), landlord: VecDeque::new(), farmers: VecDeque::new() }
+    }
+
+    pub fn record_game(&mut self, learning: Learning, landlord_won: bool) {
+        match learning {
+            Learning::Landlord => push(&mut self.landlord, landlord_won, self.window),
+            Learning::Farmers => push(&mut self.farmers, !landlord_won, self.window),
+            Learning::AllSeats => {}
+        }
+    }
+
+    /// (landlord, farmers) moving-average win rates against the pool.
+    pub fn win_rates(&self) -> (Option<f64>, Option<f64>) {
+        (rate(&self.landlord), rate(&self.farmers))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn scalars(&mut self, step: u64, stats: &StepStats, frames_per_s: f64, games_per_s: f64, queue: usize, pool: usize, frames: u64) {
+        let (wl, wf) = self.win_rates();
+        self.bar.set_message(format!(
+            "loss {:.3} | {:.0} frames/s | WP vs pool L {} F {}",
+            stats.loss,
+            frames_per_s,
+            wl.map_or("-".into(), |w| format!("{w:.2}")),
+            wf.map_or("-".into(), |w| format!("{w:.2}"))
+        ));
+        let Some(tb) = self.tb.as_mut() else { return };
+        let s = step as usize;
+        tb.add_scalar("loss/all", stats.loss as f32, s);
+        for (name, l) in ROLE_NAMES.iter().zip(stats.loss_by_role) {
+            if l.is_finite() {
+                tb.add_scalar(&format!("loss/{name}"), l as f32, s);
+            }
+        }
+        tb.add_scalar("mean_q", stats.mean_q as f32, s);
+        tb.add_scalar("speed/frames_per_s", frames_per_s as f32, s);
+        tb.add_scalar("speed/games_per_s", games_per_s as f32, s);
+        tb.add_scalar("queue_depth", queue as f32, s);
+        tb.add_scalar("pool_size", pool as f32, s);
+        tb.add_scalar("frames", frames as f32, s);
+        if let Some(w) = wl {
+            tb.add_scalar("win_rate_vs_pool/landlord", w as f32, s);
+        }
+        if let Some(w) = wf {
+            tb.add_scalar("win_rate_vs_pool/farmers", w as f32, s);
+        }
+    }
+
+    pub fn progress(&self, seconds: f64, frames: u64, games: u64) {
+        match self.unit {
+            BarUnit::Seconds => self.bar.set_position(seconds as u64),
+            BarUnit::Frames => self.bar.set_position(frames),
+            BarUnit::Games => self.bar.set_position(games),
+            BarUnit::Unbounded => self.bar.tick(),
+        }
+    }
+
+    pub fn flush(&mut self) {
+        if let Some(tb) = self.tb.as_mut() {
+            tb.flush();
+        }
+    }
+
+    pub fn finish(&mut self) {
+        self.flush();
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,109 @@
+//! Real training end to end: a tiny network, real libtorch updates, real files.
+
+use ddz::agents::{ModelAgent, RandomAgent};
+use ddz::eval::{generate_deals, head_to_head};
+use ddz::model::QNet;
+use ddz::train::{self, Start, TrainError, checkpoint, config::TrainConfig};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ddz-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn tiny(dir: &Path) -> TrainConfig {
+    let mut cfg = TrainConfig::parse(
+        r#"
+        [run]
+        device = "cpu"
+        seed = 3
+        [actors]
+        count = 1
+        games_in_flight = 16
+        epsilon = 0.05
+        [learner]
+        batch_size = 128
+        lr = 0.001
+        [model]
+        trunk = [64]
+        head = 32
+        head_hidden = [32]
+        [pool]
+        snapshot_every_steps = 40
+        redraw_every_games = 100
+        [log]
+        every_steps = 10
+        "#,
+        Path::new("tiny"),
+    )
+    .unwrap();
+    cfg.run.dir = dir.to_path_buf();
+    cfg
+}
+
+#[test]
+fn tiny_run_learns_to_beat_random_and_resumes() {
+    let dir = scratch("e2e");
+    let mut cfg = tiny(&dir);
+    cfg.budget.max_games = 2500;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert_eq!(s.stopped_by, "max_games");
+    assert!(s.games >= 2500 && s.steps > 50, "{s:?}");
+    assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
+    assert!(dir.join("tb").read_dir().unwrap().next().is_some(), "TensorBoard events written");
+
+    // The trained agent against uniformly random play, both seatings, fixed deals.
+    let mut net = QNet::new(&cfg.model, tch::Device::Cpu);
+    checkpoint::load(&s.checkpoint, &mut net).unwrap();
+    let mut model = ModelAgent::new(net, "trained");
+    let deals = generate_deals(200, 99);
+    let (as_landlord, as_farmers) = head_to_head(&deals, &mut model, &mut RandomAgent::new(5));
+    let wp = (as_landlord.wp + as_farmers.wp) / 2.0;
+    eprintln!("trained vs random: landlord {:.3}, farmers {:.3}", as_landlord.wp, as_farmers.wp);
+    assert!(wp > 0.75, "clear margin over random: landlord {:.3} farmers {:.3}", as_landlord.wp, as_farmers.wp);
+    assert_eq!(as_landlord.illegal_plays + as_farmers.illegal_plays, 0);
+
+    // Resume continues the counters, deals and pool.
+    let before = checkpoint::read_meta(&s.checkpoint).unwrap();
+    let mut resumed = train::load_run_config(&dir).unwrap();
+    resumed.budget.max_games = before.games + 300;
+    let r = train::train(resumed, Start::Resume, true).unwrap();
+    let after = checkpoint::read_meta(&r.checkpoint).unwrap();
+    assert!(after.step > before.step && after.games >= before.games + 300 && after.frames > before.frames);
+    assert!(after.next_game_index > before.next_game_index);
+    assert!(!after.pool_steps.is_empty());
+    assert!(checkpoint::list(&dir).unwrap().len() <= 3);
+
+    // A fresh run refuses a folder that holds one.
+    let again = train::train(tiny(&dir), Start::Fresh { init_from: None }, true);
+    assert!(matches!(again, Err(TrainError::Setup(m)) if m.contains("--resume")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn corrupt_and_mismatched_checkpoints_are_clear_errors() {
+    let dir = scratch("corrupt");
+    let mut cfg = tiny(&dir);
+    cfg.budget.max_games = 100;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    // Mismatched model.
+    let mut other = cfg.clone();
+    other.model.trunk = vec![32];
+    let mut net = QNet::new(&other.model, tch::Device::Cpu);
+    let e = checkpoint::load(&s.checkpoint, &mut net).unwrap_err().to_string();
+    assert!(e.contains("meta.json") && e.contains("model"), "{e}");
+    // Corrupt weights.
+    let weights = s.checkpoint.join("model.safetensors");
+    let bytes = std::fs::read(&weights).unwrap();
+    std::fs::write(&weights, &bytes[..bytes.len() / 2]).unwrap();
+    let mut resumed = train::load_run_config(&dir).unwrap();
+    resumed.budget.max_games = 200;
+    let e = train::train(resumed, Start::Resume, true).unwrap_err().to_string();
+    assert!(e.contains("corrupt") && e.contains("model.safetensors"), "{e}");
+    // Corrupt meta.
+    std::fs::write(s.checkpoint.join("meta.json"), "{").unwrap();
+    let e = checkpoint::read_meta(&s.checkpoint).unwrap_err().to_string();
+    assert!(e.contains("meta.json") && e.contains("corrupt"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
