@@ -26,6 +26,18 @@ enum Command {
     /// snapshots, a learner fits Q(s, a) to the final reward. Stops at a budget or Ctrl-C (after a
     /// checkpoint); `--resume RUN_DIR` continues a run.
     Train(TrainArgs),
+    /// Evaluate agents on fixed deals, both seatings, with 95% confidence intervals; or every
+    /// checkpoint of a run against random and rule (`--run`), as a curve and a PNG plot.
+    Eval(EvalArgs),
+    /// Write a deal file: JSONL, one deal a line (see README).
+    Deals {
+        #[arg(long, default_value_t = 1000)]
+        n: usize,
+        #[arg(long, default_value_t = 20261129)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Legal plays over JSON lines: reads {"hand":"…","rival":"…"} per line on stdin and writes
     /// {"legal":[…]} (or {"error":"…"}) per line on stdout.
     Moves,
@@ -34,6 +46,34 @@ enum Command {
         #[command(subcommand)]
         what: BenchWhat,
     },
+}
+
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// Agent A: random, rule or checkpoint:PATH (a checkpoint folder or .safetensors file).
+    #[arg(long, required_unless_present = "run")]
+    a: Option<ddz::eval::AgentSpec>,
+    /// Agent B (the opponent).
+    #[arg(long, required_unless_present = "run")]
+    b: Option<ddz::eval::AgentSpec>,
+    /// Every checkpoint of this run against random and rule: RUN/eval/curve.{csv,json,png}.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["a", "b"])]
+    run: Option<PathBuf>,
+    /// Deal file (JSONL); default: the built-in 1,000-deal set (seed 20261129).
+    #[arg(long)]
+    deals: Option<PathBuf>,
+    /// Use only the first N deals.
+    #[arg(long)]
+    n: Option<usize>,
+    /// Threads; default: all cores. Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Also write the report as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Also write the report as Markdown here.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -212,6 +252,50 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::json!({"frames_per_s_runs": f, "frames_per_s_median": median, "seconds_per_run": seconds}));
             } else {
                 println!("training benchmark ({}): median {median:.0} frames/s over {} runs of {seconds} s", config.display(), f.len());
+            }
+        }
+        Command::Deals { n, seed, out } => {
+            let deals = ddz::eval::generate_deals(n, seed);
+            ddz::eval::write_deals(&out, &deals).with_context(|| format!("writing {}", out.display()))?;
+            eprintln!("wrote {n} deals (seed {seed}) to {}", out.display());
+        }
+        Command::Eval(args) => {
+            runtime::configure_threads(1);
+            let mut deals = match &args.deals {
+                Some(path) => ddz::eval::read_deals(path).map_err(anyhow::Error::msg)?,
+                None => ddz::eval::default_deals(),
+            };
+            if let Some(n) = args.n {
+                deals.truncate(n);
+            }
+            let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+            if let Some(run) = &args.run {
+                let points = ddz::eval::curve::evaluate_run(run, &deals, threads, |p| {
+                    eprintln!(
+                        "step {:>8} ({:.2} h): vs random L {:.3} F {:.3} | vs rule L {:.3} F {:.3}",
+                        p.step, p.hours, p.vs_random.0, p.vs_random.1, p.vs_rule.0, p.vs_rule.1
+                    )
+                })
+                .map_err(anyhow::Error::msg)?;
+                let illegal: u32 = points.iter().map(|p| p.illegal_plays).sum();
+                println!("{} checkpoints evaluated on {} deals; illegal plays: {illegal}", points.len(), deals.len());
+                match ddz::eval::curve::plot(run) {
+                    Ok(png) => println!("curve: {}", png.display()),
+                    Err(e) => eprintln!("no plot: {e} (the curve is in {}/eval/curve.csv)", run.display()),
+                }
+                return Ok(());
+            }
+            let (a, b) = (args.a.unwrap(), args.b.unwrap());
+            let report = ddz::eval::evaluate(&a, &b, &deals, threads).map_err(anyhow::Error::msg)?;
+            println!("{}", report.markdown());
+            if let Some(path) = &args.json {
+                std::fs::write(path, serde_json::to_string_pretty(&report)?).with_context(|| format!("writing {}", path.display()))?;
+            }
+            if let Some(path) = &args.markdown {
+                std::fs::write(path, report.markdown()).with_context(|| format!("writing {}", path.display()))?;
+            }
+            if report.illegal_plays() > 0 {
+                bail!("{} illegal plays", report.illegal_plays());
             }
         }
         Command::Moves => {

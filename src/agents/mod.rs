@@ -2,9 +2,11 @@
 
 pub mod model;
 pub mod random;
+pub mod rule;
 
 pub use model::ModelAgent;
 pub use random::RandomAgent;
+pub use rule::RuleAgent;
 
 use crate::game::{Play, State};
 
@@ -13,4 +15,7 @@ pub trait Agent {
     fn name(&self) -> String;
     /// Picks one of `plays` (the legal plays of the current player, never empty); returns its index.
     fn choose(&mut self, state: &State, plays: &[Play]) -> usize;
+    /// Called before each game with a seed derived from the deal, so that results do not
+    /// depend on which thread played which deal.
+    fn reset(&mut self, _seed: u64) {}
 }

@@ -22,4 +22,7 @@ impl Agent for RandomAgent {
     fn choose(&mut self, _state: &State, plays: &[Play]) -> usize {
         self.rng.random_range(0..plays.len())
     }
+    fn reset(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+    }
 }

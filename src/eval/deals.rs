@@ -1,16 +1,30 @@
 //! Pre-generated deals: the same seed gives the same deals on any machine.
+//!
+//! File format (JSONL, one deal a line): `{"landlord":[ids…17],"landlord_down":[…17],
+//! "landlord_up":[…17],"bottom":[…3]}` with card ids 0–53 (id/4 = rank index 3..2, 52 = black
+//! joker, 53 = red joker, as Botzone numbers them). The landlord gets the bottom on top of its 17.
 
 use crate::cards::{Card, CardSet};
 use crate::game::state::{BOTTOM_SIZE, HAND_SIZE};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// Three 17-card hands (seat 0 is the landlord) and the 3-card bottom.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deal {
     pub hands: [CardSet; 3],
     pub bottom: CardSet,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DealLine {
+    landlord: Vec<u32>,
+    landlord_down: Vec<u32>,
+    landlord_up: Vec<u32>,
+    bottom: Vec<u32>,
 }
 
 /// `n` deals from `seed` (deal i uses its own generator, so a prefix is stable).
@@ -26,4 +40,79 @@ pub fn generate_deals(n: usize, seed: u64) -> Vec<Deal> {
             Deal { hands: [hand(0), hand(1), hand(2)], bottom: cards[3 * HAND_SIZE..3 * HAND_SIZE + BOTTOM_SIZE].iter().copied().collect() }
         })
         .collect()
+}
+
+/// The default evaluation set: 1,000 deals from seed 20261129.
+pub fn default_deals() -> Vec<Deal> {
+    generate_deals(1000, 20261129)
+}
+
+fn ids(set: CardSet) -> Vec<u32> {
+    set.iter().map(|c| c.id() as u32).collect()
+}
+
+impl Deal {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&DealLine {
+            landlord: ids(self.hands[0]),
+            landlord_down: ids(self.hands[1]),
+            landlord_up: ids(self.hands[2]),
+            bottom: ids(self.bottom),
+        })
+        .unwrap()
+    }
+
+    pub fn from_json(text: &str) -> Result<Deal, String> {
+        let line: DealLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let set = |name: &str, v: &[u32], size: usize| -> Result<CardSet, String> {
+            let mut s = CardSet::EMPTY;
+            for &id in v {
+                let c = Card::from_id(id).map_err(|e| format!("{name}: {e}"))?;
+                if s.contains(c) {
+                    return Err(format!("{name}: card {id} twice"));
+                }
+                s.insert(c);
+            }
+            if v.len() != size {
+                return Err(format!("{name}: {} cards, expected {size}", v.len()));
+            }
+            Ok(s)
+        };
+        let deal = Deal {
+            hands: [set("landlord", &line.landlord, HAND_SIZE)?, set("landlord_down", &line.landlord_down, HAND_SIZE)?, set("landlord_up", &line.landlord_up, HAND_SIZE)?],
+            bottom: set("bottom", &line.bottom, BOTTOM_SIZE)?,
+        };
+        if deal.hands.iter().fold(deal.bottom, |a, h| a.union(*h)).len() != 54 {
+            return Err("a card appears in two places".into());
+        }
+        Ok(deal)
+    }
+}
+
+pub fn write_deals(path: &Path, deals: &[Deal]) -> std::io::Result<()> {
+    let text: String = deals.iter().map(|d| d.to_json() + "\n").collect();
+    std::fs::write(path, text)
+}
+
+/// Reads a deal file; an error names the file, the line and the reason.
+pub fn read_deals(path: &Path) -> Result<Vec<Deal>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| Deal::from_json(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_errors() {
+        let d = &generate_deals(3, 1)[2];
+        assert_eq!(&Deal::from_json(&d.to_json()).unwrap(), d);
+        assert!(Deal::from_json(r#"{"landlord":[1],"landlord_down":[],"landlord_up":[],"bottom":[]}"#).unwrap_err().contains("landlord: 1 cards"));
+        assert!(Deal::from_json(r#"{"landlord":[99]}"#).is_err());
+    }
 }

@@ -1,28 +1,82 @@
 //! Evaluation on fixed deals: every deal played twice, A as landlord against B as farmers and
-//! B as landlord against A as farmers.
+//! B as landlord against A as farmers, with 95% confidence intervals.
+//!
+//! WP is the share of games won. ADP is the average points per game of the agent's side: a
+//! game is worth 2^(bombs + rockets played) per farmer, and the landlord wins or loses twice
+//! that, so the winning side gains 2·2^(bombs + rockets) and the losing side loses as much
+//! (no spring doubling, no bidding).
 
+pub mod curve;
 pub mod deals;
 
-pub use deals::{Deal, generate_deals};
+pub use deals::{Deal, default_deals, generate_deals, read_deals, write_deals};
 
-use crate::agents::Agent;
+use crate::agents::{Agent, ModelAgent, RandomAgent, RuleAgent};
 use crate::game::{GameConfig, MoveList, Scoring, State};
 use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// An agent named on the command line: `random`, `rule` or `checkpoint:PATH`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentSpec {
+    Random,
+    Rule,
+    Checkpoint(PathBuf),
+}
+
+impl std::str::FromStr for AgentSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AgentSpec, String> {
+        match s.trim() {
+            "random" => Ok(AgentSpec::Random),
+            "rule" => Ok(AgentSpec::Rule),
+            other => match other.strip_prefix("checkpoint:") {
+                Some(path) if !path.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(path))),
+                _ => Err(format!("unknown agent {other:?}: use random, rule or checkpoint:PATH")),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for AgentSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AgentSpec::Random => write!(f, "random"),
+            AgentSpec::Rule => write!(f, "rule"),
+            AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
+        }
+    }
+}
+
+impl AgentSpec {
+    pub fn build(&self) -> Result<Box<dyn Agent>, String> {
+        Ok(match self {
+            AgentSpec::Random => Box::new(RandomAgent::new(0)),
+            AgentSpec::Rule => Box::new(RuleAgent::new()),
+            AgentSpec::Checkpoint(p) => {
+                let net = crate::model::load_network(p).map_err(|e| e.to_string())?;
+                Box::new(ModelAgent::new(net, self.to_string()))
+            }
+        })
+    }
+}
 
 /// The outcome of one game from the landlord's side.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct GameOutcome {
     pub landlord_won: bool,
-    /// Points for the landlord's side per farmer stake: ±2^(bombs+rockets) (× 2 spring).
+    /// The landlord side's points: ±2·2^(bombs + rockets).
     pub landlord_points: f64,
     pub illegal_plays: u32,
 }
 
-/// Plays one deal: `landlord` in seat 0, `farmers` in seats 1 and 2.
+/// Plays one deal: `landlord` in seat 0, `farmers` in seats 1 and 2. An agent's answer outside
+/// the legal list counts as an illegal play (and the first legal play is made instead).
 pub fn play_deal(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent) -> GameOutcome {
-    let config = GameConfig { scoring: Scoring::Score, ..GameConfig::default() };
+    let config = GameConfig { scoring: Scoring::Score, spring: false, ..GameConfig::default() };
     let mut state = State::new(config);
-    state.deal_hands(deal.hands, deal.bottom).expect("a generated deal is valid");
+    state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
     let mut plays = MoveList::new();
     let mut illegal = 0;
     while !state.is_terminal() {
@@ -39,36 +93,176 @@ pub fn play_deal(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent)
         };
         state.apply_play(play).expect("a generated play is legal");
     }
-    let r = state.returns();
-    GameOutcome { landlord_won: state.winner() == Some(0), landlord_points: r[0] / 2.0, illegal_plays: illegal }
+    GameOutcome { landlord_won: state.winner() == Some(0), landlord_points: state.returns()[0], illegal_plays: illegal }
 }
 
-/// Win rate and average points for one seating.
+/// A mean with the half-width of its 95% confidence interval (normal approximation).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Estimate {
+    pub mean: f64,
+    pub ci95: f64,
+}
+
+impl Estimate {
+    pub fn of(values: &[f64]) -> Estimate {
+        let n = values.len() as f64;
+        if values.is_empty() {
+            return Estimate { mean: f64::NAN, ci95: f64::NAN };
+        }
+        let mean = values.iter().sum::<f64>() / n;
+        let var = if n > 1.0 { values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+        Estimate { mean, ci95: 1.96 * (var / n).sqrt() }
+    }
+}
+
+impl std::fmt::Display for Estimate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.3} ± {:.3}", self.mean, self.ci95)
+    }
+}
+
+/// One seating's results, from A's side.
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatingResult {
     pub games: usize,
-    pub wp: f64,
-    pub adp: f64,
+    pub wp: Estimate,
+    pub adp: Estimate,
     pub illegal_plays: u32,
 }
 
-/// A against B on every deal, both seatings: (A as landlord, A as farmers), from A's side.
-pub fn head_to_head(deals: &[Deal], a: &mut dyn Agent, b: &mut dyn Agent) -> (SeatingResult, SeatingResult) {
-    let mut as_landlord = Vec::new();
-    let mut as_farmers = Vec::new();
-    for deal in deals {
-        as_landlord.push(play_deal(deal, a, b));
-        as_farmers.push(play_deal(deal, b, a));
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchReport {
+    pub a: String,
+    pub b: String,
+    pub deals: usize,
+    pub a_as_landlord: SeatingResult,
+    pub a_as_farmers: SeatingResult,
+    /// Both seatings together.
+    pub overall: SeatingResult,
+    pub seconds: f64,
+    pub games_per_s: f64,
+}
+
+fn summarise(outcomes: &[(GameOutcome, bool)]) -> SeatingResult {
+    // (outcome, whether A was the landlord)
+    let wins: Vec<f64> = outcomes.iter().map(|(g, a_land)| if g.landlord_won == *a_land { 1.0 } else { 0.0 }).collect();
+    let points: Vec<f64> = outcomes.iter().map(|(g, a_land)| if *a_land { g.landlord_points } else { -g.landlord_points }).collect();
+    SeatingResult {
+        games: outcomes.len(),
+        wp: Estimate::of(&wins),
+        adp: Estimate::of(&points),
+        illegal_plays: outcomes.iter().map(|(g, _)| g.illegal_plays).sum(),
     }
-    let summarise = |games: &[GameOutcome], a_is_landlord: bool| {
-        let n = games.len().max(1) as f64;
-        let sign = if a_is_landlord { 1.0 } else { -1.0 };
-        SeatingResult {
-            games: games.len(),
-            wp: games.iter().filter(|g| g.landlord_won == a_is_landlord).count() as f64 / n,
-            adp: games.iter().map(|g| sign * g.landlord_points).sum::<f64>() / n,
-            illegal_plays: games.iter().map(|g| g.illegal_plays).sum(),
+}
+
+/// A against B on every deal, both seatings, on all cores. Agents are built once per thread and
+/// reset per deal, so the results do not depend on the number of threads.
+pub fn evaluate(a: &AgentSpec, b: &AgentSpec, deals: &[Deal], threads: usize) -> Result<MatchReport, String> {
+    let start = Instant::now();
+    let threads = threads.max(1).min(deals.len().max(1));
+    let chunk = deals.len().div_ceil(threads);
+    let results: Vec<Result<Vec<(GameOutcome, GameOutcome)>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = deals
+            .chunks(chunk.max(1))
+            .enumerate()
+            .map(|(c, part)| {
+                scope.spawn(move || {
+                    crate::runtime::configure_threads(1);
+                    let mut agent_a = a.build()?;
+                    let mut agent_b = b.build()?;
+                    Ok(part
+                        .iter()
+                        .enumerate()
+                        .map(|(k, deal)| {
+                            let seed = (c * chunk + k) as u64;
+                            agent_a.reset(seed * 2);
+                            agent_b.reset(seed * 2 + 1);
+                            let first = play_deal(deal, agent_a.as_mut(), agent_b.as_mut());
+                            agent_a.reset(seed * 2 + 1);
+                            agent_b.reset(seed * 2);
+                            let second = play_deal(deal, agent_b.as_mut(), agent_a.as_mut());
+                            (first, second)
+                        })
+                        .collect())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an evaluation thread panicked".into()))).collect()
+    });
+    let mut landlord = Vec::new();
+    let mut farmers = Vec::new();
+    for r in results {
+        for (first, second) in r? {
+            landlord.push((first, true));
+            farmers.push((second, false));
         }
-    };
-    (summarise(&as_landlord, true), summarise(&as_farmers, false))
+    }
+    let all: Vec<(GameOutcome, bool)> = landlord.iter().chain(&farmers).copied().collect();
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(MatchReport {
+        a: a.to_string(),
+        b: b.to_string(),
+        deals: deals.len(),
+        a_as_landlord: summarise(&landlord),
+        a_as_farmers: summarise(&farmers),
+        overall: summarise(&all),
+        seconds,
+        games_per_s: all.len() as f64 / seconds.max(1e-9),
+    })
+}
+
+impl MatchReport {
+    pub fn illegal_plays(&self) -> u32 {
+        self.overall.illegal_plays
+    }
+
+    /// A Markdown table (also readable in a terminal).
+    pub fn markdown(&self) -> String {
+        let row = |name: &str, r: &SeatingResult| {
+            format!("| {name} | {} | {} | {} | {} |\n", r.games, r.wp, r.adp, r.illegal_plays)
+        };
+        format!(
+            "**{}** vs **{}** on {} deals ({:.1} s, {:.0} games/s)\n\n| seating (A = {}) | games | WP of A (95% CI) | ADP of A (95% CI) | illegal plays |\n|---|---:|---:|---:|---:|\n{}{}{}",
+            self.a,
+            self.b,
+            self.deals,
+            self.seconds,
+            self.games_per_s,
+            self.a,
+            row("A landlord, B farmers", &self.a_as_landlord),
+            row("B landlord, A farmers", &self.a_as_farmers),
+            row("both", &self.overall),
+        )
+    }
+}
+
+/// Kept for callers that hold agents rather than specs: A against B on every deal, both
+/// seatings, in this thread: (A as landlord, A as farmers).
+pub fn head_to_head(deals: &[Deal], a: &mut dyn Agent, b: &mut dyn Agent) -> (SeatingResult, SeatingResult) {
+    let mut landlord = Vec::new();
+    let mut farmers = Vec::new();
+    for (i, deal) in deals.iter().enumerate() {
+        a.reset(2 * i as u64);
+        b.reset(2 * i as u64 + 1);
+        landlord.push((play_deal(deal, a, b), true));
+        farmers.push((play_deal(deal, b, a), false));
+    }
+    (summarise(&landlord), summarise(&farmers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_do_not_depend_on_threads() {
+        let deals = generate_deals(40, 3);
+        let one = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 1).unwrap();
+        let three = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 3).unwrap();
+        assert_eq!(one.overall.wp.mean, three.overall.wp.mean);
+        assert_eq!(one.overall.adp.mean, three.overall.adp.mean);
+        assert_eq!(one.overall.games, 80);
+        assert!("checkpoint:".parse::<AgentSpec>().is_err());
+        assert_eq!("checkpoint:x/y".parse::<AgentSpec>().unwrap(), AgentSpec::Checkpoint("x/y".into()));
+    }
 }

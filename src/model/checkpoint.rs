@@ -54,6 +54,22 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), CheckpointEr
     Ok(())
 }
 
+/// Builds a CPU network shaped like the one saved in `path` (a `.safetensors` file, or a
+/// checkpoint folder holding `model.safetensors`) and loads it.
+pub fn load_network(path: &Path) -> Result<QNet, CheckpointError> {
+    let file = if path.is_dir() { path.join("model.safetensors") } else { path.to_path_buf() };
+    if !file.is_file() {
+        return Err(CheckpointError::NotFound(file));
+    }
+    check_safetensors_header(&file).map_err(|reason| CheckpointError::Corrupt { path: file.clone(), reason })?;
+    let tensors = tch::Tensor::read_safetensors(&file).map_err(|e| CheckpointError::Corrupt { path: file.clone(), reason: e.to_string() })?;
+    let shapes: Vec<(String, Vec<i64>)> = tensors.iter().map(|(n, t)| (n.clone(), t.size())).collect();
+    let config = super::ModelConfig::infer(&shapes).map_err(|reason| CheckpointError::Mismatch { path: file.clone(), reason })?;
+    let mut net = QNet::new(&config, tch::Device::Cpu);
+    load_weights_file(&mut net, &file)?;
+    Ok(net)
+}
+
 /// A safetensors file starts with an 8-byte little-endian header length and a JSON header.
 fn check_safetensors_header(path: &Path) -> Result<(), String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;

@@ -29,6 +29,21 @@ impl Default for ModelConfig {
 }
 
 impl ModelConfig {
+    /// The layer sizes of a saved network, read from its tensor names and shapes.
+    pub fn infer(shapes: &[(String, Vec<i64>)]) -> Result<ModelConfig, String> {
+        let out_dim = |name: &str| shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s[0]);
+        let layers = |prefix: &str| -> Vec<i64> {
+            (0..).map_while(|i| out_dim(&format!("{prefix}{i}.weight"))).collect()
+        };
+        let config = ModelConfig {
+            trunk: layers("trunk"),
+            head: out_dim("head_state.weight").ok_or("no head_state.weight: not a ddz Q network")?,
+            head_hidden: layers("head"),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         if self.trunk.is_empty() || self.trunk.iter().chain(&self.head_hidden).chain([&self.head]).any(|&n| n <= 0) {
             return Err("model sizes must be positive and the trunk needs at least one layer".into());

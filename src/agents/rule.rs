@@ -1,0 +1,198 @@
+//! A rule-based player a casual human would recognise: split the hand into combinations, lead
+//! the one holding the lowest card, follow with the cheapest play that keeps the hand's
+//! combinations whole, never overtake the teammate, and keep bombs for when they matter.
+
+use super::Agent;
+use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
+use crate::game::{Kind, Play, State, classify};
+
+#[derive(Default)]
+pub struct RuleAgent;
+
+impl RuleAgent {
+    pub fn new() -> RuleAgent {
+        RuleAgent
+    }
+}
+
+/// Splits a hand into combinations: rocket, bombs, trio chains, solo chains, pair chains, trios,
+/// pairs, solos; then gives trios their kickers (the lowest spare solos, else pairs).
+pub fn decompose(hand: Counts) -> Vec<Play> {
+    let mut h = hand.to_array();
+    let mut combos: Vec<Counts> = Vec::new();
+    let take = |h: &mut [u8; NUM_RANKS], ranks: std::ops::Range<u8>, w: u8| {
+        let mut c = Counts::EMPTY;
+        for r in ranks {
+            h[r as usize] -= w;
+            c.add(r, w);
+        }
+        c
+    };
+    if h[RANK_BLACK_JOKER as usize] == 1 && h[RANK_RED_JOKER as usize] == 1 {
+        combos.push(take(&mut h, RANK_BLACK_JOKER..RANK_RED_JOKER + 1, 1));
+    }
+    for r in 0..=RANK_TWO {
+        if h[r as usize] == 4 {
+            combos.push(take(&mut h, r..r + 1, 4));
+        }
+    }
+    // Chains, longest first: trios (2+), solos (5+), pairs (3+).
+    for (w, min) in [(3u8, 2u8), (1, 5), (2, 3)] {
+        while let Some((start, len)) = longest_run(&h, w, min) {
+            combos.push(take(&mut h, start..start + len, w));
+        }
+    }
+    for w in [3u8, 2, 1] {
+        for r in 0..NUM_RANKS as u8 {
+            if h[r as usize] == w {
+                combos.push(take(&mut h, r..r + 1, w));
+            }
+        }
+    }
+    let mut plays: Vec<Play> = combos.into_iter().filter_map(classify).collect();
+    attach_kickers(&mut plays);
+    plays.sort_by_key(|p| (p.main, std::cmp::Reverse(p.cards.len())));
+    plays
+}
+
+fn longest_run(h: &[u8; NUM_RANKS], w: u8, min: u8) -> Option<(u8, u8)> {
+    let mut best: Option<(u8, u8)> = None;
+    let mut start = 0u8;
+    let mut len = 0u8;
+    for r in 0..=RANK_ACE {
+        if h[r as usize] >= w {
+            if len == 0 {
+                start = r;
+            }
+            len += 1;
+            if len >= min && best.is_none_or(|(_, l)| len > l) {
+                best = Some((start, len));
+            }
+        } else {
+            len = 0;
+        }
+    }
+    best
+}
+
+/// Gives each trio (and trio chain) the lowest spare solos, or else pairs, as kickers.
+fn attach_kickers(plays: &mut Vec<Play>) {
+    let is_spare = |p: &Play, kind| p.kind == kind && p.main < RANK_TWO;
+    let mut i = 0;
+    while i < plays.len() {
+        if matches!(plays[i].kind, Kind::Trio | Kind::TrioChain) {
+            let need = plays[i].len as usize;
+            for kind in [Kind::Solo, Kind::Pair] {
+                let spares: Vec<usize> = (0..plays.len()).filter(|&j| is_spare(&plays[j], kind)).take(need).collect();
+                if spares.len() == need {
+                    let cards = spares.iter().fold(plays[i].cards, |c, &j| c.plus(plays[j].cards));
+                    if let Some(joined) = classify(cards) {
+                        plays[i] = joined;
+                        for &j in spares.iter().rev() {
+                            plays.remove(j);
+                            if j < i {
+                                i -= 1;
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// How much a play costs the hand: its rank, plus a heavy charge for every combination of the
+/// hand's split that it breaks.
+fn cost(play: &Play, split: &[Play]) -> u32 {
+    let broken = split.iter().filter(|c| c.cards.iter().any(|(r, _)| play.cards.get(r) > 0) && !play.cards.is_subset_of(c.cards) && !c.cards.is_subset_of(play.cards)).count()
+        + split.iter().filter(|c| play.cards.is_subset_of(c.cards) && play.cards != c.cards).count();
+    play.main as u32 + 100 * broken as u32
+}
+
+fn index_of(plays: &[Play], cards: Counts) -> Option<usize> {
+    plays.iter().position(|p| p.cards == cards)
+}
+
+impl Agent for RuleAgent {
+    fn name(&self) -> String {
+        "rule".into()
+    }
+
+    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+        if plays.len() == 1 {
+            return 0;
+        }
+        let seat = state.current_player().expect("a decision node");
+        let hand = state.hand(seat);
+        // Win at once when the whole hand is one play.
+        if let Some(i) = index_of(plays, hand) {
+            return i;
+        }
+        let split = decompose(hand);
+        let me_landlord = state.landlord() == Some(seat);
+        let enemies: Vec<u8> = (0..3u8).filter(|&s| s != seat && (me_landlord || state.landlord() == Some(s))).collect();
+        let enemy_min = enemies.iter().map(|&s| state.cards_left(s)).min().unwrap_or(20);
+
+        let Some(rival) = state.rival() else {
+            // Lead: the combination holding the lowest card; against an enemy about to go out
+            // on a single card, avoid solos (or lead the highest one).
+            let mut leads: Vec<&Play> = split.iter().filter(|p| !matches!(p.kind, Kind::Bomb | Kind::Rocket)).collect();
+            if leads.is_empty() {
+                leads = split.iter().collect();
+            }
+            let pick = if enemy_min == 1 {
+                leads.iter().find(|p| p.kind != Kind::Solo).copied().unwrap_or_else(|| *leads.iter().max_by_key(|p| p.main).unwrap())
+            } else {
+                leads[0]
+            };
+            return index_of(plays, pick.cards).unwrap_or_else(|| plays.iter().position(|p| !p.is_pass()).unwrap_or(0));
+        };
+
+        let pass = plays.iter().position(|p| p.is_pass()).unwrap_or(0);
+        let rival_is_teammate = !me_landlord && state.landlord() != Some(rival.seat);
+        if rival_is_teammate {
+            return pass; // never overtake the teammate
+        }
+        let is_bomb = |p: &Play| matches!(p.kind, Kind::Bomb | Kind::Rocket);
+        let cheapest = plays.iter().enumerate().filter(|(_, p)| !p.is_pass() && !is_bomb(p)).min_by_key(|(_, p)| cost(p, &split));
+        if let Some((i, p)) = cheapest {
+            let breaks = cost(p, &split) >= 100;
+            // Break a combination only when an enemy is getting close, or to stop a high card.
+            if !breaks || enemy_min <= 6 || p.main >= RANK_ACE {
+                return i;
+            }
+            return pass;
+        }
+        // Only bombs beat it: bomb when an enemy is close to going out, or when we are.
+        let combos_left = split.len();
+        if enemy_min <= 4 || combos_left <= 2 {
+            if let Some((i, _)) = plays.iter().enumerate().filter(|(_, p)| is_bomb(p)).min_by_key(|(_, p)| p.main) {
+                return i;
+            }
+        }
+        pass
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(hand: &str) -> Vec<String> {
+        decompose(Counts::parse(hand).unwrap()).iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn splits_a_hand_into_sensible_combinations() {
+        let s = split("3345678999JQKK2BR");
+        assert!(s.contains(&"BR".to_string()), "{s:?}");
+        assert!(s.iter().any(|c| c.starts_with("345678")), "a chain: {s:?}");
+        assert!(s.contains(&"KK".to_string()), "{s:?}");
+        let s = split("333444568");
+        assert!(s.contains(&"33344456".to_string()), "an airplane takes the low solos: {s:?}");
+        let total: usize = split("3345678999JQKK2BR").iter().map(|c| c.len()).sum();
+        assert_eq!(total, 17, "every card in exactly one combination");
+    }
+}
