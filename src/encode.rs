@@ -36,7 +36,7 @@
 //! | 163    | 60   | own hand after the play |
 
 use crate::cards::{Counts, NUM_RANKS};
-use crate::game::{Kind, Play, State};
+use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, State};
 
 /// Floats per card plane (15 ranks × 4 slots).
 pub const PLANE: usize = NUM_RANKS * 4;
@@ -137,6 +137,26 @@ pub fn encode_action(play: &Play, hand: Counts, out: &mut [f32]) {
     write_plane(hand.minus(play.cards), &mut out[OFF_ACTION_HAND_AFTER..]);
 }
 
+/// The legal mask of the current decision over the 27,472-id action table. A decision node with
+/// no legal id would be an engine bug: it is reported as an error, never returned as a mask to
+/// train on.
+pub fn legal_mask(state: &State) -> Result<Vec<bool>, String> {
+    let Some(seat) = state.current_player() else {
+        return Err("legal_mask: not a decision node".into());
+    };
+    let mut plays = MoveList::new();
+    state.legal_plays_into(&mut plays);
+    let table = ActionTable::get();
+    let mut mask = vec![false; NUM_ACTIONS];
+    for p in &plays {
+        mask[table.id(p).index()] = true;
+    }
+    if !mask.iter().any(|&m| m) {
+        return Err(format!("empty legal mask for seat {seat}: engine bug; state {}", state.to_json()));
+    }
+    Ok(mask)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +178,24 @@ mod tests {
         assert_eq!(p[52], 1.0);
         assert_eq!(p[56], 1.0);
         assert_eq!(p.iter().sum::<f32>(), 6.0);
+    }
+
+    #[test]
+    fn masks_are_never_empty_and_pass_is_legal_exactly_when_following() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
+        for _ in 0..30 {
+            let mut s = crate::game::new_initial_state();
+            s.deal_random(&mut rng);
+            while !s.is_terminal() {
+                let mask = legal_mask(&s).unwrap();
+                assert_eq!(mask[0], s.rival().is_some(), "pass legal exactly when following");
+                let legal: Vec<usize> = (0..NUM_ACTIONS).filter(|&i| mask[i]).collect();
+                let id = legal[rng.random_range(0..legal.len())];
+                s.apply_action(crate::game::Action::Play(crate::game::ActionId(id as u16))).unwrap();
+            }
+            assert!(legal_mask(&s).is_err());
+        }
     }
 
     #[test]
