@@ -6,11 +6,13 @@
 
 pub mod agents;
 pub mod bench;
+pub mod bot;
 pub mod cards;
 pub mod encode;
 pub mod eval;
 pub mod game;
 pub mod model;
 pub mod moves;
+pub mod replay;
 pub mod runtime;
 pub mod train;

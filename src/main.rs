@@ -29,6 +29,27 @@ enum Command {
     /// Evaluate agents on fixed deals, both seatings, with 95% confidence intervals; or every
     /// checkpoint of a run against random and rule (`--run`), as a curve and a PNG plot.
     Eval(EvalArgs),
+    /// Replay one deal move by move: hands, each play, and the top-5 Q-values of model agents.
+    Replay {
+        /// Deal index in the deal set.
+        #[arg(long, default_value_t = 0)]
+        deal: usize,
+        /// Three agents: landlord, landlord_down, landlord_up (random, rule, checkpoint:PATH).
+        #[arg(long, value_delimiter = ',', default_value = "rule,rule,rule")]
+        agents: Vec<ddz::eval::AgentSpec>,
+        /// Deal file (JSONL); default: the built-in 1,000-deal set.
+        #[arg(long)]
+        deals: Option<PathBuf>,
+    },
+    /// Serve an agent to another program: one JSON request per line on stdin, one JSON answer
+    /// per line on stdout (native protocol, or Botzone's FightTheLandlord format).
+    Bot {
+        /// random, rule or checkpoint:PATH.
+        #[arg(long, default_value = "rule")]
+        agent: ddz::eval::AgentSpec,
+        #[arg(long, value_enum, default_value = "native")]
+        protocol: ddz::bot::Protocol,
+    },
     /// Write a deal file: JSONL, one deal a line (see README).
     Deals {
         #[arg(long, default_value_t = 1000)]
@@ -253,6 +274,22 @@ fn main() -> Result<()> {
             } else {
                 println!("training benchmark ({}): median {median:.0} frames/s over {} runs of {seconds} s", config.display(), f.len());
             }
+        }
+        Command::Replay { deal, agents, deals } => {
+            runtime::configure_threads(1);
+            let deals = match &deals {
+                Some(path) => ddz::eval::read_deals(path).map_err(anyhow::Error::msg)?,
+                None => ddz::eval::default_deals(),
+            };
+            let d = deals.get(deal).with_context(|| format!("deal {deal} is out of range (the set has {})", deals.len()))?;
+            let built: Vec<Box<dyn ddz::agents::Agent>> = agents.iter().map(|a| a.build()).collect::<Result<_, _>>().map_err(anyhow::Error::msg)?;
+            let mut three: [Box<dyn ddz::agents::Agent>; 3] = built.try_into().map_err(|_| anyhow::anyhow!("--agents takes three agents"))?;
+            print!("{}", ddz::replay::replay(d, &mut three));
+        }
+        Command::Bot { agent, protocol } => {
+            runtime::configure_threads(1);
+            let mut agent = agent.build().map_err(anyhow::Error::msg)?;
+            ddz::bot::serve(agent.as_mut(), protocol, std::io::stdin().lock(), std::io::stdout().lock())?;
         }
         Command::Deals { n, seed, out } => {
             let deals = ddz::eval::generate_deals(n, seed);

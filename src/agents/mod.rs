@@ -18,4 +18,8 @@ pub trait Agent {
     /// Called before each game with a seed derived from the deal, so that results do not
     /// depend on which thread played which deal.
     fn reset(&mut self, _seed: u64) {}
+    /// The agent's value of each play, where it has one (model agents: Q), for replays.
+    fn values(&mut self, _state: &State, _plays: &[Play]) -> Option<Vec<f32>> {
+        None
+    }
 }

@@ -53,4 +53,7 @@ impl Agent for ModelAgent {
         let q = self.q_values(state, plays);
         argmax(&q)
     }
+    fn values(&mut self, state: &State, plays: &[Play]) -> Option<Vec<f32>> {
+        Some(self.q_values(state, plays))
+    }
 }

@@ -1,0 +1,317 @@
+//! `ddz bot`: a long-running player for other programs, one JSON request per line on stdin and
+//! one JSON answer per line on stdout. A malformed or impossible request gets
+//! `{"error": "…"}` and the process keeps serving.
+//!
+//! Native protocol: `{"seat":"landlord"|"landlord_down"|"landlord_up","hand":"…","bottom":"…",
+//! "history":[["landlord","34567"],["landlord_down","pass"],…]}` → `{"play":"…"}`.
+//!
+//! Botzone protocol (FightTheLandlord, keep-running): card ids 0–53 (id/4 = rank index 3..2,
+//! 52 = black joker, 53 = red joker); a request `{"own":[…],"history":[[…],[…]],"publiccard":[…]}`
+//! (the plays of the two players before us, `[]` for a pass) → `{"response":[ids]}` (`[]` to
+//! pass) followed by the keep-running line. The first input may be the full
+//! `{"requests":[…],"responses":[…]}` form; later ones are single requests.
+
+use crate::agents::Agent;
+use crate::cards::{Card, CardSet, Counts, NUM_RANKS, rank_capacity};
+use crate::game::{Play, Role, State};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use serde::Deserialize;
+use std::io::{BufRead, Write};
+
+pub const KEEP_RUNNING: &str = ">>>BOTZONE_REQUEST_KEEP_RUNNING<<<";
+
+fn seat_of(role: Role) -> u8 {
+    role.index() as u8 // the landlord sits in seat 0, landlord_down in 1, landlord_up in 2
+}
+
+/// Cards a role starts the play phase with.
+fn start_size(role: Role) -> u32 {
+    if role == Role::Landlord { 20 } else { 17 }
+}
+
+fn rank_max(a: Counts, b: Counts) -> Counts {
+    (0..NUM_RANKS as u8).fold(Counts::EMPTY, |c, r| c.with(r, a.get(r).max(b.get(r))))
+}
+
+/// Builds a game state that `me` cannot tell from the real one: its hand, the bottom and the
+/// public plays as given; the other players' hidden cards dealt at random (seeded).
+pub fn state_from_view(me: Role, hand: Counts, bottom: Counts, history: &[(Role, Play)], seed: u64) -> Result<State, String> {
+    if bottom.len() != 3 {
+        return Err(format!("bottom {bottom} has {} cards, expected 3", bottom.len()));
+    }
+    let played = |role: Role| history.iter().filter(|(r, _)| *r == role).fold(Counts::EMPTY, |c, (_, p)| c.plus(p.cards));
+    let deck = Counts::full_deck();
+    let mine = hand.plus(played(me));
+    if !mine.is_subset_of(deck) {
+        return Err(format!("hand {hand} plus the plays of {} is more than the deck holds", me.name()));
+    }
+    if mine.len() != start_size(me) {
+        return Err(format!(
+            "{} must have started with {} cards, but hand {hand} and its plays make {}",
+            me.name(),
+            start_size(me),
+            mine.len()
+        ));
+    }
+    if me == Role::Landlord && !bottom.is_subset_of(mine) {
+        return Err(format!("the landlord's cards do not include the bottom {bottom}"));
+    }
+    // What each other role certainly started with: what it played (and the bottom, for the landlord).
+    let mut start = [Counts::EMPTY; 3];
+    start[me.index()] = mine;
+    let others: Vec<Role> = Role::ALL.into_iter().filter(|r| *r != me).collect();
+    for &q in &others {
+        start[q.index()] = if q == Role::Landlord { rank_max(played(q), bottom) } else { played(q) };
+    }
+    let known = start.iter().fold(Counts::EMPTY, |c, s| c.plus(*s));
+    if !known.is_subset_of(deck) {
+        return Err("the hand, bottom and plays hold more cards of some rank than the deck".into());
+    }
+    let mut pool: Vec<u8> = deck.minus(known).iter().flat_map(|(r, n)| std::iter::repeat_n(r, n as usize)).collect();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    for i in (1..pool.len()).rev() {
+        pool.swap(i, rng.random_range(0..=i));
+    }
+    let mut next = pool.into_iter();
+    for &q in &others {
+        let have = start[q.index()].len();
+        let need = start_size(q).checked_sub(have).ok_or_else(|| format!("{} played more cards than it held", q.name()))?;
+        for r in next.by_ref().take(need as usize) {
+            start[q.index()].add(r, 1);
+        }
+        if start[q.index()].len() != start_size(q) {
+            return Err("the cards do not add up to a deal".into());
+        }
+    }
+    // Physical cards: hand out suits rank by rank; the landlord's 17 are its 20 less the bottom.
+    let mut next_suit = [0u8; NUM_RANKS];
+    let mut physical = |counts: Counts| -> CardSet {
+        let mut set = CardSet::EMPTY;
+        for (r, n) in counts.iter() {
+            for _ in 0..n {
+                set.insert(Card::new(r, next_suit[r as usize]));
+                next_suit[r as usize] += 1;
+                debug_assert!(next_suit[r as usize] <= rank_capacity(r));
+            }
+        }
+        set
+    };
+    let bottom_cards = physical(bottom);
+    let hands = [physical(start[0].minus(bottom)), physical(start[1]), physical(start[2])];
+    let mut state = State::new(Default::default());
+    state.deal_hands(hands, bottom_cards).map_err(|e| e.to_string())?;
+    for (k, (role, play)) in history.iter().enumerate() {
+        let turn = state.current_player().ok_or_else(|| format!("play {}: the game is already over", k + 1))?;
+        if turn != seat_of(*role) {
+            return Err(format!("play {} ({} by {}): out of turn, {} was to play", k + 1, play, role.name(), Role::ALL[turn as usize].name()));
+        }
+        state.apply_play(*play).map_err(|e| format!("play {} ({} by {}): {e}", k + 1, play, role.name()))?;
+    }
+    match state.current_player() {
+        Some(s) if s == seat_of(me) => Ok(state),
+        Some(s) => Err(format!("it is {}'s turn, not {}'s", Role::ALL[s as usize].name(), me.name())),
+        None => Err("the game is over".into()),
+    }
+}
+
+fn seed_of(text: &str) -> u64 {
+    text.bytes().fold(0xCBF2_9CE4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01B3))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NativeRequest {
+    seat: String,
+    hand: String,
+    bottom: String,
+    #[serde(default)]
+    history: Vec<(String, String)>,
+}
+
+/// Answers one native request with the agent's play.
+pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, String> {
+    let req: NativeRequest = serde_json::from_str(line).map_err(|e| format!("bad request: {e}"))?;
+    let role = |s: &str| Role::parse(s).ok_or_else(|| format!("unknown seat {s:?}: use landlord, landlord_down or landlord_up"));
+    let me = role(&req.seat)?;
+    let hand = Counts::parse(&req.hand).map_err(|e| format!("hand: {e}"))?;
+    let bottom = Counts::parse(&req.bottom).map_err(|e| format!("bottom: {e}"))?;
+    let history = req
+        .history
+        .iter()
+        .enumerate()
+        .map(|(k, (s, p))| Ok((role(s)?, Play::parse(p).map_err(|e| format!("history {}: {e}", k + 1))?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let state = state_from_view(me, hand, bottom, &history, seed_of(line))?;
+    Ok(choose(agent, &state).to_string())
+}
+
+fn choose(agent: &mut dyn Agent, state: &State) -> Play {
+    let mut plays = Vec::new();
+    state.legal_plays_into(&mut plays);
+    let i = agent.choose(state, &plays);
+    plays.get(i).copied().unwrap_or(plays[0])
+}
+
+/// A Botzone game in progress: what the previous requests and our answers said.
+#[derive(Default)]
+pub struct BotzoneSession {
+    own: Vec<u32>,
+    public: Vec<u32>,
+    /// Each turn's two previous plays, and our answers.
+    turns: Vec<[Vec<u32>; 2]>,
+    answers: Vec<Vec<u32>>,
+}
+
+#[derive(Deserialize)]
+struct BotzoneRequest {
+    own: Vec<u32>,
+    history: [Vec<u32>; 2],
+    publiccard: Vec<u32>,
+}
+
+fn ids_to_counts(ids: &[u32]) -> Result<Counts, String> {
+    let set: CardSet = ids.iter().map(|&i| Card::from_id(i).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+    if set.len() as usize != ids.len() {
+        return Err(format!("card ids {ids:?} repeat a card"));
+    }
+    Ok(set.counts())
+}
+
+impl BotzoneSession {
+    /// Our role, from the first request: the landlord opens with no history; landlord_down sees
+    /// only the landlord's play; landlord_up sees two.
+    fn role(&self) -> Role {
+        match &self.turns[0] {
+            [a, b] if a.is_empty() && b.is_empty() => Role::Landlord,
+            [a, _] if a.is_empty() => Role::LandlordDown,
+            _ => Role::LandlordUp,
+        }
+    }
+
+    /// Takes one input line (full or single request); returns the answer's card ids.
+    pub fn answer(&mut self, agent: &mut dyn Agent, line: &str) -> Result<Vec<u32>, String> {
+        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("bad request: {e}"))?;
+        if let Some(requests) = value.get("requests") {
+            let requests: Vec<BotzoneRequest> = serde_json::from_value(requests.clone()).map_err(|e| format!("requests: {e}"))?;
+            let responses: Vec<Vec<u32>> = match value.get("responses") {
+                Some(r) => serde_json::from_value(r.clone()).map_err(|e| format!("responses: {e}"))?,
+                None => Vec::new(),
+            };
+            let first = requests.first().ok_or("requests is empty")?;
+            *self = BotzoneSession { own: first.own.clone(), public: first.publiccard.clone(), ..Default::default() };
+            self.turns = requests.into_iter().map(|r| r.history).collect();
+            self.answers = responses;
+        } else {
+            let req: BotzoneRequest = serde_json::from_value(value).map_err(|e| format!("request: {e}"))?;
+            if self.turns.is_empty() {
+                self.own = req.own.clone();
+                self.public = req.publiccard.clone();
+            }
+            self.turns.push(req.history);
+        }
+        if self.answers.len() + 1 != self.turns.len() {
+            return Err(format!("{} requests but {} responses: one answer is owed per earlier request", self.turns.len(), self.answers.len()));
+        }
+        let me = self.role();
+        let mut own = ids_to_counts(&self.own)?;
+        let bottom = ids_to_counts(&self.public)?;
+        if me == Role::Landlord && own.len() == 17 {
+            own = own.plus(bottom); // some versions send the landlord's 17 without the bottom
+        }
+        // The public record in play order; the plays before the landlord's first lead are skipped.
+        let before = [Role::ALL[(me.index() + 1) % 3], Role::ALL[(me.index() + 2) % 3]];
+        let mut history: Vec<(Role, Play)> = Vec::new();
+        for (t, pair) in self.turns.iter().enumerate() {
+            for (k, ids) in pair.iter().enumerate() {
+                let role = before[k];
+                if t == 0 && role.index() > me.index() {
+                    continue; // that player has not played yet on our first turn
+                }
+                let cards = ids_to_counts(ids)?;
+                let play = crate::game::classify(cards).ok_or_else(|| format!("turn {}: {cards} is not a play", t + 1))?;
+                history.push((role, play));
+            }
+            if let Some(answer) = self.answers.get(t) {
+                let cards = ids_to_counts(answer)?;
+                let play = crate::game::classify(cards).ok_or_else(|| format!("our answer {} ({cards}) is not a play", t + 1))?;
+                history.push((me, play));
+            }
+        }
+        let played_by_me = history.iter().filter(|(r, _)| *r == me).fold(Counts::EMPTY, |c, (_, p)| c.plus(p.cards));
+        if !played_by_me.is_subset_of(own) {
+            return Err("our answers hold cards we never had".into());
+        }
+        let state = state_from_view(me, own.minus(played_by_me), bottom, &history, seed_of(line))?;
+        let play = choose(agent, &state);
+        // Physical cards for the answer: any of our remaining ids of each rank.
+        let mut remaining: Vec<u32> = self.own.iter().chain(if me == Role::Landlord && self.own.len() == 17 { &self.public[..] } else { &[] }).copied().collect();
+        for answer in &self.answers {
+            remaining.retain(|id| !answer.contains(id));
+        }
+        let mut ids = Vec::new();
+        for (r, n) in play.cards.iter() {
+            let mut of_rank: Vec<u32> = remaining.iter().copied().filter(|&id| Card::from_id(id).map(|c| c.rank()) == Ok(r)).collect();
+            of_rank.truncate(n as usize);
+            ids.extend(of_rank);
+        }
+        self.answers.push(ids.clone());
+        Ok(ids)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Protocol {
+    Native,
+    Botzone,
+}
+
+/// Serves requests until end of input.
+pub fn serve(agent: &mut dyn Agent, protocol: Protocol, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+    let mut session = BotzoneSession::default();
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match protocol {
+            Protocol::Native => match answer_native(agent, &line) {
+                Ok(play) => serde_json::json!({ "play": play }),
+                Err(e) => serde_json::json!({ "error": e }),
+            },
+            Protocol::Botzone => match session.answer(agent, &line) {
+                Ok(ids) => serde_json::json!({ "response": ids }),
+                Err(e) => serde_json::json!({ "error": e }),
+            },
+        };
+        writeln!(output, "{reply}")?;
+        if protocol == Protocol::Botzone {
+            writeln!(output, "{KEEP_RUNNING}")?;
+        }
+        output.flush()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::RuleAgent;
+
+    #[test]
+    fn native_requests_and_errors() {
+        let mut agent = RuleAgent::new();
+        let lead = r#"{"seat":"landlord","hand":"33456789TJQKA22BRR","bottom":"3BR","history":[]}"#;
+        assert!(answer_native(&mut agent, lead).unwrap_err().contains("hand"), "two red jokers");
+        let lead = r#"{"seat":"landlord","hand":"33344567789TJQKA22BR","bottom":"3BR","history":[]}"#;
+        let play = answer_native(&mut agent, lead).unwrap();
+        assert!(Play::parse(&play).is_ok());
+        let follow = r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"]]}"#;
+        let play = answer_native(&mut agent, follow).unwrap();
+        assert!(play == "pass" || Play::parse(&play).unwrap().beats(&Play::parse("3").unwrap()));
+        let out_of_turn = r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord_up","3"]]}"#;
+        assert!(answer_native(&mut agent, out_of_turn).unwrap_err().contains("out of turn"));
+        let illegal = r#"{"seat":"landlord_up","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"],["landlord_down","33"]]}"#;
+        assert!(answer_native(&mut agent, illegal).is_err());
+    }
+}

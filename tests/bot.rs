@@ -1,0 +1,140 @@
+//! `ddz bot` as a harness uses it: a real process, scripted sessions in both protocols.
+
+use ddz::agents::{Agent, RuleAgent};
+use ddz::cards::{Card, CardSet};
+use ddz::eval::generate_deals;
+use ddz::game::{MoveList, Play, Role, State, classify};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+struct Bot {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Bot {
+    fn start(protocol: &str) -> Bot {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ddz"))
+            .args(["bot", "--agent", "rule", "--protocol", protocol])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Bot { child, stdin, stdout }
+    }
+    fn ask(&mut self, request: &str) -> serde_json::Value {
+        writeln!(self.stdin, "{request}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+    fn keep_running_line(&mut self) {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        assert_eq!(line.trim(), ddz::bot::KEEP_RUNNING);
+    }
+    fn close(mut self) {
+        drop(self.stdin);
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn native_session_plays_legally_and_survives_bad_requests() {
+    let mut bot = Bot::start("native");
+    let bad = bot.ask("{\"seat\":\"boss\",\"hand\":\"3\",\"bottom\":\"345\"}");
+    assert!(bad["error"].as_str().unwrap().contains("unknown seat"));
+    assert!(bot.ask("not json")["error"].is_string());
+    // A whole game: the bot plays landlord_down; rule agents play the other seats.
+    for deal in generate_deals(3, 77) {
+        let mut state = State::new(Default::default());
+        state.deal_hands(deal.hands, deal.bottom).unwrap();
+        let mut history: Vec<(String, String)> = Vec::new();
+        let mut others = RuleAgent::new();
+        let mut plays = MoveList::new();
+        while !state.is_terminal() {
+            state.legal_plays_into(&mut plays);
+            let seat = state.current_player().unwrap();
+            let role = Role::ALL[seat as usize];
+            let play = if role == Role::LandlordDown {
+                let request = serde_json::json!({
+                    "seat": "landlord_down",
+                    "hand": state.hand(seat).to_string(),
+                    "bottom": deal.bottom.counts().to_string(),
+                    "history": history,
+                });
+                let answer = bot.ask(&request.to_string());
+                let text = answer["play"].as_str().unwrap_or_else(|| panic!("{answer}"));
+                let play = Play::parse(text).unwrap();
+                assert!(plays.contains(&play), "{text} is legal");
+                play
+            } else {
+                plays[others.choose(&state, &plays)]
+            };
+            history.push((role.name().into(), play.to_string()));
+            state.apply_play(play).unwrap();
+        }
+    }
+    bot.close();
+}
+
+fn ids(set: CardSet) -> Vec<u32> {
+    set.iter().map(|c| c.id() as u32).collect()
+}
+
+#[test]
+fn botzone_session_in_keep_running_mode() {
+    for (n, deal) in generate_deals(2, 5).into_iter().enumerate() {
+        for me in [Role::Landlord, Role::LandlordUp] {
+            let mut bot = Bot::start("botzone");
+            let mut state = State::new(Default::default());
+            state.deal_hands(deal.hands, deal.bottom).unwrap();
+            let seat = me.index() as u8;
+            let own = if me == Role::Landlord { deal.hands[0].union(deal.bottom) } else { deal.hands[seat as usize] };
+            let mut held = own;
+            let mut last: [Vec<u32>; 3] = Default::default(); // each seat's latest play, as ids
+            let mut others = RuleAgent::new();
+            let mut plays = MoveList::new();
+            let mut first = true;
+            while !state.is_terminal() {
+                state.legal_plays_into(&mut plays);
+                let s = state.current_player().unwrap();
+                let play = if s == seat {
+                    let request = serde_json::json!({
+                        "own": ids(own),
+                        "history": [last[(s as usize + 1) % 3].clone(), last[(s as usize + 2) % 3].clone()],
+                        "publiccard": ids(deal.bottom),
+                    });
+                    let line = if first { serde_json::json!({"requests": [request], "responses": []}) } else { request };
+                    first = false;
+                    let answer = bot.ask(&line.to_string());
+                    bot.keep_running_line();
+                    let answer_ids: Vec<u32> = serde_json::from_value(answer["response"].clone()).unwrap_or_else(|_| panic!("deal {n}: {answer}"));
+                    let cards: CardSet = answer_ids.iter().map(|&i| Card::from_id(i).unwrap()).collect();
+                    assert_eq!(cards.minus(held), CardSet::EMPTY, "answers use cards we hold");
+                    held = held.minus(cards);
+                    let play = classify(cards.counts()).expect("a play");
+                    assert!(plays.contains(&play), "{play} is legal");
+                    last[s as usize] = answer_ids;
+                    play
+                } else {
+                    let play = plays[others.choose(&state, &plays)];
+                    // Physical ids for the other seats' plays: any unplayed cards of those ranks.
+                    let pool = CardSet::full_deck().minus(own);
+                    let mut chosen = Vec::new();
+                    for (r, k) in play.cards.iter() {
+                        chosen.extend(pool.iter().filter(|c| c.rank() == r).take(k as usize).map(|c| c.id() as u32));
+                    }
+                    last[s as usize] = chosen;
+                    play
+                };
+                state.apply_play(play).unwrap();
+            }
+            bot.close();
+        }
+    }
+}
