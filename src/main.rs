@@ -72,11 +72,14 @@ enum Command {
 #[derive(clap::Args)]
 struct EvalArgs {
     /// Agent A: random, rule or checkpoint:PATH (a checkpoint folder or .safetensors file).
-    #[arg(long, required_unless_present = "run")]
+    #[arg(long, required_unless_present_any = ["run", "league"])]
     a: Option<ddz::eval::AgentSpec>,
     /// Agent B (the opponent).
-    #[arg(long, required_unless_present = "run")]
+    #[arg(long, required_unless_present_any = ["run", "league"])]
     b: Option<ddz::eval::AgentSpec>,
+    /// Round robin of these agents (comma-separated): a WP/ADP matrix and a rating per agent.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["a", "b", "run"])]
+    league: Option<Vec<ddz::eval::AgentSpec>>,
     /// Every checkpoint of this run against random and rule: RUN/eval/curve.{csv,json,png}.
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["a", "b"])]
     run: Option<PathBuf>,
@@ -319,6 +322,21 @@ fn main() -> Result<()> {
                 match ddz::eval::curve::plot(run) {
                     Ok(png) => println!("curve: {}", png.display()),
                     Err(e) => eprintln!("no plot: {e} (the curve is in {}/eval/curve.csv)", run.display()),
+                }
+                return Ok(());
+            }
+            if let Some(agents) = &args.league {
+                let league = ddz::eval::league::round_robin(agents, &deals, threads).map_err(anyhow::Error::msg)?;
+                println!("{}", league.markdown());
+                if let Some(path) = &args.json {
+                    std::fs::write(path, serde_json::to_string_pretty(&league)?).with_context(|| format!("writing {}", path.display()))?;
+                }
+                if let Some(path) = &args.markdown {
+                    std::fs::write(path, league.markdown()).with_context(|| format!("writing {}", path.display()))?;
+                }
+                let illegal: u32 = league.matches.iter().map(|m| m.illegal_plays()).sum();
+                if illegal > 0 {
+                    bail!("{illegal} illegal plays");
                 }
                 return Ok(());
             }

@@ -8,6 +8,7 @@
 
 pub mod curve;
 pub mod deals;
+pub mod league;
 
 pub use deals::{Deal, default_deals, generate_deals, read_deals, write_deals};
 
