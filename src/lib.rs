@@ -13,6 +13,7 @@ pub mod eval;
 pub mod game;
 pub mod model;
 pub mod moves;
+pub mod pretrain;
 pub mod replay;
 pub mod runtime;
 pub mod train;

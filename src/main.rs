@@ -50,6 +50,41 @@ enum Command {
         #[arg(long, value_enum, default_value = "native")]
         protocol: ddz::bot::Protocol,
     },
+    /// Game logs: import other formats, write self-play logs, check a log file.
+    Logs {
+        #[command(subcommand)]
+        what: LogsWhat,
+    },
+    /// Supervised warm start: imitate the plays of game logs with the RL network (cross-entropy
+    /// over each decision's legal plays); `ddz train --init-from OUT` continues with RL.
+    Pretrain {
+        /// Game log file (our JSONL format).
+        #[arg(long)]
+        logs: PathBuf,
+        /// Output folder: model.safetensors, pretrain.json, tb/.
+        #[arg(long, default_value = "models/pretrained")]
+        out: PathBuf,
+        /// The training config whose [model] sizes to use (so RL can start from the result).
+        #[arg(long, default_value = "configs/dmc.toml")]
+        config: PathBuf,
+        #[arg(long, default_value_t = 3000)]
+        steps: u64,
+        #[arg(long, default_value_t = 256)]
+        batch_size: usize,
+        #[arg(long, default_value_t = 1e-4)]
+        lr: f64,
+        /// Share of games held out for validation (early stopping, top-1 accuracy).
+        #[arg(long, default_value_t = 0.1)]
+        val_share: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// auto, cpu, cuda, cuda:N.
+        #[arg(long, default_value = "auto")]
+        device: String,
+        /// Leave out invalid games (reported with their reasons) instead of stopping.
+        #[arg(long)]
+        skip_invalid: bool,
+    },
     /// Write a deal file: JSONL, one deal a line (see README).
     Deals {
         #[arg(long, default_value_t = 1000)]
@@ -66,6 +101,37 @@ enum Command {
     Bench {
         #[command(subcommand)]
         what: BenchWhat,
+    },
+}
+
+#[derive(Subcommand)]
+enum LogsWhat {
+    /// Convert other formats to ours (each FILE one replay), replaying every game to check it.
+    Import {
+        /// Source format.
+        #[arg(long, value_parser = ["rlcard-showdown"])]
+        from: String,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        skip_invalid: bool,
+    },
+    /// Synthetic logs: AGENT plays every seat on generated deals.
+    Selfplay {
+        #[arg(long, default_value = "rule")]
+        agent: ddz::eval::AgentSpec,
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Replay every game of a log file and report the invalid ones.
+    Check {
+        file: PathBuf,
     },
 }
 
@@ -111,6 +177,9 @@ struct TrainArgs {
     /// Start from these weights (a .safetensors file or a checkpoint folder), e.g. from pretraining.
     #[arg(long, value_name = "CKPT", conflicts_with = "resume")]
     init_from: Option<PathBuf>,
+    /// With --init-from, keep the config's exploration instead of switching to softmax.
+    #[arg(long)]
+    keep_exploration: bool,
     #[command(flatten)]
     overrides: Overrides,
 }
@@ -226,6 +295,15 @@ fn main() -> Result<()> {
                 None => (TrainConfig::load(&args.config)?, Start::Fresh { init_from: args.init_from.clone() }),
             };
             args.overrides.apply(&mut cfg);
+            if args.init_from.is_some() && cfg.actors.exploration == ddz::train::config::Exploration::Epsilon && !args.keep_exploration {
+                // After a warm start, explore by softmax with an annealed temperature, so RL can
+                // leave pure imitation behind.
+                cfg.actors.exploration = ddz::train::config::Exploration::Softmax;
+                eprintln!(
+                    "warm start: softmax exploration, temperature {} -> {} over {} frames (--keep-exploration to keep epsilon)",
+                    cfg.actors.temperature_start, cfg.actors.temperature_end, cfg.actors.temperature_anneal_frames
+                );
+            }
             if args.resume.is_some() && args.overrides.run_dir.is_some() {
                 bail!("--run-dir cannot be combined with --resume (the run folder is the one resumed)");
             }
@@ -293,6 +371,74 @@ fn main() -> Result<()> {
             runtime::configure_threads(1);
             let mut agent = agent.build().map_err(anyhow::Error::msg)?;
             ddz::bot::serve(agent.as_mut(), protocol, std::io::stdin().lock(), std::io::stdout().lock())?;
+        }
+        Command::Logs { what } => match what {
+            LogsWhat::Import { from: _, files, out, skip_invalid } => {
+                let mut lines = String::new();
+                let (mut ok, mut skipped) = (0, 0);
+                for file in &files {
+                    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+                    let result = ddz::pretrain::logs::import_showdown(&text).and_then(|log| log.replay().map(|_| log).map_err(|(m, r)| match m {
+                        Some(m) => format!("move {m}: {r}"),
+                        None => r,
+                    }));
+                    match result {
+                        Ok(log) => {
+                            lines.push_str(&serde_json::to_string(&log)?);
+                            lines.push('\n');
+                            ok += 1;
+                        }
+                        Err(e) if skip_invalid => {
+                            eprintln!("skipped {}: {e}", file.display());
+                            skipped += 1;
+                        }
+                        Err(e) => bail!("{}: {e} (use --skip-invalid to leave such games out)", file.display()),
+                    }
+                }
+                std::fs::write(&out, lines).with_context(|| format!("writing {}", out.display()))?;
+                println!("imported {ok} game(s) into {}, skipped {skipped}", out.display());
+            }
+            LogsWhat::Selfplay { agent, games, seed, out } => {
+                runtime::configure_threads(1);
+                let mut a = agent.build().map_err(anyhow::Error::msg)?;
+                let logs = ddz::pretrain::selfplay_logs(a.as_mut(), games, seed, &format!("synthetic:{agent}"));
+                let text: String = logs.iter().map(|l| serde_json::to_string(l).unwrap() + "\n").collect();
+                std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
+                println!("wrote {games} synthetic games ({agent} in every seat) to {}", out.display());
+            }
+            LogsWhat::Check { file } => {
+                let (good, bad) = ddz::pretrain::logs::read_logs(&file, true).map_err(anyhow::Error::msg)?;
+                for e in &bad {
+                    eprintln!("{e}");
+                }
+                println!("{}: {} valid game(s), {} invalid", file.display(), good.len(), bad.len());
+                if !bad.is_empty() {
+                    bail!("{} invalid game(s)", bad.len());
+                }
+            }
+        },
+        Command::Pretrain { logs, out, config, steps, batch_size, lr, val_share, seed, device, skip_invalid } => {
+            runtime::configure_threads(1);
+            let model = TrainConfig::load(&config)?.model;
+            let (games, bad) = ddz::pretrain::logs::read_logs(&logs, skip_invalid).map_err(|e| anyhow::anyhow!("{e} (use --skip-invalid to leave such games out)"))?;
+            for e in &bad {
+                eprintln!("skipped {e}");
+            }
+            let cfg = ddz::pretrain::PretrainConfig { steps, batch_size, lr, val_share, seed, model, device, ..Default::default() };
+            let s = ddz::pretrain::pretrain(games, bad.len(), &out, &cfg, false).map_err(anyhow::Error::msg)?;
+            println!(
+                "{} games ({} skipped): {} training / {} validation decisions ({} duplicates dropped); {} steps{}; best validation loss {:.3}, top-1 {:.3}; wrote {}",
+                s.games,
+                s.skipped_games,
+                s.train_samples,
+                s.val_samples,
+                s.duplicates_dropped,
+                s.steps,
+                if s.stopped_early { " (early stop)" } else { "" },
+                s.best_val_loss,
+                s.best_val_top1,
+                s.checkpoint.display()
+            );
         }
         Command::Deals { n, seed, out } => {
             let deals = ddz::eval::generate_deals(n, seed);

@@ -1,0 +1,297 @@
+//! Game logs: our JSONL format, RLCard-Showdown import, and replay through the engine.
+//!
+//! Our format, one game a line:
+//! `{"source":"synthetic:rule","hands":["<17 cards>","<17>","<17>"],"bottom":"<3 cards>",
+//!   "landlord":0,"bids":[3],"plays":[[0,"34567"],[1,"pass"],…]}`
+//! Seats are 0, 1, 2 and play in that order round the table; the landlord (its seat) leads. The
+//! hands are the 17 dealt cards; the bottom joins the landlord's hand. `bids` is optional. When a
+//! source does not record the bottom (`"bottom": null`), the landlord's hand holds all 20 cards.
+
+use crate::cards::{Card, CardSet, Counts, rank_of_char};
+use crate::game::{GameConfig, Play, State};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameLog {
+    #[serde(default)]
+    pub source: String,
+    pub hands: [String; 3],
+    pub bottom: Option<String>,
+    pub landlord: u8,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bids: Vec<u8>,
+    pub plays: Vec<(u8, String)>,
+}
+
+/// Where a log went wrong: file, line, move (1-based) and reason.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}:{line}{}: {reason}", file.display(), move_no.map(|m| format!(": move {m}")).unwrap_or_default())]
+pub struct LogError {
+    pub file: PathBuf,
+    pub line: usize,
+    pub move_no: Option<usize>,
+    pub reason: String,
+}
+
+/// A log replayed through the engine: the final state (its history holds every decision).
+#[derive(Debug)]
+pub struct ReplayedGame {
+    pub state: State,
+    /// Whether the log recorded the bottom (if not, the encoder must not show one).
+    pub bottom_known: bool,
+}
+
+fn parse_hand(text: &str, what: &str) -> Result<Counts, String> {
+    Counts::parse(text).map_err(|e| format!("{what}: {e}"))
+}
+
+impl GameLog {
+    /// Replays the log; every problem is a reason (with the move number where there is one).
+    pub fn replay(&self) -> Result<ReplayedGame, (Option<usize>, String)> {
+        let err = |m: Option<usize>, r: String| (m, r);
+        if self.landlord > 2 {
+            return Err(err(None, format!("landlord seat {} is not 0, 1 or 2", self.landlord)));
+        }
+        let l = self.landlord as usize;
+        let mut hands = [Counts::EMPTY; 3];
+        for (s, text) in self.hands.iter().enumerate() {
+            hands[s] = parse_hand(text, &format!("hand of seat {s}")).map_err(|r| err(None, r))?;
+        }
+        let (bottom, bottom_known) = match &self.bottom {
+            Some(b) => (parse_hand(b, "bottom").map_err(|r| err(None, r))?, true),
+            None => {
+                // The landlord's 20 cards are given whole; take its 3 lowest as a stand-in bottom
+                // for dealing. The encoder is told the bottom is unknown.
+                let mut b = Counts::EMPTY;
+                for (r, n) in hands[l].iter() {
+                    let k = n.min(3 - b.len() as u8);
+                    b.add(r, k);
+                    if b.len() == 3 {
+                        break;
+                    }
+                }
+                if hands[l].len() != 20 {
+                    return Err(err(None, format!("without a bottom the landlord's hand must hold 20 cards, not {}", hands[l].len())));
+                }
+                hands[l] = hands[l].minus(b);
+                (b, false)
+            }
+        };
+        for (s, h) in hands.iter().enumerate() {
+            if h.len() != 17 {
+                return Err(err(None, format!("seat {s} was dealt {} cards, not 17", h.len())));
+            }
+        }
+        if bottom.len() != 3 {
+            return Err(err(None, format!("the bottom has {} cards, not 3", bottom.len())));
+        }
+        let all = hands.iter().fold(bottom, |a, h| a.plus(*h));
+        if all != Counts::full_deck() {
+            let dup: Vec<String> = (0..15u8)
+                .filter(|&r| all.get(r) > crate::cards::rank_capacity(r))
+                .map(|r| crate::cards::rank_char(r).to_string())
+                .collect();
+            return Err(err(None, if dup.is_empty() { "the hands and bottom are not one deck".into() } else { format!("duplicated cards: {}", dup.join(" ")) }));
+        }
+        // Physical cards: hand out suits rank by rank (suits carry no information).
+        let mut next_suit = [0u8; 15];
+        let mut physical = |c: Counts| -> CardSet {
+            let mut set = CardSet::EMPTY;
+            for (r, n) in c.iter() {
+                for _ in 0..n {
+                    set.insert(Card::new(r, next_suit[r as usize]));
+                    next_suit[r as usize] += 1;
+                }
+            }
+            set
+        };
+        let dealt = [physical(hands[0]), physical(hands[1]), physical(hands[2])];
+        let mut state = State::new(GameConfig { landlord_seat: self.landlord, ..GameConfig::default() });
+        state.deal_hands(dealt, physical(bottom)).map_err(|e| err(None, e.to_string()))?;
+        for (k, (seat, text)) in self.plays.iter().enumerate() {
+            let m = Some(k + 1);
+            let Some(turn) = state.current_player() else {
+                return Err(err(m, "a play after the end of the game".into()));
+            };
+            if *seat != turn {
+                return Err(err(m, format!("seat {seat} plays out of turn (seat {turn} was to play)")));
+            }
+            let play = Play::parse(text).map_err(|e| err(m, e.to_string()))?;
+            state.apply_play(play).map_err(|e| err(m, e.to_string()))?;
+        }
+        if !state.is_terminal() {
+            return Err(err(None, format!("the game does not finish ({} plays)", self.plays.len())));
+        }
+        Ok(ReplayedGame { state, bottom_known })
+    }
+
+    /// The log of a finished game played in the engine.
+    pub fn from_state(state: &State, source: &str) -> GameLog {
+        let landlord = state.landlord().expect("a played game");
+        GameLog {
+            source: source.to_string(),
+            hands: std::array::from_fn(|s| state.dealt_cards(s as u8).counts().to_string()),
+            bottom: Some(state.bottom().counts().to_string()),
+            landlord,
+            bids: state.bids().to_vec(),
+            plays: state.play_record().iter().map(|r| (r.seat, r.play.to_string())).collect(),
+        }
+    }
+}
+
+/// Reads a log file. With `skip_invalid`, bad games are left out and returned as errors beside
+/// the good ones; without it, the first bad game is the error.
+pub fn read_logs(path: &Path, skip_invalid: bool) -> Result<(Vec<(GameLog, ReplayedGame)>, Vec<LogError>), LogError> {
+    let fail = |line: usize, move_no: Option<usize>, reason: String| LogError { file: path.to_path_buf(), line, move_no, reason };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(0, None, e.to_string()))?;
+    let mut good = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let result = serde_json::from_str::<GameLog>(line)
+            .map_err(|e| fail(i + 1, None, format!("not a game log: {e}")))
+            .and_then(|log| log.replay().map(|g| (log, g)).map_err(|(m, r)| fail(i + 1, m, r)));
+        match result {
+            Ok(g) => good.push(g),
+            Err(e) if skip_invalid => bad.push(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((good, bad))
+}
+
+// ---- RLCard-Showdown ----
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ShowdownReplay {
+    init_hands: Vec<String>,
+    player_info: Vec<ShowdownPlayer>,
+    move_history: Vec<ShowdownMove>,
+}
+
+#[derive(Deserialize)]
+struct ShowdownPlayer {
+    index: u8,
+    role: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ShowdownMove {
+    player_idx: u8,
+    #[serde(rename = "move")]
+    mv: String,
+}
+
+/// Showdown cards are a suit letter and a rank (`S2`, `HT`), or `BJ` / `RJ` for the jokers.
+fn showdown_cards(text: &str) -> Result<String, String> {
+    let mut out = String::new();
+    for token in text.split_whitespace() {
+        let rank = match token {
+            "BJ" => 'B',
+            "RJ" => 'R',
+            t if t.len() == 2 && "SHDC".contains(&t[..1]) => t.chars().nth(1).unwrap(),
+            t => return Err(format!("unknown card {t:?}")),
+        };
+        if rank_of_char(rank).is_none() {
+            return Err(format!("unknown card {token:?}"));
+        }
+        out.push(rank);
+    }
+    Ok(out)
+}
+
+/// Converts one RLCard-Showdown replay (JSON text) to our format. The replay holds the
+/// landlord's 20 cards without saying which 3 were the bottom, so the bottom is unknown.
+pub fn import_showdown(text: &str) -> Result<GameLog, String> {
+    let r: ShowdownReplay = serde_json::from_str(text).map_err(|e| format!("not an RLCard-Showdown replay: {e}"))?;
+    if r.init_hands.len() != 3 {
+        return Err(format!("{} initial hands, expected 3", r.init_hands.len()));
+    }
+    let landlord = r
+        .player_info
+        .iter()
+        .find(|p| p.role == "landlord")
+        .map(|p| p.index)
+        .ok_or("no player has the role \"landlord\"")?;
+    let hands: Vec<String> = r.init_hands.iter().map(|h| showdown_cards(h)).collect::<Result<_, _>>()?;
+    let plays = r
+        .move_history
+        .iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let cards = if m.mv.trim() == "P" { "pass".to_string() } else { showdown_cards(&m.mv).map_err(|e| format!("move {}: {e}", k + 1))? };
+            Ok((m.player_idx, cards))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(GameLog {
+        source: "rlcard-showdown".into(),
+        hands: [hands[0].clone(), hands[1].clone(), hands[2].clone()],
+        bottom: None,
+        landlord,
+        bids: Vec::new(),
+        plays,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_games_round_trip_through_the_format() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+        let mut s = crate::game::new_initial_state();
+        s.deal_random(&mut rng);
+        let mut plays = Vec::new();
+        while !s.is_terminal() {
+            s.legal_plays_into(&mut plays);
+            s.apply_play(plays[plays.len() / 2]).unwrap();
+        }
+        let log = GameLog::from_state(&s, "test");
+        let text = serde_json::to_string(&log).unwrap();
+        let back: GameLog = serde_json::from_str(&text).unwrap();
+        let replayed = back.replay().unwrap();
+        assert_eq!(replayed.state.returns(), s.returns());
+        assert!(replayed.bottom_known);
+    }
+
+    #[test]
+    fn bad_logs_name_the_move_and_reason() {
+        let base = GameLog {
+            source: String::new(),
+            hands: ["33334444555566667".into(), "77788889999TTTTJJ".into(), "JJQQQQKKKKAAAA222".into()],
+            bottom: Some("2BR".into()),
+            landlord: 0,
+            bids: vec![],
+            plays: vec![(0, "3".into()), (1, "7".into()), (2, "Q".into())],
+        };
+        assert!(base.replay().unwrap_err().1.contains("does not finish"));
+        let mut out_of_turn = base.clone();
+        out_of_turn.plays = vec![(1, "7".into())];
+        assert_eq!(out_of_turn.replay().unwrap_err().0, Some(1));
+        let mut illegal = base.clone();
+        illegal.plays = vec![(0, "3".into()), (1, "pass".into()), (2, "4".into())];
+        let (m, r) = illegal.replay().unwrap_err();
+        assert_eq!(m, Some(3));
+        assert!(r.contains("does not hold"), "{r}");
+        let mut dup = base.clone();
+        dup.hands[0] = "33333444555566667".into();
+        assert!(dup.replay().unwrap_err().1.contains("impossible cards") || dup.replay().unwrap_err().1.contains("duplicated"));
+        let mut wrong_count = base;
+        wrong_count.hands[1] = "7778888".into();
+        assert!(wrong_count.replay().unwrap_err().1.contains("cards, not 17"));
+    }
+
+    #[test]
+    fn showdown_cards_convert() {
+        assert_eq!(showdown_cards("S2 HT RJ BJ D3").unwrap(), "2TRB3");
+        assert!(showdown_cards("X9").is_err());
+    }
+}
