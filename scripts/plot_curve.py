@@ -15,14 +15,14 @@ def main() -> None:
     rows = list(csv.DictReader(open(sys.argv[1])))
     hours = [float(r["hours"]) for r in rows]
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
-    styles = {
-        "rule_landlord_wp": ("vs rule, as landlord", "tab:red", "-"),
-        "rule_farmers_wp": ("vs rule, as farmers", "tab:blue", "-"),
-        "random_landlord_wp": ("vs random, as landlord", "tab:red", ":"),
-        "random_farmers_wp": ("vs random, as farmers", "tab:blue", ":"),
-    }
-    for key, (label, color, line) in styles.items():
-        ax.plot(hours, [float(r[key]) for r in rows], line, color=color, marker="o", markersize=3, label=label)
+    lines = {"rule": "-", "random": ":"}
+    colors = {"landlord": "tab:red", "farmers": "tab:blue"}
+    opponents = [k[: -len("_landlord_wp")] for k in rows[0] if k.endswith("_landlord_wp")] if rows else []
+    for opponent in opponents:
+        for side in ("landlord", "farmers"):
+            key = f"{opponent}_{side}_wp"
+            ax.plot(hours, [float(r[key]) for r in rows], lines.get(opponent, "--"), color=colors[side],
+                    marker="o", markersize=3, label=f"vs {opponent}, as {side}")
     deals = rows[-1]["deals"] if rows else "?"
     ax.set_xlabel("training time (hours)")
     ax.set_ylabel(f"win rate on {deals} fixed deals")

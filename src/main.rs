@@ -149,6 +149,9 @@ struct EvalArgs {
     /// Every checkpoint of this run against random and rule: RUN/eval/curve.{csv,json,png}.
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["a", "b"])]
     run: Option<PathBuf>,
+    /// With --run: further opponents, e.g. snapshots of another run (checkpoint:PATH,…).
+    #[arg(long, value_delimiter = ',', requires = "run")]
+    also: Vec<ddz::eval::AgentSpec>,
     /// Deal file (JSONL); default: the built-in 1,000-deal set (seed 20261129).
     #[arg(long)]
     deals: Option<PathBuf>,
@@ -456,7 +459,7 @@ fn main() -> Result<()> {
             }
             let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
             if let Some(run) = &args.run {
-                let points = ddz::eval::curve::evaluate_run(run, &deals, threads, |p| {
+                let points = ddz::eval::curve::evaluate_run(run, &deals, &args.also, threads, |p| {
                     eprintln!(
                         "step {:>8} ({:.2} h): vs random L {:.3} F {:.3} | vs rule L {:.3} F {:.3}",
                         p.step, p.hours, p.vs_random.0, p.vs_random.1, p.vs_rule.0, p.vs_rule.1

@@ -107,3 +107,27 @@ fn corrupt_and_mismatched_checkpoints_are_clear_errors() {
     assert!(e.contains("meta.json") && e.contains("corrupt"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn evaluation_during_training_and_learning_curves() {
+    let dir = scratch("curve");
+    let mut cfg = tiny(&dir);
+    cfg.checkpoint.every_minutes = 0.03;
+    cfg.checkpoint.keep_last = 10;
+    cfg.eval.deals = 20;
+    cfg.budget.max_seconds = 8.0;
+    train::train(cfg, Start::Fresh { init_from: None }, true).unwrap();
+    let csv = std::fs::read_to_string(dir.join("eval/curve.csv")).expect("the trainer evaluated its checkpoints");
+    assert!(csv.lines().count() >= 2, "{csv}");
+    assert!(dir.join("tb-eval").is_dir());
+
+    // `ddz eval --run` adds the rest, with a further opponent, and plots the curve.
+    let deals = generate_deals(20, 1);
+    let points = ddz::eval::curve::evaluate_run(&dir, &deals, &[ddz::eval::AgentSpec::Random], 2, |_| {}).unwrap();
+    assert_eq!(points.len(), checkpoint::list(&dir).unwrap().len());
+    assert!(points.iter().all(|p| p.illegal_plays == 0 && p.vs_others.len() == 1));
+    let png = ddz::eval::curve::plot(&dir).unwrap();
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

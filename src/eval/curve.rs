@@ -18,6 +18,9 @@ pub struct CurvePoint {
     /// (WP as landlord, WP as farmers) against each opponent.
     pub vs_random: (f64, f64),
     pub vs_rule: (f64, f64),
+    /// Further opponents (e.g. snapshots of another run): (name, landlord WP, farmers WP).
+    #[serde(default)]
+    pub vs_others: Vec<(String, f64, f64)>,
     pub illegal_plays: u32,
 }
 
@@ -26,13 +29,14 @@ fn eval_dir(run: &Path) -> PathBuf {
 }
 
 /// Evaluates the checkpoints of `run` not yet in its curve; returns the whole curve.
-pub fn evaluate_run(run: &Path, deals: &[Deal], threads: usize, mut progress: impl FnMut(&CurvePoint)) -> Result<Vec<CurvePoint>, String> {
+pub fn evaluate_run(run: &Path, deals: &[Deal], others: &[AgentSpec], threads: usize, mut progress: impl FnMut(&CurvePoint)) -> Result<Vec<CurvePoint>, String> {
     let json_path = eval_dir(run).join("curve.json");
     let mut points: Vec<CurvePoint> = match std::fs::read_to_string(&json_path) {
         Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_path.display()))?,
         Err(_) => Vec::new(),
     };
-    points.retain(|p| p.deals == deals.len());
+    let other_names: Vec<String> = others.iter().map(|o| o.to_string()).collect();
+    points.retain(|p| p.deals == deals.len() && p.vs_others.iter().map(|o| &o.0).eq(other_names.iter()));
     let checkpoints = checkpoint::list(run).map_err(|e| e.to_string())?;
     if checkpoints.is_empty() {
         return Err(format!("no checkpoints in {}", checkpoint::checkpoints_dir(run).display()));
@@ -45,6 +49,13 @@ pub fn evaluate_run(run: &Path, deals: &[Deal], threads: usize, mut progress: im
         let me = AgentSpec::Checkpoint(dir.clone());
         let random = evaluate(&me, &AgentSpec::Random, deals, threads)?;
         let rule = evaluate(&me, &AgentSpec::Rule, deals, threads)?;
+        let mut vs_others = Vec::new();
+        let mut illegal = random.illegal_plays() + rule.illegal_plays();
+        for (o, name) in others.iter().zip(&other_names) {
+            let m = evaluate(&me, o, deals, threads)?;
+            illegal += m.illegal_plays();
+            vs_others.push((name.clone(), m.a_as_landlord.wp.mean, m.a_as_farmers.wp.mean));
+        }
         let point = CurvePoint {
             step: meta.step,
             frames: meta.frames,
@@ -53,7 +64,8 @@ pub fn evaluate_run(run: &Path, deals: &[Deal], threads: usize, mut progress: im
             deals: deals.len(),
             vs_random: (random.a_as_landlord.wp.mean, random.a_as_farmers.wp.mean),
             vs_rule: (rule.a_as_landlord.wp.mean, rule.a_as_farmers.wp.mean),
-            illegal_plays: random.illegal_plays() + rule.illegal_plays(),
+            vs_others,
+            illegal_plays: illegal,
         };
         progress(&point);
         points.push(point);
@@ -67,12 +79,22 @@ pub fn evaluate_run(run: &Path, deals: &[Deal], threads: usize, mut progress: im
 fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), String> {
     let dir = eval_dir(run);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut csv = String::from("step,frames,games,hours,deals,random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp,illegal_plays\n");
+    let mut csv = String::from("step,frames,games,hours,deals,illegal_plays,random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp");
+    if let Some(p) = points.first() {
+        for (k, _) in p.vs_others.iter().enumerate() {
+            csv.push_str(&format!(",other{k}_landlord_wp,other{k}_farmers_wp"));
+        }
+    }
+    csv.push('\n');
     for p in points {
         csv.push_str(&format!(
-            "{},{},{},{:.4},{},{:.4},{:.4},{:.4},{:.4},{}\n",
-            p.step, p.frames, p.games, p.hours, p.deals, p.vs_random.0, p.vs_random.1, p.vs_rule.0, p.vs_rule.1, p.illegal_plays
+            "{},{},{},{:.4},{},{},{:.4},{:.4},{:.4},{:.4}",
+            p.step, p.frames, p.games, p.hours, p.deals, p.illegal_plays, p.vs_random.0, p.vs_random.1, p.vs_rule.0, p.vs_rule.1
         ));
+        for o in &p.vs_others {
+            csv.push_str(&format!(",{:.4},{:.4}", o.1, o.2));
+        }
+        csv.push('\n');
     }
     let write = |name: &str, text: String| {
         let path = dir.join(name);

@@ -18,6 +18,22 @@ pub struct TrainConfig {
     pub model: ModelConfig,
     pub checkpoint: CheckpointConfig,
     pub log: LogConfig,
+    pub eval: EvalConfig,
+}
+
+/// Evaluation during training: after each periodic checkpoint, a background thread plays the
+/// checkpoints not yet evaluated against random and rule (RUN/eval/curve.*, RUN/tb-eval).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalConfig {
+    /// Deals of the built-in set to play (both seatings); 0 = off.
+    pub deals: usize,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig { deals: 200 }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -167,6 +167,7 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
     let mut buffer: Vec<Frame> = Vec::new();
     let mut last = StepStats::default();
     let mut losses: Vec<f32> = Vec::new();
+    let mut evaluator: Option<std::thread::JoinHandle<()>> = None;
     let mut rate_clock = (Instant::now(), frames, games);
     let budget = &cfg.budget;
     let stopped_by;
@@ -242,6 +243,15 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
             checkpoint::save(&run, &learner.net, &meta, cfg.checkpoint.keep_last)?;
             monitor.flush();
             last_checkpoint = Instant::now();
+            if cfg.eval.deals > 0 && evaluator.as_ref().is_none_or(|h| h.is_finished()) {
+                let (run, n) = (run.clone(), cfg.eval.deals);
+                evaluator = Some(std::thread::spawn(move || {
+                    let deals: Vec<_> = crate::eval::default_deals().into_iter().take(n).collect();
+                    if let Err(e) = crate::eval::curve::evaluate_run(&run, &deals, &[], 1, |_| {}) {
+                        eprintln!("evaluation during training: {e}");
+                    }
+                }));
+            }
         }
     }
 
@@ -258,6 +268,9 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
                 .unwrap_or_else(|| "panic".into());
             failure = Some(why);
         }
+    }
+    if let Some(e) = evaluator {
+        let _ = e.join();
     }
     let seconds = session.elapsed().as_secs_f64();
     let meta = make_meta(&cfg, &shared, step, frames, games, meta.elapsed_seconds + seconds);
