@@ -12,7 +12,7 @@
 //! `{"requests":[…],"responses":[…]}` form; later ones are single requests.
 
 use crate::agents::Agent;
-use crate::cards::{Card, CardSet, Counts, NUM_RANKS, rank_capacity};
+use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -84,23 +84,9 @@ pub fn state_from_view(me: Role, hand: Counts, bottom: Counts, history: &[(Role,
             return Err("the cards do not add up to a deal".into());
         }
     }
-    // Physical cards: hand out suits rank by rank; the landlord's 17 are its 20 less the bottom.
-    let mut next_suit = [0u8; NUM_RANKS];
-    let mut physical = |counts: Counts| -> CardSet {
-        let mut set = CardSet::EMPTY;
-        for (r, n) in counts.iter() {
-            for _ in 0..n {
-                set.insert(Card::new(r, next_suit[r as usize]));
-                next_suit[r as usize] += 1;
-                debug_assert!(next_suit[r as usize] <= rank_capacity(r));
-            }
-        }
-        set
-    };
-    let bottom_cards = physical(bottom);
-    let hands = [physical(start[0].minus(bottom)), physical(start[1]), physical(start[2])];
+    // The landlord's 17 dealt cards are its 20 less the bottom.
     let mut state = State::new(Default::default());
-    state.deal_hands(hands, bottom_cards).map_err(|e| e.to_string())?;
+    state.deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
     for (k, (role, play)) in history.iter().enumerate() {
         let turn = state.current_player().ok_or_else(|| format!("play {}: the game is already over", k + 1))?;
         if turn != seat_of(*role) {

@@ -311,6 +311,28 @@ impl CardSet {
     }
 }
 
+/// Physical cards for several disjoint rank multisets (say, hands): each rank's suits are handed
+/// out in order, so the sets never share a card. `None` if together they exceed the deck.
+pub fn assign_suits(parts: &[Counts]) -> Option<Vec<CardSet>> {
+    let mut next_suit = [0u8; NUM_RANKS];
+    parts
+        .iter()
+        .map(|counts| {
+            let mut set = CardSet::EMPTY;
+            for (r, n) in counts.iter() {
+                for _ in 0..n {
+                    if next_suit[r as usize] >= rank_capacity(r) {
+                        return None;
+                    }
+                    set.insert(Card::new(r, next_suit[r as usize]));
+                    next_suit[r as usize] += 1;
+                }
+            }
+            Some(set)
+        })
+        .collect()
+}
+
 impl FromIterator<Card> for CardSet {
     fn from_iter<I: IntoIterator<Item = Card>>(iter: I) -> CardSet {
         let mut set = CardSet::EMPTY;

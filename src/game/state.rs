@@ -389,6 +389,17 @@ impl State {
         Ok(())
     }
 
+    /// Deals hands given as rank multisets (17 each) and the bottom (3), giving the cards suits.
+    pub fn deal_counts(&mut self, hands: [Counts; NUM_PLAYERS], bottom: Counts) -> Result<(), GameError> {
+        let sets = crate::cards::assign_suits(&[hands[0], hands[1], hands[2], bottom]).ok_or_else(|| GameError::Illegal {
+            action: "deal".into(),
+            player: None,
+            phase: self.phase,
+            reason: "the hands and bottom hold more cards of some rank than the deck".into(),
+        })?;
+        self.deal_hands([sets[0], sets[1], sets[2]], sets[3])
+    }
+
     fn deal_card(&mut self, card: Card) {
         let position = self.dealt_count as usize;
         if position < DEALT_TO_PLAYERS {

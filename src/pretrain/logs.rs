@@ -7,7 +7,7 @@
 //! hands are the 17 dealt cards; the bottom joins the landlord's hand. `bids` is optional. When a
 //! source does not record the bottom (`"bottom": null`), the landlord's hand holds all 20 cards.
 
-use crate::cards::{Card, CardSet, Counts, rank_of_char};
+use crate::cards::{Counts, rank_of_char};
 use crate::game::{GameConfig, Play, State};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -95,21 +95,8 @@ impl GameLog {
                 .collect();
             return Err(err(None, if dup.is_empty() { "the hands and bottom are not one deck".into() } else { format!("duplicated cards: {}", dup.join(" ")) }));
         }
-        // Physical cards: hand out suits rank by rank (suits carry no information).
-        let mut next_suit = [0u8; 15];
-        let mut physical = |c: Counts| -> CardSet {
-            let mut set = CardSet::EMPTY;
-            for (r, n) in c.iter() {
-                for _ in 0..n {
-                    set.insert(Card::new(r, next_suit[r as usize]));
-                    next_suit[r as usize] += 1;
-                }
-            }
-            set
-        };
-        let dealt = [physical(hands[0]), physical(hands[1]), physical(hands[2])];
         let mut state = State::new(GameConfig { landlord_seat: self.landlord, ..GameConfig::default() });
-        state.deal_hands(dealt, physical(bottom)).map_err(|e| err(None, e.to_string()))?;
+        state.deal_counts(hands, bottom).map_err(|e| err(None, e.to_string()))?;
         for (k, (seat, text)) in self.plays.iter().enumerate() {
             let m = Some(k + 1);
             let Some(turn) = state.current_player() else {
