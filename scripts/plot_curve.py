@@ -1,6 +1,10 @@
-"""Plots a run's learning curve: WP against random and rule, as landlord and as farmers.
+"""Plots learning curves: win rate over training time.
 
-Usage: python plot_curve.py RUN/eval/curve.csv OUT.png   (called by `ddz eval --run`)
+One run (as `ddz eval --run` calls it):
+    python plot_curve.py RUN/eval/curve.csv OUT.png
+    -> WP against every opponent in the file, as landlord and as farmers.
+Several runs, against the rule agent (e.g. from scratch vs from a pretrained checkpoint):
+    python plot_curve.py --compare OUT.png LABEL=RUN/eval/curve.csv LABEL=RUN2/eval/curve.csv
 """
 import csv
 import sys
@@ -10,29 +14,54 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+SIDE_COLORS = {"landlord": "tab:red", "farmers": "tab:blue"}
 
-def main() -> None:
-    rows = list(csv.DictReader(open(sys.argv[1])))
-    hours = [float(r["hours"]) for r in rows]
+
+def read(path):
+    rows = list(csv.DictReader(open(path)))
+    return rows, [float(r["hours"]) for r in rows]
+
+
+def finish(ax, fig, title, deals, out):
+    ax.set_xlabel("training time (hours)")
+    ax.set_ylabel(f"win rate on {deals} fixed deals (both seatings)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(out)
+
+
+def one_run(path, out):
+    rows, hours = read(path)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
-    lines = {"rule": "-", "random": ":"}
-    colors = {"landlord": "tab:red", "farmers": "tab:blue"}
+    line_styles = {"rule": "-", "random": ":"}
     opponents = [k[: -len("_landlord_wp")] for k in rows[0] if k.endswith("_landlord_wp")] if rows else []
     for opponent in opponents:
         for side in ("landlord", "farmers"):
             key = f"{opponent}_{side}_wp"
-            ax.plot(hours, [float(r[key]) for r in rows], lines.get(opponent, "--"), color=colors[side],
+            ax.plot(hours, [float(r[key]) for r in rows], line_styles.get(opponent, "--"), color=SIDE_COLORS[side],
                     marker="o", markersize=3, label=f"vs {opponent}, as {side}")
-    deals = rows[-1]["deals"] if rows else "?"
-    ax.set_xlabel("training time (hours)")
-    ax.set_ylabel(f"win rate on {deals} fixed deals")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
-    ax.set_title("ddz DMC learning curve")
-    fig.tight_layout()
-    fig.savefig(sys.argv[2])
+    finish(ax, fig, "ddz DMC learning curve", rows[-1]["deals"] if rows else "?", out)
+
+
+def compare(out, specs):
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    styles = ["-", "--", "-.", ":"]
+    deals = "?"
+    for k, spec in enumerate(specs):
+        label, path = spec.split("=", 1)
+        rows, hours = read(path)
+        deals = rows[-1]["deals"] if rows else deals
+        for side in ("landlord", "farmers"):
+            ax.plot(hours, [float(r[f"rule_{side}_wp"]) for r in rows], styles[k % len(styles)], color=SIDE_COLORS[side],
+                    marker="o", markersize=3, label=f"{label}: vs rule, as {side}")
+    finish(ax, fig, "DMC against the rule agent: " + " vs ".join(s.split("=", 1)[0] for s in specs), deals, out)
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--compare":
+        compare(sys.argv[2], sys.argv[3:])
+    else:
+        one_run(sys.argv[1], sys.argv[2])

@@ -211,6 +211,9 @@ struct Overrides {
     /// Stop after this many seconds of this session (config: budget.max_seconds; 0 = no bound).
     #[arg(long)]
     max_seconds: Option<f64>,
+    /// Minutes between checkpoints (config: checkpoint.every_minutes).
+    #[arg(long)]
+    checkpoint_minutes: Option<f64>,
 }
 
 impl Overrides {
@@ -235,6 +238,9 @@ impl Overrides {
         }
         if let Some(v) = self.max_seconds {
             cfg.budget.max_seconds = v;
+        }
+        if let Some(v) = self.checkpoint_minutes {
+            cfg.checkpoint.every_minutes = v;
         }
     }
 }
