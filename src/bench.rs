@@ -30,55 +30,69 @@ pub struct EngineReport {
     pub speedup_vs_reference: Option<f64>,
 }
 
-/// The reference: OpenSpiel's C++ dou_dizhu driven from Python, in the project's venv.
+/// A reference program run from the project's venv: a Python script that prints one JSON line.
 pub struct Reference {
     python: std::path::PathBuf,
     script: std::path::PathBuf,
 }
 
 impl Reference {
-    /// Finds the venv's Python and installs OpenSpiel into it on first use.
-    pub fn prepare() -> Result<Reference, String> {
+    /// Finds the venv's Python and installs `packages` into it on first use (when `import_check`
+    /// fails).
+    fn prepare_with(script: &str, import_check: &str, packages: &[&str]) -> Result<Reference, String> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let python = root.join(".venv/bin/python");
-        let script = root.join("scripts/bench_reference.py");
+        let script = root.join("scripts").join(script);
         if !python.exists() || !script.exists() {
             return Err(format!("the reference needs {} and {}", python.display(), script.display()));
         }
         let has = |py: &std::path::Path| {
-            std::process::Command::new(py).args(["-c", "import pyspiel"]).output().map(|o| o.status.success()).unwrap_or(false)
+            std::process::Command::new(py).args(["-c", import_check]).output().map(|o| o.status.success()).unwrap_or(false)
         };
         if !has(&python) {
-            eprintln!("installing open_spiel==2.0.2 into the project venv for the reference (first use only)");
+            eprintln!("installing {} into the project venv for the reference (first use only)", packages.join(" "));
             let ok = std::process::Command::new(&python)
-                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "open_spiel==2.0.2"])
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+                .args(packages)
                 .status()
                 .map(|s| s.success())
                 .unwrap_or(false);
             if !ok || !has(&python) {
-                return Err("could not install open_spiel into the venv".into());
+                return Err(format!("could not install {} into the venv", packages.join(" ")));
             }
         }
         Ok(Reference { python, script })
     }
 
-    /// Random games per second over `seconds`.
-    pub fn games_per_s(&self, seconds: f64, seed: u64) -> Result<f64, String> {
+    /// OpenSpiel's C++ dou_dizhu driven from Python (random games).
+    pub fn prepare() -> Result<Reference, String> {
+        Reference::prepare_with("bench_reference.py", "import pyspiel", &["open_spiel==2.0.2"])
+    }
+
+    /// DouZero's own DMC trainer on the CPU (2 actors, OMP_NUM_THREADS=1).
+    pub fn prepare_douzero() -> Result<Reference, String> {
+        Reference::prepare_with("bench_douzero.py", "import douzero.dmc", &["douzero==1.1.0", "rlcard", "gitpython"])
+    }
+
+    /// Runs the script with `args` and reads `key` from its JSON line.
+    pub fn measure(&self, args: &[String], key: &str) -> Result<f64, String> {
         let out = std::process::Command::new(&self.python)
             .arg(&self.script)
-            .args([seconds.to_string(), seed.to_string()])
+            .args(args)
             .output()
             .map_err(|e| format!("running the reference: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("the reference failed: {}", String::from_utf8_lossy(&out.stderr)));
-        }
-        let v: serde_json::Value =
-            serde_json::from_slice(&out.stdout).map_err(|e| format!("reference output: {e}"))?;
-        v["games_per_s"].as_f64().ok_or_else(|| "reference output lacks games_per_s".into())
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("reference output: {e}: {}", String::from_utf8_lossy(&out.stderr)))?;
+        v[key].as_f64().ok_or_else(|| format!("the reference failed: {v}"))
+    }
+
+    /// Random games per second over `seconds` (OpenSpiel).
+    pub fn games_per_s(&self, seconds: f64, seed: u64) -> Result<f64, String> {
+        self.measure(&[seconds.to_string(), seed.to_string()], "games_per_s")
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let n = v.len();
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }

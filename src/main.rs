@@ -259,6 +259,10 @@ enum BenchWhat {
         runs: usize,
         #[arg(long)]
         json: bool,
+        /// Also time DouZero's own trainer (CPU, 2 actors, OMP_NUM_THREADS=1) before each run and
+        /// report the ratio; installs douzero into the project venv on first use.
+        #[arg(long)]
+        reference: bool,
     },
     /// Single-threaded random self-play (deal to end, move generation included) and move
     /// generation on 20-card leads; medians of several runs.
@@ -341,11 +345,18 @@ fn main() -> Result<()> {
                 s.checkpoint.display()
             );
         }
-        Command::Bench { what: BenchWhat::Train { config, seconds, runs, json } } => {
+        Command::Bench { what: BenchWhat::Train { config, seconds, runs, json, reference } } => {
             let base = TrainConfig::load(&config)?;
             let scratch = std::env::temp_dir().join(format!("ddz-bench-train-{}", std::process::id()));
+            let reference = if reference { Some(bench::Reference::prepare_douzero().map_err(anyhow::Error::msg)?) } else { None };
             let mut rates = Vec::new();
+            let mut reference_rates = Vec::new();
             for i in 0..runs.max(1) {
+                if let Some(r) = &reference {
+                    let fps = r.measure(&[seconds.to_string()], "frames_per_s").map_err(anyhow::Error::msg)?;
+                    eprintln!("run {}: DouZero {fps:.0} frames/s", i + 1);
+                    reference_rates.push(fps);
+                }
                 let mut cfg = base.clone();
                 cfg.run.dir = scratch.join(format!("run{i}"));
                 cfg.budget = Default::default();
@@ -356,13 +367,20 @@ fn main() -> Result<()> {
                 rates.push((s.frames_per_s, s.games_per_s));
             }
             let _ = std::fs::remove_dir_all(&scratch);
-            let mut f: Vec<f64> = rates.iter().map(|r| r.0).collect();
-            f.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            let median = f[f.len() / 2];
+            let f: Vec<f64> = rates.iter().map(|r| r.0).collect();
+            let median = bench::median(f.clone());
+            let ratio = (!reference_rates.is_empty()).then(|| bench::median(f.iter().zip(&reference_rates).map(|(a, b)| a / b).collect()));
             if json {
-                println!("{}", serde_json::json!({"frames_per_s_runs": f, "frames_per_s_median": median, "seconds_per_run": seconds}));
+                println!(
+                    "{}",
+                    serde_json::json!({"frames_per_s_runs": f, "frames_per_s_median": median, "seconds_per_run": seconds,
+                        "douzero_frames_per_s_runs": reference_rates, "speedup_vs_douzero": ratio})
+                );
             } else {
                 println!("training benchmark ({}): median {median:.0} frames/s over {} runs of {seconds} s", config.display(), f.len());
+                if let Some(x) = ratio {
+                    println!("DouZero (CPU, 2 actors, OMP_NUM_THREADS=1) per run: {:?} frames/s; speed-up, median of per-run ratios: {x:.1}×", reference_rates.iter().map(|r| r.round()).collect::<Vec<_>>());
+                }
             }
         }
         Command::Replay { deal, agents, deals } => {
