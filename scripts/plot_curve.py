@@ -24,7 +24,7 @@ def read(path):
 
 def finish(ax, fig, title, deals, out):
     ax.set_xlabel("training time (hours)")
-    ax.set_ylabel(f"win rate on {deals} fixed deals (both seatings)")
+    ax.set_ylabel(f"win rate on {deals} fixed deals")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
