@@ -76,6 +76,9 @@ enum Command {
         /// Share of games held out for validation (early stopping, top-1 accuracy).
         #[arg(long, default_value_t = 0.1)]
         val_share: f64,
+        /// Stop after this many validations (every 100 steps) without a better validation loss.
+        #[arg(long, default_value_t = 5)]
+        patience: u32,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// auto, cpu, cuda, cuda:N.
@@ -444,14 +447,14 @@ fn main() -> Result<()> {
                 }
             }
         },
-        Command::Pretrain { logs, out, config, steps, batch_size, lr, val_share, seed, device, skip_invalid } => {
+        Command::Pretrain { logs, out, config, steps, batch_size, lr, val_share, patience, seed, device, skip_invalid } => {
             runtime::configure_threads(1);
             let model = TrainConfig::load(&config)?.model;
             let (games, bad) = ddz::pretrain::logs::read_logs(&logs, skip_invalid).map_err(|e| anyhow::anyhow!("{e} (use --skip-invalid to leave such games out)"))?;
             for e in &bad {
                 eprintln!("skipped {e}");
             }
-            let cfg = ddz::pretrain::PretrainConfig { steps, batch_size, lr, val_share, seed, model, device, ..Default::default() };
+            let cfg = ddz::pretrain::PretrainConfig { steps, batch_size, lr, val_share, patience, seed, model, device, ..Default::default() };
             let s = ddz::pretrain::pretrain(games, bad.len(), &out, &cfg, false).map_err(anyhow::Error::msg)?;
             println!(
                 "{} games ({} skipped): {} training / {} validation decisions ({} duplicates dropped); {} steps{}; best validation loss {:.3}, top-1 {:.3}; wrote {}",

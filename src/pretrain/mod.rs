@@ -198,6 +198,7 @@ pub fn pretrain(games: Vec<(GameLog, ReplayedGame)>, skipped: usize, out: &Path,
         return Err("the logs hold no decision with a choice".into());
     }
 
+    tch::manual_seed(cfg.seed as i64); // reproducible initial weights
     let mut net = QNet::new(&cfg.model, device);
     let mut opt = nn::Adam::default().build(&net.vs, cfg.lr).map_err(|e| e.to_string())?;
     let mut tb = tensorboard_rs::summary_writer::SummaryWriter::new(out.join("tb"));

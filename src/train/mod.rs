@@ -91,6 +91,7 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
     let run = cfg.run.dir.clone();
     let device = crate::runtime::parse_device(&cfg.run.device).map_err(TrainError::Setup)?;
     crate::runtime::configure_threads(cfg.learner.threads);
+    tch::manual_seed(cfg.run.seed as i64); // reproducible initial weights
     let mut learner = Learner::new(&cfg.model, &cfg.learner, device).map_err(TrainError::Setup)?;
     let mut pool = Pool::new(cfg.pool.size);
 
