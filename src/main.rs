@@ -289,6 +289,17 @@ enum BenchWhat {
     },
 }
 
+/// Writes an evaluation report to the `--json` and `--markdown` files, when asked for.
+fn write_reports(args: &EvalArgs, report: &impl serde::Serialize, markdown: &str) -> Result<()> {
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(report)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.markdown {
+        std::fs::write(path, markdown).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
@@ -504,27 +515,17 @@ fn main() -> Result<()> {
             if let Some(agents) = &args.league {
                 let league = ddz::eval::league::round_robin(agents, &deals, threads).map_err(anyhow::Error::msg)?;
                 println!("{}", league.markdown());
-                if let Some(path) = &args.json {
-                    std::fs::write(path, serde_json::to_string_pretty(&league)?).with_context(|| format!("writing {}", path.display()))?;
-                }
-                if let Some(path) = &args.markdown {
-                    std::fs::write(path, league.markdown()).with_context(|| format!("writing {}", path.display()))?;
-                }
+                write_reports(&args, &league, &league.markdown())?;
                 let illegal: u32 = league.matches.iter().map(|m| m.illegal_plays()).sum();
                 if illegal > 0 {
                     bail!("{illegal} illegal plays");
                 }
                 return Ok(());
             }
-            let (a, b) = (args.a.unwrap(), args.b.unwrap());
+            let (a, b) = (args.a.clone().unwrap(), args.b.clone().unwrap());
             let report = ddz::eval::evaluate(&a, &b, &deals, threads).map_err(anyhow::Error::msg)?;
             println!("{}", report.markdown());
-            if let Some(path) = &args.json {
-                std::fs::write(path, serde_json::to_string_pretty(&report)?).with_context(|| format!("writing {}", path.display()))?;
-            }
-            if let Some(path) = &args.markdown {
-                std::fs::write(path, report.markdown()).with_context(|| format!("writing {}", path.display()))?;
-            }
+            write_reports(&args, &report, &report.markdown())?;
             if report.illegal_plays() > 0 {
                 bail!("{} illegal plays", report.illegal_plays());
             }
