@@ -193,11 +193,22 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
                 Some(step) => frozen.iter().find(|(s, _)| *s == step).unwrap().1.q_values(&state_buf, &action_buf, &owner),
             };
             let mut offset = 0;
-            for &i in &members {
+            for (b, &i) in members.iter().enumerate() {
                 let n = plays[i].len();
                 let qs = &q[offset..offset + n];
+                let pick = if key.is_none() { explore(qs, cfg, &shared, &mut rng) } else { crate::agents::model::argmax(qs) };
+                chosen[i] = Some(pick);
+                if key.is_none() {
+                    // A learned decision: keep the features just encoded rather than encode again.
+                    let row = offset + pick;
+                    let seat = slots[i].state.current_player().unwrap();
+                    slots[i].decisions.push(Decision {
+                        seat,
+                        state: state_buf[b * STATE_DIM..(b + 1) * STATE_DIM].to_vec(),
+                        action: action_buf[row * ACTION_DIM..(row + 1) * ACTION_DIM].to_vec(),
+                    });
+                }
                 offset += n;
-                chosen[i] = Some(if key.is_none() { explore(qs, cfg, &shared, &mut rng) } else { crate::agents::model::argmax(qs) });
             }
         }
         // Record learned decisions, apply, and ship finished games.
@@ -206,7 +217,8 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
             let slot = &mut slots[i];
             let play: Play = plays[i][chosen[i].unwrap()];
             let seat = slot.state.current_player().unwrap();
-            if slot.seat_learns(seat) {
+            // Learned decisions with a choice were recorded with the forward pass; forced ones here.
+            if slot.seat_learns(seat) && plays[i].len() == 1 {
                 let mut st = vec![0.0; STATE_DIM];
                 encode_state(&slot.state, seat, &mut st);
                 let mut a = vec![0.0; ACTION_DIM];
