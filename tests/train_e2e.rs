@@ -131,3 +131,32 @@ fn evaluation_during_training_and_learning_curves() {
     assert_eq!(&bytes[1..4], b"PNG");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn per_role_networks_train_save_and_load_by_shape() {
+    let dir = scratch("per-role");
+    let mut cfg = tiny(&dir);
+    cfg.model.per_role = true;
+    cfg.budget.max_games = 600;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert!(s.steps > 10, "{s:?}");
+    // Every role's network was updated away from the initial weights (the pool's step 0).
+    let mut start = QNet::new(&cfg.model, tch::Device::Cpu);
+    ddz::model::load_weights_file(&mut start, &checkpoint::pool_file(&dir, 0)).unwrap();
+    let trained = ddz::model::load_network(&s.checkpoint).unwrap();
+    assert!(trained.config().per_role, "the loader recognises three networks by their names");
+    let before = start.export(0).tensors;
+    for role in ["landlord", "landlord_down", "landlord_up"] {
+        let name = format!("{role}.q.weight");
+        let find = |ts: &[(String, Vec<i64>, Vec<f32>)]| ts.iter().find(|t| t.0 == name).unwrap().2.clone();
+        assert_ne!(find(&trained.export(0).tensors), find(&before), "{role} trained");
+    }
+    let mut model = ModelAgent::new(trained, "per-role");
+    let (l, f) = head_to_head(&generate_deals(30, 7), &mut model, &mut RandomAgent::new(1));
+    assert_eq!(l.illegal_plays + f.illegal_plays, 0);
+    // A shared network cannot load a per-role checkpoint: a clear mismatch.
+    let mut shared = QNet::new(&tiny(&dir).model, tch::Device::Cpu);
+    let e = checkpoint::load(&s.checkpoint, &mut shared).unwrap_err().to_string();
+    assert!(e.contains("model"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -104,7 +104,7 @@ mod tests {
     fn save_load_and_clear_errors() {
         let dir = std::env::temp_dir().join(format!("ddz-ckpt-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![] };
+        let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], per_role: false };
         let net = QNet::new(&cfg, Device::Cpu);
         let path = dir.join("w.safetensors");
         save_weights_file(&net, &path).unwrap();

@@ -3,10 +3,15 @@
 //! The state trunk runs once per decision; each legal play only adds a light head:
 //! `q = head(relu(Ws·trunk(s) + Wa·features(a)))`. Splitting the head's first layer this way is
 //! the same function as an MLP on `[trunk(s); features(a)]`, at a fraction of the cost when a
-//! decision has many legal plays. One network serves all three roles: the role is an input
-//! feature, so every decision of the game trains the same weights.
+//! decision has many legal plays.
+//!
+//! Either one network serves all three roles (the role is an input feature, so every decision
+//! of the game trains the same weights), or each role has its own network (`per_role`), as in
+//! DouZero. A per-role network routes each state by its role feature, so callers never name the
+//! role; decisions before the landlord is known (bidding) go to the landlord's network.
 
-use crate::encode::{ACTION_DIM, STATE_DIM};
+use crate::encode::{ACTION_DIM, OFF_ROLE, STATE_DIM};
+use crate::game::Role;
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor, nn, nn::Module};
 
@@ -20,11 +25,13 @@ pub struct ModelConfig {
     pub head: i64,
     /// Hidden sizes of the head after that layer.
     pub head_hidden: Vec<i64>,
+    /// One network per role (landlord, landlord_down, landlord_up) instead of a shared one.
+    pub per_role: bool,
 }
 
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig { trunk: vec![256, 256], head: 128, head_hidden: vec![64] }
+        ModelConfig { trunk: vec![256, 256], head: 128, head_hidden: vec![64], per_role: false }
     }
 }
 
@@ -32,13 +39,16 @@ impl ModelConfig {
     /// The layer sizes of a saved network, read from its tensor names and shapes.
     pub fn infer(shapes: &[(String, Vec<i64>)]) -> Result<ModelConfig, String> {
         let out_dim = |name: &str| shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s[0]);
-        let layers = |prefix: &str| -> Vec<i64> {
-            (0..).map_while(|i| out_dim(&format!("{prefix}{i}.weight"))).collect()
+        let per_role = out_dim("head_state.weight").is_none() && out_dim(&format!("{}.head_state.weight", Role::Landlord.name())).is_some();
+        let prefix = if per_role { format!("{}.", Role::Landlord.name()) } else { String::new() };
+        let layers = |name: &str| -> Vec<i64> {
+            (0..).map_while(|i| out_dim(&format!("{prefix}{name}{i}.weight"))).collect()
         };
         let config = ModelConfig {
             trunk: layers("trunk"),
-            head: out_dim("head_state.weight").ok_or("no head_state.weight: not a ddz Q network")?,
+            head: out_dim(&format!("{prefix}head_state.weight")).ok_or("no head_state.weight: not a ddz Q network")?,
             head_hidden: layers("head"),
+            per_role,
         };
         config.validate()?;
         Ok(config)
@@ -59,36 +69,59 @@ pub struct Weights {
     pub tensors: Vec<(String, Vec<i64>, Vec<f32>)>,
 }
 
-pub struct QNet {
-    pub vs: nn::VarStore,
-    config: ModelConfig,
+/// One Q network: trunk, split first head layer, head.
+struct Tower {
     trunk: nn::Sequential,
     head_state: nn::Linear,
     head_action: nn::Linear,
     head_out: nn::Sequential,
 }
 
+impl Tower {
+    fn new(root: &nn::Path, config: &ModelConfig) -> Tower {
+        let mut trunk = nn::seq();
+        let mut width = STATE_DIM as i64;
+        for (i, &n) in config.trunk.iter().enumerate() {
+            trunk = trunk.add(nn::linear(root / format!("trunk{i}"), width, n, Default::default())).add_fn(|x| x.relu());
+            width = n;
+        }
+        let head_state = nn::linear(root / "head_state", width, config.head, Default::default());
+        let no_bias = nn::LinearConfig { bias: false, ..Default::default() };
+        let head_action = nn::linear(root / "head_action", ACTION_DIM as i64, config.head, no_bias);
+        let mut head_out = nn::seq();
+        let mut w = config.head;
+        for (i, &n) in config.head_hidden.iter().enumerate() {
+            head_out = head_out.add(nn::linear(root / format!("head{i}"), w, n, Default::default())).add_fn(|x| x.relu());
+            w = n;
+        }
+        head_out = head_out.add(nn::linear(root / "q", w, 1, Default::default()));
+        Tower { trunk, head_state, head_action, head_out }
+    }
+
+    fn forward(&self, states: &Tensor, actions: &Tensor, owner: &Tensor) -> Tensor {
+        let h = self.head_state.forward(&self.trunk.forward(states));
+        let z = (h.index_select(0, owner) + self.head_action.forward(actions)).relu();
+        self.head_out.forward(&z).squeeze_dim(-1)
+    }
+}
+
+pub struct QNet {
+    pub vs: nn::VarStore,
+    config: ModelConfig,
+    /// One tower, or one per role in [`Role::ALL`] order.
+    towers: Vec<Tower>,
+}
+
 impl QNet {
     pub fn new(config: &ModelConfig, device: Device) -> QNet {
         let vs = nn::VarStore::new(device);
         let root = vs.root();
-        let mut trunk = nn::seq();
-        let mut width = STATE_DIM as i64;
-        for (i, &n) in config.trunk.iter().enumerate() {
-            trunk = trunk.add(nn::linear(&root / format!("trunk{i}"), width, n, Default::default())).add_fn(|x| x.relu());
-            width = n;
-        }
-        let head_state = nn::linear(&root / "head_state", width, config.head, Default::default());
-        let no_bias = nn::LinearConfig { bias: false, ..Default::default() };
-        let head_action = nn::linear(&root / "head_action", ACTION_DIM as i64, config.head, no_bias);
-        let mut head_out = nn::seq();
-        let mut w = config.head;
-        for (i, &n) in config.head_hidden.iter().enumerate() {
-            head_out = head_out.add(nn::linear(&root / format!("head{i}"), w, n, Default::default())).add_fn(|x| x.relu());
-            w = n;
-        }
-        head_out = head_out.add(nn::linear(&root / "q", w, 1, Default::default()));
-        QNet { vs, config: config.clone(), trunk, head_state, head_action, head_out }
+        let towers = if config.per_role {
+            Role::ALL.iter().map(|r| Tower::new(&(&root / r.name()), config)).collect()
+        } else {
+            vec![Tower::new(&root, config)]
+        };
+        QNet { vs, config: config.clone(), towers }
     }
 
     pub fn config(&self) -> &ModelConfig {
@@ -101,9 +134,33 @@ impl QNet {
     /// Q for `actions` [N, ACTION_DIM], the i-th belonging to state `owner[i]` of `states`
     /// [B, STATE_DIM]. Returns [N].
     pub fn forward(&self, states: &Tensor, actions: &Tensor, owner: &Tensor) -> Tensor {
-        let h = self.head_state.forward(&self.trunk.forward(states));
-        let z = (h.index_select(0, owner) + self.head_action.forward(actions)).relu();
-        self.head_out.forward(&z).squeeze_dim(-1)
+        if self.towers.len() == 1 {
+            return self.towers[0].forward(states, actions, owner);
+        }
+        // Route by role: each tower sees its states and their plays, with owners renumbered
+        // within the tower; the pieces are put back in the callers' order at the end.
+        let device = states.device();
+        let role = states.narrow(1, OFF_ROLE as i64, 3).argmax(1, false);
+        let action_role = role.index_select(0, owner);
+        let mut pieces = Vec::new();
+        let mut order = Vec::new();
+        for (r, tower) in self.towers.iter().enumerate() {
+            let own_states = role.eq(r as i64).nonzero().squeeze_dim(1);
+            let own_actions = action_role.eq(r as i64).nonzero().squeeze_dim(1);
+            if own_actions.size()[0] == 0 {
+                continue;
+            }
+            let local = Tensor::arange(own_states.size()[0], (Kind::Int64, device));
+            let renumber = Tensor::full([states.size()[0]], -1, (Kind::Int64, device)).index_copy(0, &own_states, &local);
+            let local_owner = renumber.index_select(0, &owner.index_select(0, &own_actions));
+            pieces.push(tower.forward(&states.index_select(0, &own_states), &actions.index_select(0, &own_actions), &local_owner));
+            order.push(own_actions);
+        }
+        if pieces.is_empty() {
+            return Tensor::zeros([0], (Kind::Float, device));
+        }
+        let inverse = Tensor::cat(&order, 0).argsort(0, false);
+        Tensor::cat(&pieces, 0).index_select(0, &inverse)
     }
 
     /// Q for flat feature buffers on the CPU (actors): `states` holds B states, `actions` N plays.
@@ -162,7 +219,7 @@ mod tests {
     #[test]
     fn forward_shapes_and_weight_round_trip() {
         crate::runtime::configure_threads(1);
-        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4] };
+        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], per_role: false };
         let net = QNet::new(&cfg, Device::Cpu);
         let states = vec![0.5f32; 2 * STATE_DIM];
         let actions = vec![0.25f32; 3 * ACTION_DIM];
@@ -175,5 +232,43 @@ mod tests {
         assert_eq!(other.q_values(&states, &actions, &[0, 0, 1]), q);
         let wrong = QNet::new(&ModelConfig { trunk: vec![32], ..cfg }, Device::Cpu);
         assert!(other.import(&wrong.export(2)).unwrap_err().contains("shape"));
+    }
+
+    #[test]
+    fn per_role_network_routes_each_state_to_its_role() {
+        crate::runtime::configure_threads(1);
+        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], per_role: true };
+        let net = QNet::new(&cfg, Device::Cpu);
+        assert_eq!(net.vs.variables().len(), 3 * QNet::new(&ModelConfig { per_role: false, ..cfg.clone() }, Device::Cpu).vs.variables().len());
+        // Three identical states but for the role feature, in the order up, landlord, down.
+        let mut states = vec![0.5f32; 3 * STATE_DIM];
+        for (i, role) in [2usize, 0, 1].into_iter().enumerate() {
+            states[i * STATE_DIM + OFF_ROLE..i * STATE_DIM + OFF_ROLE + 3].fill(0.0);
+            states[i * STATE_DIM + OFF_ROLE + role] = 1.0;
+        }
+        let actions: Vec<f32> = (0..5 * ACTION_DIM).map(|i| (i % 7) as f32 / 7.0).collect();
+        let owner = [1i64, 0, 2, 1, 0];
+        let q = net.q_values(&states, &actions, &owner);
+        // Each play alone, with only its state, gets the same value: routing keeps the order.
+        for (i, &o) in owner.iter().enumerate() {
+            let s = &states[o as usize * STATE_DIM..(o as usize + 1) * STATE_DIM];
+            let a = &actions[i * ACTION_DIM..(i + 1) * ACTION_DIM];
+            assert!((net.q_values(s, a, &[0])[0] - q[i]).abs() < 1e-6, "play {i}");
+        }
+        // Changing the landlord_down network changes exactly the values of the landlord_down state.
+        let mut other = QNet::new(&cfg, Device::Cpu);
+        let mut w = net.export(1);
+        for (name, _, data) in &mut w.tensors {
+            if name.starts_with("landlord_down.") {
+                data.iter_mut().for_each(|x| *x += 0.1);
+            }
+        }
+        other.import(&w).unwrap();
+        let q2 = other.q_values(&states, &actions, &owner);
+        for (i, &o) in owner.iter().enumerate() {
+            assert_eq!(q2[i] != q[i], o == 2, "play {i} of state {o}");
+        }
+        let shapes: Vec<(String, Vec<i64>)> = net.vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
+        assert_eq!(ModelConfig::infer(&shapes).unwrap(), cfg);
     }
 }
