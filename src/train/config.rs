@@ -264,4 +264,20 @@ mod tests {
         let round = TrainConfig::parse(&c.to_toml(), Path::new("round")).unwrap();
         assert_eq!(round, c);
     }
+
+    #[test]
+    fn shipped_config_sets_every_key_in_its_section() {
+        // configs/dmc.toml is the documentation of the keys: each one must appear there, set and
+        // commented, under its own section.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dmc.toml");
+        let shipped: toml::Table = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let every: toml::Table = toml::from_str(&TrainConfig::default().to_toml()).unwrap();
+        for (section, keys) in &every {
+            let keys = keys.as_table().unwrap();
+            let set = shipped.get(section).and_then(|t| t.as_table()).unwrap_or_else(|| panic!("[{section}] missing"));
+            for key in keys.keys() {
+                assert!(set.contains_key(key), "{section}.{key} is not in configs/dmc.toml");
+            }
+        }
+    }
 }
