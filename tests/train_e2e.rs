@@ -140,6 +140,7 @@ fn per_role_networks_train_save_and_load_by_shape() {
     cfg.budget.max_games = 600;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.steps > 10, "{s:?}");
+    assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
     // Every role's network was updated away from the initial weights (the pool's step 0).
     let mut start = QNet::new(&cfg.model, tch::Device::Cpu);
     ddz::model::load_weights_file(&mut start, &checkpoint::pool_file(&dir, 0)).unwrap();
@@ -157,6 +158,6 @@ fn per_role_networks_train_save_and_load_by_shape() {
     // A shared network cannot load a per-role checkpoint: a clear mismatch.
     let mut shared = QNet::new(&tiny(&dir).model, tch::Device::Cpu);
     let e = checkpoint::load(&s.checkpoint, &mut shared).unwrap_err().to_string();
-    assert!(e.contains("model"), "{e}");
+    assert!(e.contains("in the checkpoint") && e.contains("per_role: true"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

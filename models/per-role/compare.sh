@@ -12,4 +12,5 @@ for v in shared role; do
   [ $v = role ] && sed -i 's/^per_role = false/per_role = true/' /tmp/$v.toml
   $B train --config /tmp/$v.toml --run-dir /tmp/cmp-$v --max-seconds ${SECONDS_PER_RUN:-180} 2>&1 | tail -1
   $B eval --run /tmp/cmp-$v 2>&1 | tail -3
+  cp /tmp/cmp-$v/eval/curve.csv models/per-role/curve-$([ $v = role ] && echo per-role || echo shared).csv
 done
