@@ -39,8 +39,10 @@ impl ModelConfig {
     /// The layer sizes of a saved network, read from its tensor names and shapes.
     pub fn infer(shapes: &[(String, Vec<i64>)]) -> Result<ModelConfig, String> {
         let out_dim = |name: &str| shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s[0]);
-        let per_role = out_dim("head_state.weight").is_none() && out_dim(&format!("{}.head_state.weight", Role::Landlord.name())).is_some();
-        let prefix = if per_role { format!("{}.", Role::Landlord.name()) } else { String::new() };
+        // A per-role file names every tensor after its role; the landlord's tells the sizes.
+        let landlord = format!("{}.", Role::Landlord.name());
+        let per_role = out_dim("head_state.weight").is_none() && out_dim(&format!("{landlord}head_state.weight")).is_some();
+        let prefix = if per_role { landlord } else { String::new() };
         let layers = |name: &str| -> Vec<i64> {
             (0..).map_while(|i| out_dim(&format!("{prefix}{name}{i}.weight"))).collect()
         };
