@@ -137,7 +137,7 @@ fn per_role_networks_train_save_and_load_by_shape() {
     let dir = scratch("per-role");
     let mut cfg = tiny(&dir);
     cfg.model.per_role = true;
-    cfg.budget.max_games = 600;
+    cfg.budget.max_games = 2500;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.steps > 10, "{s:?}");
     assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
