@@ -23,6 +23,13 @@
 //! | 1267   | 1    | round index: plays and passes so far ÷ 100, at most 1 |
 //! | 1268   | 3    | bids of own, next, prev seat (÷ 3) |
 //! | 1271   | 3    | whether own, next, prev seat has bid |
+//! | 1274   | 63   | cards left one-hot (0..=20, 21 each): own, next, prev |
+//! | 1337   | 2    | who made the play to beat: next, prev (zero when leading) |
+//!
+//! The last two rows came later: the scalar cards-left feature makes "one card left" and "two
+//! cards left" differ by 0.05, which the network learns to tell apart only slowly, and whether
+//! the play to beat is the teammate's was only implied by the passes in the history. Networks
+//! trained before them read the first [`STATE_DIM_V1`] features, which kept their offsets.
 //!
 //! Action features (`ACTION_DIM` floats) for a play:
 //!
@@ -56,8 +63,14 @@ pub const OFF_ROLE: usize = OFF_BOMBS + 1;
 pub const OFF_ROUND: usize = OFF_ROLE + 3;
 pub const OFF_BIDS: usize = OFF_ROUND + 1;
 pub const OFF_HAS_BID: usize = OFF_BIDS + 3;
+pub const OFF_CARDS_LEFT_ONE_HOT: usize = OFF_HAS_BID + 3;
+/// Slots per seat in the cards-left one-hot: 0 to 20 cards.
+pub const CARDS_LEFT_SLOTS: usize = 21;
+pub const OFF_RIVAL_SEAT: usize = OFF_CARDS_LEFT_ONE_HOT + 3 * CARDS_LEFT_SLOTS;
 /// Length of the state features.
-pub const STATE_DIM: usize = OFF_HAS_BID + 3;
+pub const STATE_DIM: usize = OFF_RIVAL_SEAT + 2;
+/// The state features of the first layout (before the cards-left one-hot and the rival's seat).
+pub const STATE_DIM_V1: usize = OFF_CARDS_LEFT_ONE_HOT;
 
 pub const OFF_ACTION_CARDS: usize = 0;
 pub const OFF_ACTION_KIND: usize = OFF_ACTION_CARDS + PLANE;
@@ -97,13 +110,20 @@ pub fn encode_state(state: &State, seat: u8, out: &mut [f32]) {
     }
     if let Some(r) = state.rival() {
         write_plane(r.play.cards, &mut out[OFF_RIVAL..]);
+        if r.seat == next {
+            out[OFF_RIVAL_SEAT] = 1.0;
+        } else if r.seat == prev {
+            out[OFF_RIVAL_SEAT + 1] = 1.0;
+        }
     }
     let record = state.play_record();
     for (i, r) in record.iter().rev().take(HISTORY_LEN).enumerate() {
         write_plane(r.play.cards, &mut out[OFF_HISTORY + i * PLANE..]);
     }
     for (i, s) in [seat, next, prev].into_iter().enumerate() {
-        out[OFF_CARDS_LEFT + i] = state.cards_left(s) as f32 / 20.0;
+        let left = state.cards_left(s) as usize;
+        out[OFF_CARDS_LEFT + i] = left as f32 / 20.0;
+        out[OFF_CARDS_LEFT_ONE_HOT + i * CARDS_LEFT_SLOTS + left] = 1.0; // a hand holds at most 20
         if let Some(&b) = state.bids().get(s as usize) {
             out[OFF_BIDS + i] = b as f32 / 3.0;
             out[OFF_HAS_BID + i] = 1.0;
@@ -165,7 +185,9 @@ mod tests {
     fn layout_adds_up() {
         assert_eq!(OFF_HISTORY, 360);
         assert_eq!(OFF_CARDS_LEFT, 1260);
-        assert_eq!(STATE_DIM, 1274);
+        assert_eq!(STATE_DIM_V1, 1274);
+        assert_eq!(OFF_RIVAL_SEAT, 1337);
+        assert_eq!(STATE_DIM, 1339);
         assert_eq!(ACTION_DIM, 223);
     }
 
@@ -196,6 +218,37 @@ mod tests {
             }
             assert!(legal_mask(&s).is_err());
         }
+    }
+
+    #[test]
+    fn cards_left_and_rival_seat_match_the_state() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+        let mut st = vec![0.0; STATE_DIM];
+        let (mut by_next, mut by_prev) = (0, 0);
+        for _ in 0..20 {
+            let mut s = crate::game::new_initial_state();
+            s.deal_random(&mut rng);
+            while let Some(seat) = s.current_player() {
+                encode_state(&s, seat, &mut st);
+                for (i, who) in [seat, (seat + 1) % 3, (seat + 2) % 3].into_iter().enumerate() {
+                    let slots = &st[OFF_CARDS_LEFT_ONE_HOT + i * CARDS_LEFT_SLOTS..][..CARDS_LEFT_SLOTS];
+                    assert_eq!(slots.iter().sum::<f32>(), 1.0);
+                    assert_eq!(slots[s.cards_left(who) as usize], 1.0);
+                }
+                let flags = [st[OFF_RIVAL_SEAT], st[OFF_RIVAL_SEAT + 1]];
+                match s.rival() {
+                    None => assert_eq!(flags, [0.0, 0.0]),
+                    Some(r) if r.seat == (seat + 1) % 3 => (assert_eq!(flags, [1.0, 0.0]), by_next += 1).1,
+                    Some(r) => (assert_eq!((r.seat, flags), ((seat + 2) % 3, [0.0, 1.0])), by_prev += 1).1,
+                }
+                let mask = legal_mask(&s).unwrap();
+                let legal: Vec<usize> = (0..NUM_ACTIONS).filter(|&i| mask[i]).collect();
+                let id = legal[rng.random_range(0..legal.len())];
+                s.apply_action(crate::game::Action::Play(crate::game::ActionId(id as u16))).unwrap();
+            }
+        }
+        assert!(by_next > 0 && by_prev > 0, "both kinds of rival seen: {by_next} / {by_prev}");
     }
 
     #[test]

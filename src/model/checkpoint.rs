@@ -42,7 +42,16 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), CheckpointEr
     for (name, t) in &tensors {
         let var = vars.get(name).ok_or_else(|| mismatch(format!("the file has {name}, the network does not")))?;
         if var.size() != t.size() {
-            return Err(mismatch(format!("{name}: {:?} in the file, {:?} in the network", t.size(), var.size())));
+            let mut reason = format!("{name}: {:?} in the file, {:?} in the network", t.size(), var.size());
+            let width = |size: Vec<i64>| size.get(1).map(|&n| n as usize);
+            if name.ends_with("trunk0.weight")
+                && width(t.size()) == Some(crate::encode::STATE_DIM_V1)
+                && width(var.size()) == Some(crate::encode::STATE_DIM)
+            {
+                reason += " (a network of the first state layout: it still evaluates and plays, and \
+                           `ddz train --init-from` starts a new run from it, but its run cannot resume)";
+            }
+            return Err(mismatch(reason));
         }
     }
     tch::no_grad(|| {
@@ -54,10 +63,42 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), CheckpointEr
     Ok(())
 }
 
+/// Starts `net` from the weights in `path` (`--init-from`). A network saved with the first
+/// state layout (`STATE_DIM_V1` features) is widened: its first layer gets zero weights for the
+/// features added since, so the widened network computes exactly the same values and learns to
+/// use the new features from there.
+pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), CheckpointError> {
+    use crate::encode::{STATE_DIM, STATE_DIM_V1};
+    let file = weights_file(path);
+    let source = load_network(&file)?;
+    if source.config().inputs == net.config().inputs {
+        return net.import(&source.export(0)).map_err(|reason| CheckpointError::Mismatch { path: file, reason });
+    }
+    let mut weights = source.export(0);
+    if source.config().inputs == STATE_DIM_V1 && net.config().inputs == STATE_DIM {
+        for (name, shape, data) in weights.tensors.iter_mut().filter(|(n, _, _)| n.ends_with("trunk0.weight")) {
+            let (rows, old) = (shape[0] as usize, shape[1] as usize);
+            debug_assert_eq!(old, STATE_DIM_V1, "{name}");
+            let mut wide = vec![0.0; rows * STATE_DIM];
+            for r in 0..rows {
+                wide[r * STATE_DIM..r * STATE_DIM + old].copy_from_slice(&data[r * old..(r + 1) * old]);
+            }
+            *data = wide;
+            shape[1] = STATE_DIM as i64;
+        }
+    }
+    net.import(&weights).map_err(|reason| CheckpointError::Mismatch { path: file, reason })
+}
+
+/// The weights file of `path`: itself, or `model.safetensors` inside a checkpoint folder.
+fn weights_file(path: &Path) -> PathBuf {
+    if path.is_dir() { path.join("model.safetensors") } else { path.to_path_buf() }
+}
+
 /// Builds a CPU network shaped like the one saved in `path` (a `.safetensors` file, or a
 /// checkpoint folder holding `model.safetensors`) and loads it.
 pub fn load_network(path: &Path) -> Result<QNet, CheckpointError> {
-    let file = if path.is_dir() { path.join("model.safetensors") } else { path.to_path_buf() };
+    let file = weights_file(path);
     if !file.is_file() {
         return Err(CheckpointError::NotFound(file));
     }
@@ -104,7 +145,7 @@ mod tests {
     fn save_load_and_clear_errors() {
         let dir = std::env::temp_dir().join(format!("ddz-ckpt-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], per_role: false };
+        let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], per_role: false, ..Default::default() };
         let net = QNet::new(&cfg, Device::Cpu);
         let path = dir.join("w.safetensors");
         save_weights_file(&net, &path).unwrap();
@@ -123,9 +164,50 @@ mod tests {
         std::fs::write(&truncated, b"garbage").unwrap();
         assert!(matches!(load_weights_file(&mut other, &truncated).unwrap_err(), CheckpointError::Corrupt { .. }));
 
-        let mut bigger = QNet::new(&ModelConfig { trunk: vec![16], ..cfg }, Device::Cpu);
+        let mut bigger = QNet::new(&ModelConfig { trunk: vec![16], ..cfg.clone() }, Device::Cpu);
         let e = load_weights_file(&mut bigger, &path).unwrap_err();
         assert!(e.to_string().contains("does not match"), "{e}");
+        let e = init_weights_from(&mut bigger, &path).unwrap_err();
+        assert!(e.to_string().contains("does not match"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_first_layout_network_widens_into_the_same_values() {
+        use crate::encode::{ACTION_DIM, STATE_DIM, STATE_DIM_V1};
+        let dir = std::env::temp_dir().join(format!("ddz-widen-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for per_role in [false, true] {
+            let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], per_role, ..Default::default() };
+            let old = QNet::new(&ModelConfig { inputs: STATE_DIM_V1, ..cfg.clone() }, Device::Cpu);
+            let path = dir.join(format!("old-{per_role}.safetensors"));
+            save_weights_file(&old, &path).unwrap();
+            let mut new = QNet::new(&cfg, Device::Cpu);
+            let e = load_weights_file(&mut new, &path).unwrap_err().to_string();
+            assert!(e.contains("first state layout") && e.contains("--init-from"), "{e}");
+            init_weights_from(&mut new, &path).unwrap();
+            let states: Vec<f32> = (0..3 * STATE_DIM).map(|i| ((i * 7) % 11) as f32 / 11.0).collect();
+            let actions: Vec<f32> = (0..4 * ACTION_DIM).map(|i| ((i * 5) % 13) as f32 / 13.0).collect();
+            let owner = [0, 1, 2, 1];
+            let (a, b) = (old.q_values(&states, &actions, &owner), new.q_values(&states, &actions, &owner));
+            assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() < 1e-5), "{a:?} vs {b:?}");
+
+            // A checkpoint folder of the current layout starts a run as well.
+            let folder = dir.join(format!("step-{per_role}"));
+            std::fs::create_dir_all(&folder).unwrap();
+            save_weights_file(&new, &folder.join("model.safetensors")).unwrap();
+            let mut again = QNet::new(&cfg, Device::Cpu);
+            init_weights_from(&mut again, &folder).unwrap();
+            assert_eq!(again.export(0).tensors, new.export(0).tensors);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_shipped_two_hour_network_reads_the_first_layout() {
+        use crate::encode::{ACTION_DIM, STATE_DIM, STATE_DIM_V1};
+        let net = load_network(&Path::new(env!("CARGO_MANIFEST_DIR")).join("models/dmc-2h")).unwrap();
+        assert_eq!(net.config().inputs, STATE_DIM_V1);
+        assert_eq!(net.q_values(&vec![0.0; STATE_DIM], &vec![0.0; ACTION_DIM], &[0]).len(), 1);
     }
 }

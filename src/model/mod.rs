@@ -3,5 +3,5 @@
 pub mod checkpoint;
 pub mod qnet;
 
-pub use checkpoint::{CheckpointError, load_network, load_weights_file, save_weights_file};
+pub use checkpoint::{CheckpointError, init_weights_from, load_network, load_weights_file, save_weights_file};
 pub use qnet::{ModelConfig, QNet, Weights};

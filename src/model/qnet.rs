@@ -10,7 +10,7 @@
 //! DouZero. A per-role network routes each state by its role feature, so callers never name the
 //! role; decisions before the landlord is known (bidding) go to the landlord's network.
 
-use crate::encode::{ACTION_DIM, OFF_ROLE, STATE_DIM};
+use crate::encode::{ACTION_DIM, OFF_ROLE, STATE_DIM, STATE_DIM_V1};
 use crate::game::Role;
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor, nn, nn::Module};
@@ -27,18 +27,24 @@ pub struct ModelConfig {
     pub head_hidden: Vec<i64>,
     /// One network per role (landlord, landlord_down, landlord_up) instead of a shared one.
     pub per_role: bool,
+    /// State features the network reads: `STATE_DIM`, or `STATE_DIM_V1` for a network saved
+    /// before the later features were added. Not a config key: new networks read them all, and
+    /// a saved network's width is read from its first layer.
+    #[serde(skip)]
+    pub inputs: usize,
 }
 
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig { trunk: vec![256, 256], head: 128, head_hidden: vec![64], per_role: false }
+        ModelConfig { trunk: vec![256, 256], head: 128, head_hidden: vec![64], per_role: false, inputs: STATE_DIM }
     }
 }
 
 impl ModelConfig {
     /// The layer sizes of a saved network, read from its tensor names and shapes.
     pub fn infer(shapes: &[(String, Vec<i64>)]) -> Result<ModelConfig, String> {
-        let out_dim = |name: &str| shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s[0]);
+        let dim = |name: &str, axis: usize| shapes.iter().find(|(n, _)| n == name).and_then(|(_, s)| s.get(axis).copied());
+        let out_dim = |name: &str| dim(name, 0);
         // A per-role file names every tensor after its role; the landlord's tells the sizes.
         let landlord = format!("{}.", Role::Landlord.name());
         let per_role = out_dim("head_state.weight").is_none() && out_dim(&format!("{landlord}head_state.weight")).is_some();
@@ -51,6 +57,7 @@ impl ModelConfig {
             head: out_dim(&format!("{prefix}head_state.weight")).ok_or("no head_state.weight: not a ddz Q network")?,
             head_hidden: layers("head"),
             per_role,
+            inputs: dim(&format!("{prefix}trunk0.weight"), 1).ok_or("no trunk0.weight: not a ddz Q network")? as usize,
         };
         config.validate()?;
         Ok(config)
@@ -59,6 +66,12 @@ impl ModelConfig {
     pub fn validate(&self) -> Result<(), String> {
         if self.trunk.is_empty() || self.trunk.iter().chain(&self.head_hidden).chain([&self.head]).any(|&n| n <= 0) {
             return Err("model sizes must be positive and the trunk needs at least one layer".into());
+        }
+        if self.inputs != STATE_DIM && self.inputs != STATE_DIM_V1 {
+            return Err(format!(
+                "the network reads {} state features; ddz writes {STATE_DIM} ({STATE_DIM_V1} for networks from before the cards-left one-hot)",
+                self.inputs
+            ));
         }
         Ok(())
     }
@@ -73,6 +86,8 @@ pub struct Weights {
 
 /// One Q network: trunk, split first head layer, head.
 struct Tower {
+    /// State features read: the first `inputs` of each state row.
+    inputs: i64,
     trunk: nn::Sequential,
     head_state: nn::Linear,
     head_action: nn::Linear,
@@ -82,7 +97,7 @@ struct Tower {
 impl Tower {
     fn new(root: &nn::Path, config: &ModelConfig) -> Tower {
         let mut trunk = nn::seq();
-        let mut width = STATE_DIM as i64;
+        let mut width = config.inputs as i64;
         for (i, &n) in config.trunk.iter().enumerate() {
             trunk = trunk.add(nn::linear(root / format!("trunk{i}"), width, n, Default::default())).add_fn(|x| x.relu());
             width = n;
@@ -97,11 +112,15 @@ impl Tower {
             w = n;
         }
         head_out = head_out.add(nn::linear(root / "q", w, 1, Default::default()));
-        Tower { trunk, head_state, head_action, head_out }
+        Tower { inputs: config.inputs as i64, trunk, head_state, head_action, head_out }
     }
 
     fn forward(&self, states: &Tensor, actions: &Tensor, owner: &Tensor) -> Tensor {
-        let h = self.head_state.forward(&self.trunk.forward(states));
+        let h = if self.inputs == STATE_DIM as i64 {
+            self.head_state.forward(&self.trunk.forward(states))
+        } else {
+            self.head_state.forward(&self.trunk.forward(&states.narrow(1, 0, self.inputs)))
+        };
         let z = (h.index_select(0, owner) + self.head_action.forward(actions)).relu();
         self.head_out.forward(&z).squeeze_dim(-1)
     }
@@ -221,7 +240,7 @@ mod tests {
     #[test]
     fn forward_shapes_and_weight_round_trip() {
         crate::runtime::configure_threads(1);
-        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], per_role: false };
+        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], per_role: false, ..Default::default() };
         let net = QNet::new(&cfg, Device::Cpu);
         let states = vec![0.5f32; 2 * STATE_DIM];
         let actions = vec![0.25f32; 3 * ACTION_DIM];
@@ -239,7 +258,7 @@ mod tests {
     #[test]
     fn per_role_network_routes_each_state_to_its_role() {
         crate::runtime::configure_threads(1);
-        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], per_role: true };
+        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], per_role: true, ..Default::default() };
         let net = QNet::new(&cfg, Device::Cpu);
         assert_eq!(net.vs.variables().len(), 3 * QNet::new(&ModelConfig { per_role: false, ..cfg.clone() }, Device::Cpu).vs.variables().len());
         // Six states, two per role, interleaved: up, landlord, down, landlord, up, down.
@@ -274,5 +293,27 @@ mod tests {
         }
         let shapes: Vec<(String, Vec<i64>)> = net.vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
         assert_eq!(ModelConfig::infer(&shapes).unwrap(), cfg);
+    }
+
+    #[test]
+    fn a_network_of_the_first_layout_reads_only_its_features() {
+        crate::runtime::configure_threads(1);
+        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], inputs: STATE_DIM_V1, ..Default::default() };
+        let net = QNet::new(&cfg, Device::Cpu);
+        let shapes: Vec<(String, Vec<i64>)> = net.vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
+        assert_eq!(ModelConfig::infer(&shapes).unwrap(), cfg);
+        let states: Vec<f32> = (0..STATE_DIM).map(|i| (i % 3) as f32 / 3.0).collect();
+        let actions = vec![0.25f32; ACTION_DIM];
+        let q = net.q_values(&states, &actions, &[0]);
+        let mut later = states.clone();
+        later[STATE_DIM_V1..].iter_mut().for_each(|x| *x += 1.0);
+        assert_eq!(net.q_values(&later, &actions, &[0]), q, "features after the first layout are not read");
+        let mut earlier = states.clone();
+        earlier[..STATE_DIM_V1].iter_mut().for_each(|x| *x += 1.0);
+        assert_ne!(net.q_values(&earlier, &actions, &[0]), q);
+
+        let odd: Vec<(String, Vec<i64>)> =
+            shapes.into_iter().map(|(n, s)| if n == "trunk0.weight" { (n, vec![16, 1300]) } else { (n, s) }).collect();
+        assert!(ModelConfig::infer(&odd).unwrap_err().contains("1300 state features"));
     }
 }

@@ -116,8 +116,7 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
             std::fs::create_dir_all(checkpoint::pool_dir(&run)).map_err(setup(&run.display().to_string()))?;
             std::fs::write(run.join("config.toml"), cfg.to_toml()).map_err(setup("writing config.toml"))?;
             if let Some(path) = init_from {
-                let file = if path.is_dir() { path.join("model.safetensors") } else { path.clone() };
-                crate::model::load_weights_file(&mut learner.net, &file).map_err(checkpoint::RunCheckpointError::from)?;
+                crate::model::init_weights_from(&mut learner.net, path).map_err(checkpoint::RunCheckpointError::from)?;
             }
             checkpoint::Meta {
                 format: checkpoint::META_FORMAT,
