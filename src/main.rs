@@ -344,8 +344,13 @@ fn main() -> Result<()> {
                 runtime::LIBTORCH_VERSION
             );
             let s = train::train(cfg, start, false)?;
+            let rate = |w: Option<f64>| w.map_or("-".to_string(), |w| format!("{w:.3}"));
+            let vs_rule = match (s.win_rate_vs_rule_landlord, s.win_rate_vs_rule_farmers) {
+                (None, None) => String::new(),
+                (l, f) => format!("; vs rule (trained against): landlord {}, farmers {}", rate(l), rate(f)),
+            };
             println!(
-                "{} steps, {} frames ({:.0} frames/s), {} games ({:.1} games/s) in {:.0} s, stopped by {}; last loss {:.4}; win rate vs pool: landlord {}, farmers {}; checkpoint {}",
+                "{} steps, {} frames ({:.0} frames/s), {} games ({:.1} games/s) in {:.0} s, stopped by {}; last loss {:.4}; win rate vs pool: landlord {}, farmers {}{vs_rule}; checkpoint {}",
                 s.steps,
                 s.frames,
                 s.frames_per_s,
@@ -354,8 +359,8 @@ fn main() -> Result<()> {
                 s.seconds,
                 s.stopped_by,
                 s.last_loss,
-                s.win_rate_vs_pool_landlord.map_or("-".into(), |w| format!("{w:.3}")),
-                s.win_rate_vs_pool_farmers.map_or("-".into(), |w| format!("{w:.3}")),
+                rate(s.win_rate_vs_pool_landlord),
+                rate(s.win_rate_vs_pool_farmers),
                 s.checkpoint.display()
             );
         }

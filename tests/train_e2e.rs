@@ -161,3 +161,29 @@ fn per_role_networks_train_save_and_load_by_shape() {
     assert!(e.contains("in the checkpoint") && e.contains("per_role: true"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn games_against_the_rule_agent_when_asked() {
+    let rule_dir = scratch("rule-share");
+    let mut cfg = tiny(&rule_dir);
+    cfg.budget.max_games = 300;
+    cfg.pool.self_play_share = 0.0;
+    cfg.pool.rule_share = 1.0;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert!(s.games >= 300 && s.steps > 0, "{s:?}");
+    assert_eq!((s.win_rate_vs_pool_landlord, s.win_rate_vs_pool_farmers), (None, None), "no game against a snapshot");
+    let (l, f) = (s.win_rate_vs_rule_landlord.unwrap(), s.win_rate_vs_rule_farmers.unwrap());
+    // The rule agent beats an untrained network most of the time, on either side.
+    assert!(l < 0.5 && f < 0.5, "an untrained network against rule: landlord {l}, farmers {f}");
+
+    // By default no game is played against rule.
+    let dir = scratch("no-rule");
+    let mut cfg = tiny(&dir);
+    cfg.budget.max_games = 300;
+    cfg.pool.self_play_share = 0.0;
+    let s = train::train(cfg, Start::Fresh { init_from: None }, true).unwrap();
+    assert_eq!((s.win_rate_vs_rule_landlord, s.win_rate_vs_rule_farmers), (None, None));
+    assert!(s.win_rate_vs_pool_landlord.is_some() && s.win_rate_vs_pool_farmers.is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&rule_dir).unwrap();
+}

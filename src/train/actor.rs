@@ -3,8 +3,8 @@
 //!
 //! In each game either every seat plays the current weights (a `self_play_share` of games), or
 //! one side does — the landlord or the farmers, alternately by game index — against a frozen
-//! snapshot drawn from the pool. Only the current-weights seats learn; they explore, the frozen
-//! seats play greedily.
+//! snapshot drawn from the pool, or (a `rule_share` of games, none by default) against the rule
+//! agent. Only the current-weights seats learn; they explore, the frozen seats play greedily.
 
 use super::config::{Exploration, TrainConfig};
 use super::pool::Pool;
@@ -52,7 +52,17 @@ pub enum Learning {
 pub struct GameMsg {
     pub frames: Vec<Frame>,
     pub learning: Learning,
+    /// The side that did not learn was the rule agent.
+    pub vs_rule: bool,
     pub landlord_won: bool,
+}
+
+/// Who plays the seats that do not learn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opponent {
+    /// A frozen snapshot, by its pool step.
+    Snapshot(u64),
+    Rule,
 }
 
 /// The deal seed of game `index` in a run.
@@ -67,12 +77,20 @@ pub fn game_seed(run_seed: u64, index: u64) -> u64 {
 struct Slot {
     state: State,
     learning: Learning,
-    /// Pool step of the frozen opponent (unused when all seats learn).
-    opponent: u64,
+    /// Unused when all seats learn.
+    opponent: Opponent,
     decisions: Vec<Decision>,
 }
 
 impl Slot {
+    /// The pool step of the frozen opponent, if a snapshot plays the seats that do not learn.
+    fn snapshot(&self) -> Option<u64> {
+        match self.opponent {
+            Opponent::Snapshot(step) => Some(step),
+            Opponent::Rule => None,
+        }
+    }
+
     fn seat_learns(&self, seat: u8) -> bool {
         let landlord = self.state.landlord() == Some(seat);
         match self.learning {
@@ -98,6 +116,7 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
     let mut frozen: Vec<(u64, QNet)> = Vec::new();
     let mut opponent: u64 = 0;
     let mut games_since_draw = u64::MAX;
+    let mut rule = crate::agents::rule::RuleAgent::new();
 
     let mut slots: Vec<Slot> = Vec::new();
     let mut plays: Vec<MoveList> = Vec::new();
@@ -130,17 +149,25 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
             let index = shared.next_game.fetch_add(1, Ordering::Relaxed);
             let mut state = State::new(game_config.clone());
             state.deal_random(&mut SmallRng::seed_from_u64(game_seed(cfg.run.seed, index)));
-            let learning = if rng.random::<f64>() < cfg.pool.self_play_share {
+            let u = rng.random::<f64>();
+            let learning = if u < cfg.pool.self_play_share {
                 Learning::AllSeats
             } else if index % 2 == 0 {
                 Learning::Landlord
             } else {
                 Learning::Farmers
             };
-            slots.push(Slot { state, learning, opponent, decisions: Vec::new() });
+            let against = if u >= cfg.pool.self_play_share && u < cfg.pool.self_play_share + cfg.pool.rule_share {
+                Opponent::Rule
+            } else {
+                Opponent::Snapshot(opponent)
+            };
+            slots.push(Slot { state, learning, opponent: against, decisions: Vec::new() });
             games_since_draw += 1;
         }
-        frozen.retain(|(s, _)| *s == opponent || slots.iter().any(|sl| sl.learning != Learning::AllSeats && sl.opponent == *s));
+        frozen.retain(|(s, _)| {
+            *s == opponent || slots.iter().any(|sl| sl.learning != Learning::AllSeats && sl.opponent == Opponent::Snapshot(*s))
+        });
 
         // Legal plays of every game's current player.
         plays.resize_with(slots.len(), MoveList::new);
@@ -149,8 +176,11 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
         for (i, slot) in slots.iter().enumerate() {
             slot.state.legal_plays_into(&mut plays[i]);
             assert!(!plays[i].is_empty(), "empty legal mask: a bug in the engine, state {}", slot.state.to_json());
+            let seat = slot.state.current_player().unwrap();
             if plays[i].len() == 1 {
                 chosen[i] = Some(0);
+            } else if !slot.seat_learns(seat) && slot.opponent == Opponent::Rule {
+                chosen[i] = Some(crate::agents::Agent::choose(&mut rule, &slot.state, &plays[i]));
             }
         }
         // One batched forward pass per network.
@@ -158,7 +188,7 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
         for (i, slot) in slots.iter().enumerate() {
             if chosen[i].is_none() {
                 let seat = slot.state.current_player().unwrap();
-                let key = if slot.seat_learns(seat) { None } else { Some(slot.opponent) };
+                let key = if slot.seat_learns(seat) { None } else { Some(slot.snapshot().expect("the rule agent chose above")) };
                 if !keys.contains(&key) {
                     keys.push(key);
                 }
@@ -170,9 +200,12 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
             owner.clear();
             let mut members = Vec::new();
             for (i, slot) in slots.iter().enumerate() {
+                if chosen[i].is_some() {
+                    continue;
+                }
                 let seat = slot.state.current_player().unwrap();
-                let k = if slot.seat_learns(seat) { None } else { Some(slot.opponent) };
-                if chosen[i].is_some() || k != key {
+                let k = if slot.seat_learns(seat) { None } else { Some(slot.snapshot().expect("the rule agent chose above")) };
+                if k != key {
                     continue;
                 }
                 let b = members.len();
@@ -232,7 +265,8 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
                 chosen.swap_remove(i);
                 let landlord_won = done.state.winner() == done.state.landlord();
                 let frames = label(done.decisions, &done.state, &cfg.reward);
-                if tx.send(GameMsg { frames, learning: done.learning, landlord_won }).is_err() {
+                let vs_rule = done.learning != Learning::AllSeats && done.opponent == Opponent::Rule;
+                if tx.send(GameMsg { frames, learning: done.learning, vs_rule, landlord_won }).is_err() {
                     return; // the learner is gone
                 }
                 continue;

@@ -128,11 +128,15 @@ pub struct PoolConfig {
     pub redraw_every_games: u64,
     /// Share of games with the current weights in every seat (all seats learn).
     pub self_play_share: f64,
+    /// Share of games in which the side that does not learn is the rule agent instead of a
+    /// snapshot. Off by default: evaluation against rule is only independent when rule is an
+    /// opponent the agent never trained against.
+    pub rule_share: f64,
 }
 
 impl Default for PoolConfig {
     fn default() -> Self {
-        PoolConfig { size: 6, snapshot_every_steps: 2_000, snapshot_every_minutes: 10.0, redraw_every_games: 500, self_play_share: 0.5 }
+        PoolConfig { size: 6, snapshot_every_steps: 2_000, snapshot_every_minutes: 10.0, redraw_every_games: 500, self_play_share: 0.5, rule_share: 0.0 }
     }
 }
 
@@ -227,6 +231,10 @@ impl TrainConfig {
             (self.actors.games_in_flight == 0, "actors.games_in_flight must be at least 1"),
             (!(0.0..=1.0).contains(&self.actors.epsilon), "actors.epsilon must be in [0, 1]"),
             (!(0.0..=1.0).contains(&self.pool.self_play_share), "pool.self_play_share must be in [0, 1]"),
+            (
+                !(0.0..=1.0).contains(&self.pool.rule_share) || self.pool.self_play_share + self.pool.rule_share > 1.0,
+                "pool.rule_share must be in [0, 1] and, with pool.self_play_share, add up to at most 1",
+            ),
             (self.pool.size < 1, "pool.size must be at least 1"),
             (self.learner.queue_games == 0, "learner.queue_games must be at least 1"),
             (self.checkpoint.keep_last == 0, "checkpoint.keep_last must be at least 1"),
@@ -260,6 +268,9 @@ mod tests {
         assert!(e.contains("batch_sise") && e.contains("x.toml"), "{e}");
         let e = TrainConfig::parse("[learner]\nlr = -1.0\n", Path::new("x.toml")).unwrap_err().to_string();
         assert!(e.contains("lr"), "{e}");
+        let e = TrainConfig::parse("[pool]\nrule_share = 0.6\n", Path::new("x.toml")).unwrap_err().to_string();
+        assert!(e.contains("rule_share"), "with the default self_play_share 0.5 the shares pass 1: {e}");
+        assert!(TrainConfig::parse("[pool]\nrule_share = 0.5\n", Path::new("x.toml")).is_ok());
         assert!(matches!(TrainConfig::load(Path::new("/nonexistent.toml")), Err(ConfigError::Read { .. })));
         let round = TrainConfig::parse(&c.to_toml(), Path::new("round")).unwrap();
         assert_eq!(round, c);

@@ -54,6 +54,9 @@ pub struct TrainSummary {
     pub stopped_by: String,
     pub win_rate_vs_pool_landlord: Option<f64>,
     pub win_rate_vs_pool_farmers: Option<f64>,
+    /// Moving-average win rates in the games against the rule agent (`pool.rule_share`).
+    pub win_rate_vs_rule_landlord: Option<f64>,
+    pub win_rate_vs_rule_farmers: Option<f64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -174,7 +177,7 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
     loop {
         let mut handle = |msg: GameMsg, buffer: &mut Vec<Frame>, games: &mut u64| {
             *games += 1;
-            monitor.record_game(msg.learning, msg.landlord_won);
+            monitor.record_game(msg.learning, msg.vs_rule, msg.landlord_won);
             buffer.extend(msg.frames);
         };
         match rx.recv_timeout(Duration::from_millis(100)) {
@@ -280,6 +283,7 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
         return Err(TrainError::Actor(why));
     }
     let (wl, wf) = monitor.win_rates();
+    let (rl, rf) = monitor.rule_win_rates();
     Ok(TrainSummary {
         run_dir: run,
         checkpoint: saved,
@@ -295,6 +299,8 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
         stopped_by,
         win_rate_vs_pool_landlord: wl,
         win_rate_vs_pool_farmers: wf,
+        win_rate_vs_rule_landlord: rl,
+        win_rate_vs_rule_farmers: rf,
     })
 }
 

@@ -28,6 +28,9 @@ pub struct Monitor {
     landlord: VecDeque<bool>,
     /// Results of games in which the farmers learned against a frozen opponent (true = won).
     farmers: VecDeque<bool>,
+    /// The same against the rule agent (`pool.rule_share`).
+    rule_landlord: VecDeque<bool>,
+    rule_farmers: VecDeque<bool>,
 }
 
 fn push(q: &mut VecDeque<bool>, v: bool, window: usize) {
@@ -68,13 +71,16 @@ impl Monitor {
         if quiet || !std::io::stderr().is_terminal() {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
-        Monitor { tb, bar, unit, window: log.win_rate_window.max(1), landlord: VecDeque::new(), farmers: VecDeque::new() }
+        let window = log.win_rate_window.max(1);
+        Monitor { tb, bar, unit, window, landlord: VecDeque::new(), farmers: VecDeque::new(), rule_landlord: VecDeque::new(), rule_farmers: VecDeque::new() }
     }
 
-    pub fn record_game(&mut self, learning: Learning, landlord_won: bool) {
+    pub fn record_game(&mut self, learning: Learning, vs_rule: bool, landlord_won: bool) {
+        let (landlord, farmers) =
+            if vs_rule { (&mut self.rule_landlord, &mut self.rule_farmers) } else { (&mut self.landlord, &mut self.farmers) };
         match learning {
-            Learning::Landlord => push(&mut self.landlord, landlord_won, self.window),
-            Learning::Farmers => push(&mut self.farmers, !landlord_won, self.window),
+            Learning::Landlord => push(landlord, landlord_won, self.window),
+            Learning::Farmers => push(farmers, !landlord_won, self.window),
             Learning::AllSeats => {}
         }
     }
@@ -84,9 +90,15 @@ impl Monitor {
         (rate(&self.landlord), rate(&self.farmers))
     }
 
+    /// (landlord, farmers) moving-average win rates against the rule agent.
+    pub fn rule_win_rates(&self) -> (Option<f64>, Option<f64>) {
+        (rate(&self.rule_landlord), rate(&self.rule_farmers))
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn scalars(&mut self, step: u64, stats: &StepStats, frames_per_s: f64, games_per_s: f64, queue: usize, pool: usize, frames: u64) {
         let (wl, wf) = self.win_rates();
+        let (rl, rf) = self.rule_win_rates();
         self.bar.set_message(format!(
             "loss {:.3} | {:.0} frames/s | WP vs pool L {} F {}",
             stats.loss,
@@ -113,6 +125,11 @@ impl Monitor {
         }
         if let Some(w) = wf {
             tb.add_scalar("win_rate_vs_pool/farmers", w as f32, s);
+        }
+        for (side, w) in [("landlord", rl), ("farmers", rf)] {
+            if let Some(w) = w {
+                tb.add_scalar(&format!("win_rate_vs_rule/{side}"), w as f32, s);
+            }
         }
     }
 
