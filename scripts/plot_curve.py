@@ -59,8 +59,8 @@ def compare(out, specs):
                     marker="o", markersize=3, label=f"{label}: vs rule, as {side}")
     # Only rule curves here, all well above 0.4 after the first minutes: zoom in so that runs
     # a few points apart can be told apart.
-    finish(ax, fig, "DMC against the rule agent: " + " vs ".join(s.split("=", 1)[0] for s in specs), deals, out,
-           ylim=(0.4, 1))
+    title = "DMC against the rule agent: " + " vs ".join(s.split("=", 1)[0] for s in specs)
+    finish(ax, fig, title if len(title) <= 80 else "DMC against the rule agent", deals, out, ylim=(0.4, 1))
 
 
 if __name__ == "__main__":
