@@ -140,7 +140,6 @@ fn per_role_networks_train_save_and_load_by_shape() {
     cfg.budget.max_games = 2500;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.steps > 10, "{s:?}");
-    assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
     // Every role's network was updated away from the initial weights (the pool's step 0).
     let mut start = QNet::new(&cfg.model, tch::Device::Cpu);
     ddz::model::load_weights_file(&mut start, &checkpoint::pool_file(&dir, 0)).unwrap();
@@ -152,8 +151,15 @@ fn per_role_networks_train_save_and_load_by_shape() {
         let find = |ts: &[(String, Vec<i64>, Vec<f32>)]| ts.iter().find(|t| t.0 == name).unwrap().2.clone();
         assert_ne!(find(&trained.export(0).tensors), find(&before), "{role} trained");
     }
+    // Three networks that learned: a clear margin over random play. (Whether the loss falls over
+    // so short a run is a coin toss for three small networks that each see a third of the
+    // frames; the shared-network test checks the loss.)
     let mut model = ModelAgent::new(trained, "per-role");
-    let (l, f) = head_to_head(&generate_deals(30, 7), &mut model, &mut RandomAgent::new(1));
+    let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5));
+    let (l0, f0) = head_to_head(&generate_deals(200, 99), &mut ModelAgent::new(start, "untrained"), &mut RandomAgent::new(5));
+    eprintln!("per-role vs random: landlord {}, farmers {}; untrained {} / {}", l.wp, f.wp, l0.wp, f0.wp);
+    let (wp, wp0) = ((l.wp.mean + f.wp.mean) / 2.0, (l0.wp.mean + f0.wp.mean) / 2.0);
+    assert!(wp > 0.75 && wp > wp0 + 0.1, "clear margin over random and over the untrained networks: {wp} against {wp0}");
     assert_eq!(l.illegal_plays + f.illegal_plays, 0);
     // A shared network cannot load a per-role checkpoint: a clear mismatch.
     let mut shared = QNet::new(&tiny(&dir).model, tch::Device::Cpu);
