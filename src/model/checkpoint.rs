@@ -71,9 +71,6 @@ pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), CheckpointEr
     use crate::encode::{STATE_DIM, STATE_DIM_V1};
     let file = weights_file(path);
     let source = load_network(&file)?;
-    if source.config().inputs == net.config().inputs {
-        return net.import(&source.export(0)).map_err(|reason| CheckpointError::Mismatch { path: file, reason });
-    }
     let mut weights = source.export(0);
     if source.config().inputs == STATE_DIM_V1 && net.config().inputs == STATE_DIM {
         for (name, shape, data) in weights.tensors.iter_mut().filter(|(n, _, _)| n.ends_with("trunk0.weight")) {

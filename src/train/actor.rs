@@ -83,11 +83,12 @@ struct Slot {
 }
 
 impl Slot {
-    /// The pool step of the frozen opponent, if a snapshot plays the seats that do not learn.
-    fn snapshot(&self) -> Option<u64> {
-        match self.opponent {
-            Opponent::Snapshot(step) => Some(step),
-            Opponent::Rule => None,
+    /// The network that decides for `seat`; only for seats the rule agent does not play.
+    fn net_key(&self, seat: u8) -> NetKey {
+        match (self.seat_learns(seat), self.opponent) {
+            (true, _) => None,
+            (false, Opponent::Snapshot(step)) => Some(step),
+            (false, Opponent::Rule) => unreachable!("the rule agent chose before the forward passes"),
         }
     }
 
@@ -188,7 +189,7 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
         for (i, slot) in slots.iter().enumerate() {
             if chosen[i].is_none() {
                 let seat = slot.state.current_player().unwrap();
-                let key = if slot.seat_learns(seat) { None } else { Some(slot.snapshot().expect("the rule agent chose above")) };
+                let key = slot.net_key(seat);
                 if !keys.contains(&key) {
                     keys.push(key);
                 }
@@ -204,7 +205,7 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
                     continue;
                 }
                 let seat = slot.state.current_player().unwrap();
-                let k = if slot.seat_learns(seat) { None } else { Some(slot.snapshot().expect("the rule agent chose above")) };
+                let k = slot.net_key(seat);
                 if k != key {
                     continue;
                 }
