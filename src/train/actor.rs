@@ -240,6 +240,7 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
                         seat,
                         state: state_buf[b * STATE_DIM..(b + 1) * STATE_DIM].to_vec(),
                         action: action_buf[row * ACTION_DIM..(row + 1) * ACTION_DIM].to_vec(),
+                        q: Some(qs[pick]),
                     });
                 }
                 offset += n;
@@ -257,7 +258,7 @@ pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sende
                 encode_state(&slot.state, seat, &mut st);
                 let mut a = vec![0.0; ACTION_DIM];
                 encode_action(&play, slot.state.hand(seat), &mut a);
-                slot.decisions.push(Decision { seat, state: st, action: a });
+                slot.decisions.push(Decision { seat, state: st, action: a, q: None });
             }
             slot.state.apply_play(play).expect("generated plays are legal");
             if slot.state.is_terminal() {

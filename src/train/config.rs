@@ -69,11 +69,14 @@ pub struct RewardConfig {
     pub scoring: Scoring,
     /// Added to the winners' reward (0 = off).
     pub speed_bonus: f32,
+    /// 1: every decision learns the side's final reward (Monte Carlo, as DMC does); below 1: a
+    /// λ-return that mixes in the acting network's Q of the seat's later decisions.
+    pub lambda: f32,
 }
 
 impl Default for RewardConfig {
     fn default() -> Self {
-        RewardConfig { scoring: Scoring::WinLoss, speed_bonus: 0.0 }
+        RewardConfig { scoring: Scoring::WinLoss, speed_bonus: 0.0, lambda: 1.0 }
     }
 }
 
@@ -161,11 +164,37 @@ pub struct LearnerConfig {
     pub queue_games: usize,
     /// libtorch intra-op threads of the learner.
     pub threads: i32,
+    /// Frames over which the learning rate falls linearly from `lr` to `lr_end` (0 = constant `lr`).
+    pub lr_decay_frames: u64,
+    pub lr_end: f64,
+}
+
+impl LearnerConfig {
+    /// The learning rate after `frames` learned frames.
+    pub fn lr_at(&self, frames: u64) -> f64 {
+        if self.lr_decay_frames == 0 {
+            return self.lr;
+        }
+        if frames >= self.lr_decay_frames {
+            return self.lr_end;
+        }
+        self.lr + (self.lr_end - self.lr) * (frames as f64 / self.lr_decay_frames as f64)
+    }
 }
 
 impl Default for LearnerConfig {
     fn default() -> Self {
-        LearnerConfig { batch_size: 256, lr: 1e-4, optimizer: Optimizer::Adam, grad_clip: 40.0, publish_every_steps: 1, queue_games: 256, threads: 1 }
+        LearnerConfig {
+            batch_size: 256,
+            lr: 1e-4,
+            optimizer: Optimizer::Adam,
+            grad_clip: 40.0,
+            publish_every_steps: 1,
+            queue_games: 256,
+            threads: 1,
+            lr_decay_frames: 0,
+            lr_end: 1e-5,
+        }
     }
 }
 
@@ -228,6 +257,8 @@ impl TrainConfig {
         let checks = [
             (self.learner.batch_size == 0, "learner.batch_size must be at least 1"),
             (!(self.learner.lr > 0.0), "learner.lr must be positive"),
+            (!(self.learner.lr_end > 0.0), "learner.lr_end must be positive"),
+            (!(0.0..=1.0).contains(&self.reward.lambda), "reward.lambda must be in [0, 1]"),
             (self.actors.games_in_flight == 0, "actors.games_in_flight must be at least 1"),
             (!(0.0..=1.0).contains(&self.actors.epsilon), "actors.epsilon must be in [0, 1]"),
             (!(0.0..=1.0).contains(&self.pool.self_play_share), "pool.self_play_share must be in [0, 1]"),
@@ -258,6 +289,17 @@ impl TrainConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn learning_rate_falls_linearly_then_stays() {
+        let mut l = LearnerConfig { lr: 3e-4, lr_end: 3e-5, ..LearnerConfig::default() };
+        assert_eq!(l.lr_at(5_000_000), 3e-4, "no decay by default");
+        l.lr_decay_frames = 1_000;
+        assert_eq!(l.lr_at(0), 3e-4);
+        assert!((l.lr_at(500) - 1.65e-4).abs() < 1e-12);
+        assert_eq!(l.lr_at(1_000), 3e-5);
+        assert_eq!(l.lr_at(9_000), 3e-5);
+    }
 
     #[test]
     fn shipped_config_parses_and_unknown_keys_are_named() {

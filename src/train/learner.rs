@@ -11,6 +11,7 @@ pub struct Learner {
     pub net: QNet,
     opt: nn::Optimizer,
     grad_clip: f64,
+    lr: f64,
 }
 
 /// What one update measured.
@@ -20,6 +21,8 @@ pub struct StepStats {
     /// Loss per role (landlord, landlord_down, landlord_up); NaN when the batch had none.
     pub loss_by_role: [f64; 3],
     pub mean_q: f64,
+    /// The learning rate of this update.
+    pub lr: f64,
 }
 
 impl Learner {
@@ -30,7 +33,12 @@ impl Learner {
             Optimizer::Rmsprop => nn::RmsProp { alpha: 0.99, eps: 1e-5, momentum: 0.0, centered: false, wd: 0.0 }.build(&net.vs, cfg.lr),
         }
         .map_err(|e| format!("building the optimizer: {e}"))?;
-        Ok(Learner { net, opt, grad_clip: cfg.grad_clip })
+        Ok(Learner { net, opt, grad_clip: cfg.grad_clip, lr: cfg.lr })
+    }
+
+    pub fn set_lr(&mut self, lr: f64) {
+        self.opt.set_lr(lr);
+        self.lr = lr;
     }
 
     /// One update on `frames`.
@@ -68,7 +76,7 @@ impl Learner {
             count[*r as usize] += 1;
         }
         let loss_by_role = std::array::from_fn(|i| if count[i] > 0 { by_role[i] / count[i] as f64 } else { f64::NAN });
-        StepStats { loss: loss.double_value(&[]), loss_by_role, mean_q: q.mean(Kind::Float).double_value(&[]) }
+        StepStats { loss: loss.double_value(&[]), loss_by_role, mean_q: q.mean(Kind::Float).double_value(&[]), lr: self.lr }
     }
 }
 

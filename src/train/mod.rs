@@ -194,6 +194,9 @@ pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary
         let batch = cfg.learner.batch_size;
         let mut consumed = 0;
         while buffer.len() - consumed >= batch {
+            if cfg.learner.lr_decay_frames > 0 {
+                learner.set_lr(cfg.learner.lr_at(frames));
+            }
             last = learner.step(&buffer[consumed..consumed + batch]);
             losses.push(last.loss as f32);
             consumed += batch;

@@ -115,6 +115,7 @@ impl Monitor {
             }
         }
         tb.add_scalar("mean_q", stats.mean_q as f32, s);
+        tb.add_scalar("lr", stats.lr as f32, s);
         tb.add_scalar("speed/frames_per_s", frames_per_s as f32, s);
         tb.add_scalar("speed/games_per_s", games_per_s as f32, s);
         tb.add_scalar("queue_depth", queue as f32, s);

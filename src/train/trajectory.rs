@@ -1,5 +1,10 @@
 //! What actors send: each decision of a learning seat, labelled at the game's end with the final
 //! reward of that seat's side (farmers share theirs). No intermediate rewards.
+//!
+//! With `reward.lambda < 1` the label is a λ-return instead: the final reward mixed with the
+//! acting network's own Q of the seat's later decisions. Every later decision of the seat
+//! shares in the final reward, so the label still carries only the game's result, never a
+//! shaped reward; it only trades some of the Monte Carlo return's variance for bias.
 
 use super::config::RewardConfig;
 use crate::game::{Role, State};
@@ -19,6 +24,8 @@ pub struct Decision {
     pub seat: u8,
     pub state: Vec<f32>,
     pub action: Vec<f32>,
+    /// Q of the chosen play under the network that chose it, when there was a choice.
+    pub q: Option<f32>,
 }
 
 /// The reward of `seat` in a finished game: its return (±1, or points in score mode), plus the
@@ -28,13 +35,31 @@ pub fn reward(state: &State, seat: u8, cfg: &RewardConfig) -> f32 {
     if r > 0.0 { r + cfg.speed_bonus } else { r }
 }
 
-/// Labels every decision with the final reward of its seat's side.
+/// Labels every decision with the final reward of its seat's side (`cfg.lambda = 1`), or with
+/// the λ-return over the seat's own later decisions: going backwards from the seat's last
+/// decision, whose label is the final reward, `G_i = (1 - λ)·q_{i+1} + λ·G_{i+1}`, where
+/// `q_{i+1}` is the Q the acting network gave the seat's next chosen play. A next decision
+/// without a choice has no Q, and passes `G_{i+1}` on unchanged.
 pub fn label(decisions: Vec<Decision>, finished: &State, cfg: &RewardConfig) -> Vec<Frame> {
     assert!(finished.is_terminal(), "label a finished game");
+    let lambda = cfg.lambda;
+    let mut targets = vec![0.0f32; decisions.len()];
+    // Per seat, the label and the Q of the seat's decision after the one being labelled.
+    let mut next: [Option<(f32, Option<f32>)>; 3] = [None; 3];
+    for (i, d) in decisions.iter().enumerate().rev() {
+        let slot = &mut next[d.seat as usize];
+        targets[i] = match *slot {
+            None => reward(finished, d.seat, cfg),
+            Some((g, Some(q))) if lambda < 1.0 => (1.0 - lambda) * q + lambda * g,
+            Some((g, _)) => g,
+        };
+        *slot = Some((targets[i], d.q));
+    }
     decisions
         .into_iter()
-        .map(|d| Frame {
-            target: reward(finished, d.seat, cfg),
+        .zip(targets)
+        .map(|(d, target)| Frame {
+            target,
             role: finished.role(d.seat).expect("a played game has a landlord"),
             state: d.state,
             action: d.action,
@@ -63,7 +88,7 @@ mod tests {
             encode_state(&s, seat, &mut st);
             let mut a = vec![0.0; ACTION_DIM];
             encode_action(&p, s.hand(seat), &mut a);
-            decisions.push(Decision { seat, state: st, action: a });
+            decisions.push(Decision { seat, state: st, action: a, q: Some(0.5 - seat as f32 * 0.25) });
             s.apply_play(p).unwrap();
         }
         (s, decisions)
@@ -89,12 +114,50 @@ mod tests {
     #[test]
     fn score_mode_and_speed_bonus() {
         let (s, decisions) = play_recording(3, Scoring::Score);
-        let cfg = RewardConfig { scoring: Scoring::Score, speed_bonus: 0.1 };
+        let cfg = RewardConfig { scoring: Scoring::Score, speed_bonus: 0.1, ..RewardConfig::default() };
         let frames = label(decisions, &s, &cfg);
         let m = s.multiplier() as f32;
         for f in frames {
             let base = if f.role == Role::Landlord { 2.0 * m } else { m };
             assert!((f.target.abs() - base).abs() < 1e-6 || (f.target - (base + 0.1)).abs() < 1e-6, "{} vs {base}", f.target);
         }
+    }
+
+    #[test]
+    fn lambda_returns_mix_the_final_reward_with_the_seats_next_q() {
+        let (s, decisions) = play_recording(5, Scoring::WinLoss);
+        let lambda = 0.75f32;
+        let cfg = RewardConfig { lambda, ..RewardConfig::default() };
+        let seats: Vec<u8> = decisions.iter().map(|d| d.seat).collect();
+        let qs: Vec<Option<f32>> = decisions.iter().map(|d| d.q).collect();
+        let frames = label(decisions, &s, &cfg);
+        for seat in 0..3u8 {
+            let mine: Vec<usize> = (0..seats.len()).filter(|&i| seats[i] == seat).collect();
+            let last = *mine.last().unwrap();
+            let r = s.returns()[seat as usize] as f32;
+            assert_eq!(frames[last].target, r, "the seat's last decision gets the final reward");
+            for w in mine.windows(2) {
+                let (i, j) = (w[0], w[1]);
+                let want = (1.0 - lambda) * qs[j].unwrap() + lambda * frames[j].target;
+                assert!((frames[i].target - want).abs() < 1e-6, "decision {i}: {} vs {want}", frames[i].target);
+            }
+            // The first decision's label is not the plain reward: the recorded Q differs from it.
+            if mine.len() > 1 {
+                assert_ne!(frames[mine[0]].target, r);
+            }
+        }
+    }
+
+    #[test]
+    fn lambda_zero_is_the_next_q_and_decisions_without_a_choice_pass_the_label_on() {
+        let (s, mut decisions) = play_recording(8, Scoring::WinLoss);
+        let seat = decisions[0].seat;
+        let mine: Vec<usize> = (0..decisions.len()).filter(|&i| decisions[i].seat == seat).collect();
+        assert!(mine.len() >= 3);
+        decisions[mine[1]].q = None;
+        decisions[mine[2]].q = Some(0.3);
+        let frames = label(decisions, &s, &RewardConfig { lambda: 0.0, ..RewardConfig::default() });
+        assert_eq!(frames[mine[1]].target, 0.3, "λ = 0: the next decision's Q");
+        assert_eq!(frames[mine[0]].target, 0.3, "no Q at the next decision: its label passes on");
     }
 }
