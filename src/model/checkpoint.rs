@@ -66,7 +66,7 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), CheckpointEr
 /// Starts `net` from the weights in `path` (`--init-from`). A network saved with the first
 /// state layout (`STATE_DIM_V1` features) is widened: its first layer gets zero weights for the
 /// features added since, so the widened network computes exactly the same values and learns to
-/// use the new features from there.
+/// use the new features from there. A shared network starts each network of a per-role one.
 pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), CheckpointError> {
     use crate::encode::{STATE_DIM, STATE_DIM_V1};
     let file = weights_file(path);
@@ -83,6 +83,15 @@ pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), CheckpointEr
             *data = wide;
             shape[1] = STATE_DIM as i64;
         }
+    }
+    if !source.config().per_role && net.config().per_role {
+        // Each role's network starts as a copy of the shared one, which already tells the
+        // roles apart by the role input.
+        let shared = std::mem::take(&mut weights.tensors);
+        weights.tensors = crate::game::Role::ALL
+            .iter()
+            .flat_map(|role| shared.iter().map(move |(name, shape, data)| (format!("{}.{name}", role.name()), shape.clone(), data.clone())))
+            .collect();
     }
     net.import(&weights).map_err(|reason| CheckpointError::Mismatch { path: file, reason })
 }
@@ -197,6 +206,39 @@ mod tests {
             init_weights_from(&mut again, &folder).unwrap();
             assert_eq!(again.export(0).tensors, new.export(0).tensors);
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_shared_network_starts_every_network_of_a_per_role_one() {
+        use crate::encode::{ACTION_DIM, OFF_ROLE, STATE_DIM, STATE_DIM_V1};
+        let dir = std::env::temp_dir().join(format!("ddz-split-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], per_role: true, ..Default::default() };
+        // Of either layout: a first-layout shared network is widened and then copied.
+        for inputs in [STATE_DIM, STATE_DIM_V1] {
+            let shared = QNet::new(&ModelConfig { per_role: false, inputs, ..cfg.clone() }, Device::Cpu);
+            let path = dir.join(format!("shared-{inputs}.safetensors"));
+            save_weights_file(&shared, &path).unwrap();
+            let mut split = QNet::new(&cfg, Device::Cpu);
+            init_weights_from(&mut split, &path).unwrap();
+            // States of all three roles get the shared network's values.
+            let mut states: Vec<f32> = (0..3 * STATE_DIM).map(|i| ((i * 7) % 11) as f32 / 11.0).collect();
+            for role in 0..3 {
+                states[role * STATE_DIM + OFF_ROLE..role * STATE_DIM + OFF_ROLE + 3].fill(0.0);
+                states[role * STATE_DIM + OFF_ROLE + role] = 1.0;
+            }
+            let actions: Vec<f32> = (0..4 * ACTION_DIM).map(|i| ((i * 5) % 13) as f32 / 13.0).collect();
+            let owner = [0, 1, 2, 1];
+            let (a, b) = (shared.q_values(&states, &actions, &owner), split.q_values(&states, &actions, &owner));
+            assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() < 1e-5), "{a:?} vs {b:?}");
+        }
+        // The other way round stays an error that names the mismatch.
+        let split_path = dir.join("split.safetensors");
+        save_weights_file(&QNet::new(&cfg, Device::Cpu), &split_path).unwrap();
+        let mut shared = QNet::new(&ModelConfig { per_role: false, ..cfg.clone() }, Device::Cpu);
+        let e = init_weights_from(&mut shared, &split_path).unwrap_err().to_string();
+        assert!(e.contains("does not match"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

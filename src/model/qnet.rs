@@ -196,6 +196,45 @@ impl QNet {
         Vec::<f32>::try_from(q.to_device(Device::Cpu).to_kind(Kind::Float)).expect("q is a float vector")
     }
 
+    /// Scales the gradients so that their L2 norm is at most `max_norm`, each role's network
+    /// on its own when there are three (as DouZero clips each of its networks), so that one
+    /// role's large errors do not shrink the other networks' steps. Returns the norms before
+    /// clipping, one per network (0 for a network without gradients).
+    pub fn clip_grad_norm(&self, max_norm: f64) -> Vec<f64> {
+        let variables = self.vs.variables();
+        let groups: Vec<Vec<&Tensor>> = if self.towers.len() == 1 {
+            vec![variables.values().collect()]
+        } else {
+            Role::ALL
+                .iter()
+                .map(|r| {
+                    let prefix = format!("{}.", r.name());
+                    variables.iter().filter(|(name, _)| name.starts_with(&prefix)).map(|(_, t)| t).collect()
+                })
+                .collect()
+        };
+        tch::no_grad(|| {
+            groups
+                .iter()
+                .map(|group| {
+                    let grads: Vec<Tensor> = group.iter().map(|t| t.grad()).filter(Tensor::defined).collect();
+                    if grads.is_empty() {
+                        return 0.0;
+                    }
+                    let norms: Vec<Tensor> = grads.iter().map(Tensor::norm).collect();
+                    let norm = Tensor::stack(&norms, 0).norm().double_value(&[]);
+                    let scale = max_norm / (norm + 1e-6);
+                    if scale < 1.0 {
+                        for mut g in grads {
+                            let _ = g.g_mul_scalar_(scale);
+                        }
+                    }
+                    norm
+                })
+                .collect()
+        })
+    }
+
     /// All weights, copied to host memory.
     pub fn export(&self, version: u64) -> Weights {
         let mut tensors: Vec<(String, Vec<i64>, Vec<f32>)> = self
@@ -293,6 +332,30 @@ mod tests {
         }
         let shapes: Vec<(String, Vec<i64>)> = net.vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
         assert_eq!(ModelConfig::infer(&shapes).unwrap(), cfg);
+    }
+
+    #[test]
+    fn per_role_gradients_are_clipped_per_network() {
+        crate::runtime::configure_threads(1);
+        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], per_role: true, ..Default::default() };
+        let net = QNet::new(&cfg, Device::Cpu);
+        // One landlord state and one landlord_up state; no landlord_down state.
+        let mut states: Vec<f32> = (0..2 * STATE_DIM).map(|i| (i % 5) as f32 / 5.0).collect();
+        states[OFF_ROLE..OFF_ROLE + 3].copy_from_slice(&[1.0, 0.0, 0.0]);
+        states[STATE_DIM + OFF_ROLE..STATE_DIM + OFF_ROLE + 3].copy_from_slice(&[0.0, 0.0, 1.0]);
+        let s = Tensor::from_slice(&states).view([2, STATE_DIM as i64]);
+        let a = Tensor::from_slice(&vec![0.5f32; 2 * ACTION_DIM]).view([2, ACTION_DIM as i64]);
+        let q = net.forward(&s, &a, &Tensor::from_slice(&[0i64, 1]));
+        // The landlord's gradient is a million times the landlord_up one's.
+        (q.get(0) * 1e3 + q.get(1) * 1e-3).backward();
+        let before = net.clip_grad_norm(f64::INFINITY);
+        assert!(before[0] > 1e5 * before[2] && before[2] > 0.0 && before[1] == 0.0, "{before:?}");
+        let max = (before[0] * before[2]).sqrt();
+        net.clip_grad_norm(max);
+        let after = net.clip_grad_norm(f64::INFINITY);
+        assert!((after[0] - max).abs() < 1e-3 * max, "landlord clipped to the bound: {after:?}");
+        assert!((after[2] - before[2]).abs() < 1e-6 * before[2], "landlord_up untouched: {after:?}");
+        assert_eq!(after[1], 0.0);
     }
 
     #[test]

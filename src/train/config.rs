@@ -156,7 +156,7 @@ pub struct LearnerConfig {
     pub batch_size: usize,
     pub lr: f64,
     pub optimizer: Optimizer,
-    /// Gradient-norm clip (0 = off).
+    /// Gradient-norm clip, of each role's network on its own when per-role (0 = off).
     pub grad_clip: f64,
     /// Publish weights to the actors every this many steps.
     pub publish_every_steps: u64,

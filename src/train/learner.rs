@@ -65,7 +65,7 @@ impl Learner {
         self.opt.zero_grad();
         loss.backward();
         if self.grad_clip > 0.0 {
-            self.opt.clip_grad_norm(self.grad_clip);
+            self.net.clip_grad_norm(self.grad_clip);
         }
         self.opt.step();
         let sq: Vec<f32> = Vec::try_from(sq.detach().to_device(Device::Cpu)).unwrap();
