@@ -5,6 +5,7 @@ One run (as `ddz eval --run` calls it):
     -> WP against every opponent in the file, as landlord and as farmers.
 Several runs, against the rule agent (e.g. from scratch vs from a pretrained checkpoint):
     python plot_curve.py --compare OUT.png LABEL=RUN/eval/curve.csv LABEL=RUN2/eval/curve.csv
+    Optional, right after OUT.png: --target LANDLORD FARMERS draws a goal line for each side.
 """
 import csv
 import sys
@@ -22,12 +23,15 @@ def read(path):
     return rows, [float(r["hours"]) for r in rows]
 
 
-def finish(ax, fig, title, deals, out, ylim=(0, 1)):
+def finish(ax, fig, title, deals, out, ylim=(0, 1), legend_below=False):
     ax.set_xlabel("training time (hours)")
     ax.set_ylabel(f"win rate on {deals} fixed deals")
     ax.set_ylim(*ylim)
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    if legend_below:  # many curves: a legend inside would hide some of them
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=7)
+    else:
+        ax.legend(loc="lower right", fontsize=8)
     ax.set_title(title)
     fig.tight_layout()
     fig.savefig(out)
@@ -47,7 +51,11 @@ def one_run(path, out):
 
 
 def compare(out, specs):
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    fig, ax = plt.subplots(figsize=(8, 6), dpi=110)
+    if specs and specs[0] == "--target":
+        for side, goal in zip(("landlord", "farmers"), specs[1:3]):
+            ax.axhline(float(goal), color=SIDE_COLORS[side], linewidth=0.8, alpha=0.6, label=f"target as {side}")
+        specs = specs[3:]
     styles = ["-", "--", "-.", ":"]
     deals = "?"
     for k, spec in enumerate(specs):
@@ -60,7 +68,7 @@ def compare(out, specs):
     # Only rule curves here, all well above 0.4 after the first minutes: zoom in so that runs
     # a few points apart can be told apart.
     title = "DMC against the rule agent: " + " vs ".join(s.split("=", 1)[0] for s in specs)
-    finish(ax, fig, title if len(title) <= 80 else "DMC against the rule agent", deals, out, ylim=(0.4, 1))
+    finish(ax, fig, title if len(title) <= 80 else "DMC against the rule agent", deals, out, ylim=(0.4, 1), legend_below=True)
 
 
 if __name__ == "__main__":
