@@ -131,6 +131,9 @@ pub struct QNet {
     config: ModelConfig,
     /// One tower, or one per role in [`Role::ALL`] order.
     towers: Vec<Tower>,
+    /// Each tower's parameters (handles to the variables in `vs`), grouped once here for
+    /// [`QNet::clip_grad_norm`], which runs on every learner step.
+    tower_params: Vec<Vec<Tensor>>,
 }
 
 impl QNet {
@@ -142,7 +145,19 @@ impl QNet {
         } else {
             vec![Tower::new(&root, config)]
         };
-        QNet { vs, config: config.clone(), towers }
+        let variables = vs.variables();
+        let tower_params = if config.per_role {
+            Role::ALL
+                .iter()
+                .map(|r| {
+                    let prefix = format!("{}.", r.name());
+                    variables.iter().filter(|(name, _)| name.starts_with(&prefix)).map(|(_, t)| t.shallow_clone()).collect()
+                })
+                .collect()
+        } else {
+            vec![variables.into_values().collect()]
+        };
+        QNet { vs, config: config.clone(), towers, tower_params }
     }
 
     pub fn config(&self) -> &ModelConfig {
@@ -201,20 +216,8 @@ impl QNet {
     /// role's large errors do not shrink the other networks' steps. Returns the norms before
     /// clipping, one per network (0 for a network without gradients).
     pub fn clip_grad_norm(&self, max_norm: f64) -> Vec<f64> {
-        let variables = self.vs.variables();
-        let groups: Vec<Vec<&Tensor>> = if self.towers.len() == 1 {
-            vec![variables.values().collect()]
-        } else {
-            Role::ALL
-                .iter()
-                .map(|r| {
-                    let prefix = format!("{}.", r.name());
-                    variables.iter().filter(|(name, _)| name.starts_with(&prefix)).map(|(_, t)| t).collect()
-                })
-                .collect()
-        };
         tch::no_grad(|| {
-            groups
+            self.tower_params
                 .iter()
                 .map(|group| {
                     let grads: Vec<Tensor> = group.iter().map(|t| t.grad()).filter(Tensor::defined).collect();
@@ -356,6 +359,9 @@ mod tests {
         assert!((after[0] - max).abs() < 1e-3 * max, "landlord clipped to the bound: {after:?}");
         assert!((after[2] - before[2]).abs() < 1e-6 * before[2], "landlord_up untouched: {after:?}");
         assert_eq!(after[1], 0.0);
+        // The clipped gradients are the variable store's own, which the optimizer reads.
+        let stored: f64 = net.vs.variables().iter().filter(|(n, _)| n.starts_with("landlord.")).map(|(_, t)| t.grad().square().sum(Kind::Double).double_value(&[])).sum();
+        assert!((stored.sqrt() - max).abs() < 1e-3 * max, "{} vs {max}", stored.sqrt());
     }
 
     #[test]
