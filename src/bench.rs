@@ -1,15 +1,38 @@
-//! `ddz bench engine`: how fast the engine plays random games and generates moves.
+//! `ddz bench`: speed, measured by medians of several runs.
 //!
-//! Each figure is the median of several timed runs on one thread. A run plays complete random
-//! games — deal, then uniformly random legal plays to the end, move generation included — or
-//! calls the generator on 20-card leads (the largest hands, where it does the most work).
+//! `ddz bench engine`: how fast the engine plays random games and generates moves, on one
+//! thread. A run plays complete random games — deal, then uniformly random legal plays to the
+//! end through the one game loop, move generation included — or calls the generator on 20-card
+//! leads (the largest hands, where it does the most work).
+//!
+//! `ddz bench train`: frames/s of the trainer on a config, in a scratch folder. This module sits
+//! above `train`: it times it.
+//!
+//! Either can time a reference (OpenSpiel's engine, DouZero's trainer) in the same runs.
 
+use crate::agents::{Everyone, RandomAgent, play_out};
 use crate::cards::Counts;
 use crate::game::{GameConfig, MoveList, State, legal_plays};
+use crate::train::{Start, TrainError, config::TrainConfig};
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
 use serde::Serialize;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("the reference needs {0}")]
+    Missing(PathBuf),
+    #[error("could not install {0} into the venv")]
+    Install(String),
+    #[error("the reference failed: {0}")]
+    Reference(String),
+    #[error("--seconds must be positive and --runs at least 1")]
+    Budget,
+    #[error(transparent)]
+    Train(#[from] TrainError),
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EngineRun {
@@ -39,12 +62,14 @@ pub struct Reference {
 impl Reference {
     /// Finds the venv's Python and installs `packages` into it on first use (when `import_check`
     /// fails).
-    fn prepare_with(script: &str, import_check: &str, packages: &[&str]) -> Result<Reference, String> {
+    fn prepare_with(script: &str, import_check: &str, packages: &[&str]) -> Result<Reference, BenchError> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let python = root.join(".venv/bin/python");
         let script = root.join("scripts").join(script);
-        if !python.exists() || !script.exists() {
-            return Err(format!("the reference needs {} and {}", python.display(), script.display()));
+        for needed in [&python, &script] {
+            if !needed.exists() {
+                return Err(BenchError::Missing(needed.clone()));
+            }
         }
         let has = |py: &std::path::Path| {
             std::process::Command::new(py).args(["-c", import_check]).output().map(|o| o.status.success()).unwrap_or(false)
@@ -58,42 +83,43 @@ impl Reference {
                 .map(|s| s.success())
                 .unwrap_or(false);
             if !ok || !has(&python) {
-                return Err(format!("could not install {} into the venv", packages.join(" ")));
+                return Err(BenchError::Install(packages.join(" ")));
             }
         }
         Ok(Reference { python, script })
     }
 
     /// OpenSpiel's C++ dou_dizhu driven from Python (random games).
-    pub fn prepare() -> Result<Reference, String> {
+    pub fn prepare() -> Result<Reference, BenchError> {
         Reference::prepare_with("bench_reference.py", "import pyspiel", &["open_spiel==2.0.2"])
     }
 
     /// DouZero's own DMC trainer on the CPU (2 actors, OMP_NUM_THREADS=1).
-    pub fn prepare_douzero() -> Result<Reference, String> {
+    pub fn prepare_douzero() -> Result<Reference, BenchError> {
         Reference::prepare_with("bench_douzero.py", "import douzero.dmc", &["douzero==1.1.0", "rlcard", "gitpython"])
     }
 
     /// Runs the script with `args` and reads `key` from its JSON line.
-    pub fn measure(&self, args: &[String], key: &str) -> Result<f64, String> {
+    pub fn measure(&self, args: &[String], key: &str) -> Result<f64, BenchError> {
+        let failed = |why: String| BenchError::Reference(why);
         let out = std::process::Command::new(&self.python)
             .arg(&self.script)
             .args(args)
             .output()
-            .map_err(|e| format!("running the reference: {e}"))?;
+            .map_err(|e| failed(format!("running it: {e}")))?;
         let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .map_err(|e| format!("reference output: {e}: {}", String::from_utf8_lossy(&out.stderr)))?;
-        v[key].as_f64().ok_or_else(|| format!("the reference failed: {v}"))
+            .map_err(|e| failed(format!("its output: {e}: {}", String::from_utf8_lossy(&out.stderr))))?;
+        v[key].as_f64().ok_or_else(|| failed(v.to_string()))
     }
 
     /// Random games per second over `seconds` (OpenSpiel).
-    pub fn games_per_s(&self, seconds: f64, seed: u64) -> Result<f64, String> {
+    pub fn games_per_s(&self, seconds: f64, seed: u64) -> Result<f64, BenchError> {
         self.measure(&[seconds.to_string(), seed.to_string()], "games_per_s")
     }
 }
 
 pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
@@ -101,19 +127,14 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 /// Plays random games for `budget`; returns (games, decisions, seconds).
 pub fn random_games(budget: Duration, seed: u64) -> (u64, u64, f64) {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut moves = MoveList::with_capacity(4096);
+    let mut random = RandomAgent::new(seed ^ 0x5EED);
     let (mut games, mut decisions) = (0u64, 0u64);
     let start = Instant::now();
     loop {
         for _ in 0..64 {
             let mut s = State::new(GameConfig::default());
             s.deal_random(&mut rng);
-            while !s.is_terminal() {
-                s.legal_plays_into(&mut moves);
-                let play = moves[rng.random_range(0..moves.len())];
-                s.apply_play(play).expect("generated plays are legal");
-                decisions += 1;
-            }
+            play_out(&mut s, &mut Everyone(&mut random), |_, _, _, _| decisions += 1);
             games += 1;
         }
         if start.elapsed() >= budget {
@@ -149,7 +170,12 @@ pub fn lead20_generation(budget: Duration, seed: u64) -> (u64, u64, f64) {
 
 /// Runs the engine benchmark: `runs` runs of `seconds_per_run` seconds for each measurement,
 /// each run followed by one of the reference when it is given (so both see the same machine).
-pub fn bench_engine(seconds_per_run: f64, runs: usize, seed: u64, reference: Option<&Reference>) -> Result<EngineReport, String> {
+pub fn bench_engine(
+    seconds_per_run: f64,
+    runs: usize,
+    seed: u64,
+    reference: Option<&Reference>,
+) -> Result<EngineReport, BenchError> {
     let budget = Duration::from_secs_f64(seconds_per_run);
     let mut reference_games_per_s = Vec::new();
     let runs: Vec<EngineRun> = (0..runs.max(1))
@@ -166,7 +192,7 @@ pub fn bench_engine(seconds_per_run: f64, runs: usize, seed: u64, reference: Opt
                 lead20_plays_per_call: plays as f64 / calls as f64,
             })
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, BenchError>>()?;
     let pick = |f: fn(&EngineRun) -> f64| median(runs.iter().map(f).collect());
     let medians = EngineRun {
         games_per_s: pick(|r| r.games_per_s),
@@ -177,6 +203,56 @@ pub fn bench_engine(seconds_per_run: f64, runs: usize, seed: u64, reference: Opt
     let speedup_vs_reference = (!reference_games_per_s.is_empty())
         .then(|| median(runs.iter().zip(&reference_games_per_s).map(|(r, x)| r.games_per_s / x).collect()));
     Ok(EngineReport { runs, median: medians, seconds_per_run, reference_games_per_s, speedup_vs_reference })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TrainBenchReport {
+    pub frames_per_s_runs: Vec<f64>,
+    pub frames_per_s_median: f64,
+    pub seconds_per_run: f64,
+    /// DouZero's trainer, timed before each run when asked for (`--reference`).
+    pub douzero_frames_per_s_runs: Vec<f64>,
+    /// median(our frames/s ÷ DouZero's) over the runs.
+    pub speedup_vs_douzero: Option<f64>,
+}
+
+/// Trains `base` for `seconds` in a scratch folder, `runs` times (each run after one of the
+/// reference, when it is given); `progress` hears each run's frames/s.
+pub fn bench_train(
+    base: &TrainConfig,
+    seconds: f64,
+    runs: usize,
+    reference: Option<&Reference>,
+    mut progress: impl FnMut(usize, &str, f64),
+) -> Result<TrainBenchReport, BenchError> {
+    if !(seconds > 0.0) || runs == 0 {
+        return Err(BenchError::Budget);
+    }
+    let scratch = std::env::temp_dir().join(format!("ddz-bench-train-{}", std::process::id()));
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for i in 0..runs {
+        if let Some(r) = reference {
+            theirs.push(r.measure(&[seconds.to_string()], "frames_per_s")?);
+            progress(i + 1, "DouZero", theirs[i]);
+        }
+        let mut cfg = base.clone();
+        cfg.run.dir = scratch.join(format!("run{i}"));
+        cfg.budget = Default::default();
+        cfg.budget.max_seconds = seconds;
+        cfg.log.tensorboard = false;
+        let s = crate::train::train(cfg, Start::Fresh { init_from: None }, true)?;
+        progress(i + 1, "ddz", s.frames_per_s);
+        ours.push(s.frames_per_s);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    let speedup = (!theirs.is_empty()).then(|| median(ours.iter().zip(&theirs).map(|(a, b)| a / b).collect()));
+    Ok(TrainBenchReport {
+        frames_per_s_median: median(ours.clone()),
+        frames_per_s_runs: ours,
+        seconds_per_run: seconds,
+        douzero_frames_per_s_runs: theirs,
+        speedup_vs_douzero: speedup,
+    })
 }
 
 #[cfg(test)]

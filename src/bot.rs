@@ -11,7 +11,7 @@
 //! pass) followed by the keep-running line. The first input may be the full
 //! `{"requests":[…],"responses":[…]}` form; later ones are single requests.
 
-use crate::agents::Agent;
+use crate::agents::{Agent, decide};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
 use rand::rngs::SmallRng;
@@ -20,6 +20,29 @@ use serde::Deserialize;
 use std::io::{BufRead, Write};
 
 pub const KEEP_RUNNING: &str = ">>>BOTZONE_REQUEST_KEEP_RUNNING<<<";
+
+/// Why a request got `{"error": …}` instead of a play.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BotError {
+    /// Not JSON, or not a request of the protocol.
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    /// A field that does not parse: its name and why.
+    #[error("{field}: {reason}")]
+    Field { field: String, reason: String },
+    /// Well-formed, but no game is like that (cards that do not add up, plays out of turn…).
+    #[error("{0}")]
+    Impossible(String),
+    /// The Botzone session's requests and our answers do not line up.
+    #[error("{0}")]
+    Session(String),
+}
+
+impl From<String> for BotError {
+    fn from(reason: String) -> BotError {
+        BotError::Impossible(reason)
+    }
+}
 
 fn seat_of(role: Role) -> u8 {
     role.index() as u8 // the landlord sits in seat 0, landlord_down in 1, landlord_up in 2
@@ -36,7 +59,35 @@ fn rank_max(a: Counts, b: Counts) -> Counts {
 
 /// Builds a game state that `me` cannot tell from the real one: its hand, the bottom and the
 /// public plays as given; the other players' hidden cards dealt at random (seeded).
-pub fn state_from_view(me: Role, hand: Counts, bottom: Counts, history: &[(Role, Play)], seed: u64) -> Result<State, String> {
+pub fn state_from_view(
+    me: Role,
+    hand: Counts,
+    bottom: Counts,
+    history: &[(Role, Play)],
+    seed: u64,
+) -> Result<State, BotError> {
+    let start = starting_hands(me, hand, bottom, history, seed)?;
+    // The landlord's 17 dealt cards are its 20 less the bottom.
+    let mut state = State::new(Default::default());
+    state.deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
+    for (k, (role, play)) in history.iter().enumerate() {
+        let turn = state.current_player().ok_or_else(|| format!("play {}: the game is already over", k + 1))?;
+        if turn != seat_of(*role) {
+            let who = Role::ALL[turn as usize].name();
+            return Err(format!("play {} ({} by {}): out of turn, {who} was to play", k + 1, play, role.name()).into());
+        }
+        state.apply_play(*play).map_err(|e| format!("play {} ({} by {}): {e}", k + 1, play, role.name()))?;
+    }
+    match state.current_player() {
+        Some(s) if s == seat_of(me) => Ok(state),
+        Some(s) => Err(format!("it is {}'s turn, not {}'s", Role::ALL[s as usize].name(), me.name()).into()),
+        None => Err(BotError::Impossible("the game is over".into())),
+    }
+}
+
+/// The cards each role started the play phase with: `me`'s as given, the others' what they
+/// played (and the bottom, for the landlord) topped up at random from the unseen cards.
+fn starting_hands(me: Role, hand: Counts, bottom: Counts, history: &[(Role, Play)], seed: u64) -> Result<[Counts; 3], String> {
     if bottom.len() != 3 {
         return Err(format!("bottom {bottom} has {} cards, expected 3", bottom.len()));
     }
@@ -84,21 +135,7 @@ pub fn state_from_view(me: Role, hand: Counts, bottom: Counts, history: &[(Role,
             return Err("the cards do not add up to a deal".into());
         }
     }
-    // The landlord's 17 dealt cards are its 20 less the bottom.
-    let mut state = State::new(Default::default());
-    state.deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
-    for (k, (role, play)) in history.iter().enumerate() {
-        let turn = state.current_player().ok_or_else(|| format!("play {}: the game is already over", k + 1))?;
-        if turn != seat_of(*role) {
-            return Err(format!("play {} ({} by {}): out of turn, {} was to play", k + 1, play, role.name(), Role::ALL[turn as usize].name()));
-        }
-        state.apply_play(*play).map_err(|e| format!("play {} ({} by {}): {e}", k + 1, play, role.name()))?;
-    }
-    match state.current_player() {
-        Some(s) if s == seat_of(me) => Ok(state),
-        Some(s) => Err(format!("it is {}'s turn, not {}'s", Role::ALL[s as usize].name(), me.name())),
-        None => Err("the game is over".into()),
-    }
+    Ok(start)
 }
 
 fn seed_of(text: &str) -> u64 {
@@ -116,27 +153,38 @@ struct NativeRequest {
 }
 
 /// Answers one native request with the agent's play.
-pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, String> {
-    let req: NativeRequest = serde_json::from_str(line).map_err(|e| format!("bad request: {e}"))?;
-    let role = |s: &str| Role::parse(s).ok_or_else(|| format!("unknown seat {s:?}: use landlord, landlord_down or landlord_up"));
-    let me = role(&req.seat)?;
-    let hand = Counts::parse(&req.hand).map_err(|e| format!("hand: {e}"))?;
-    let bottom = Counts::parse(&req.bottom).map_err(|e| format!("bottom: {e}"))?;
+pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, BotError> {
+    let req: NativeRequest = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    let field = |field: String, e: &dyn std::fmt::Display| BotError::Field { field, reason: e.to_string() };
+    let role = |name: &str, s: &str| {
+        Role::parse(s).ok_or_else(|| field(name.into(), &format!("unknown seat {s:?}: use landlord, landlord_down or landlord_up")))
+    };
+    let me = role("seat", &req.seat)?;
+    let hand = Counts::parse(&req.hand).map_err(|e| field("hand".into(), &e))?;
+    let bottom = Counts::parse(&req.bottom).map_err(|e| field("bottom".into(), &e))?;
     let history = req
         .history
         .iter()
         .enumerate()
-        .map(|(k, (s, p))| Ok((role(s)?, Play::parse(p).map_err(|e| format!("history {}: {e}", k + 1))?)))
-        .collect::<Result<Vec<_>, String>>()?;
+        .map(|(k, (s, p))| {
+            let name = format!("history {}", k + 1);
+            Ok((role(&name, s)?, Play::parse(p).map_err(|e| field(name, &e))?))
+        })
+        .collect::<Result<Vec<_>, BotError>>()?;
     let state = state_from_view(me, hand, bottom, &history, seed_of(line))?;
     Ok(choose(agent, &state).to_string())
 }
 
+/// The agent's play. An answer outside the legal plays is said on stderr, and the first legal
+/// play (pass, when following) is made so that the game goes on.
 fn choose(agent: &mut dyn Agent, state: &State) -> Play {
     let mut plays = Vec::new();
     state.legal_plays_into(&mut plays);
-    let i = agent.choose(state, &plays);
-    plays.get(i).copied().unwrap_or(plays[0])
+    let decision = decide(agent, state, &plays);
+    if decision.illegal {
+        eprintln!("ddz bot: {} answered outside the {} legal plays; played {} instead", agent.name(), plays.len(), decision.play);
+    }
+    decision.play
 }
 
 /// A Botzone game in progress: what the previous requests and our answers said.
@@ -157,6 +205,7 @@ struct BotzoneRequest {
 }
 
 fn ids_to_counts(ids: &[u32]) -> Result<Counts, String> {
+    // Reasons only: the callers say which field.
     let set: CardSet = ids.iter().map(|&i| Card::from_id(i).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     if set.len() as usize != ids.len() {
         return Err(format!("card ids {ids:?} repeat a card"));
@@ -176,37 +225,65 @@ impl BotzoneSession {
     }
 
     /// Takes one input line (full or single request); returns the answer's card ids.
-    pub fn answer(&mut self, agent: &mut dyn Agent, line: &str) -> Result<Vec<u32>, String> {
-        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("bad request: {e}"))?;
+    pub fn answer(&mut self, agent: &mut dyn Agent, line: &str) -> Result<Vec<u32>, BotError> {
+        self.take_request(line)?;
+        if self.answers.len() + 1 != self.turns.len() {
+            return Err(BotError::Session(format!(
+                "{} requests but {} responses: one answer is owed per earlier request",
+                self.turns.len(),
+                self.answers.len()
+            )));
+        }
+        let me = self.role();
+        let mut own = ids_to_counts(&self.own).map_err(|e| field("own", e))?;
+        let bottom = ids_to_counts(&self.public).map_err(|e| field("publiccard", e))?;
+        if me == Role::Landlord && own.len() == 17 {
+            own = own.plus(bottom); // some versions send the landlord's 17 without the bottom
+        }
+        let history = self.public_history(me)?;
+        let played_by_me = history.iter().filter(|(r, _)| *r == me).fold(Counts::EMPTY, |c, (_, p)| c.plus(p.cards));
+        if !played_by_me.is_subset_of(own) {
+            return Err(BotError::Impossible("our answers hold cards we never had".into()));
+        }
+        let state = state_from_view(me, own.minus(played_by_me), bottom, &history, seed_of(line))?;
+        let ids = self.card_ids(me, choose(agent, &state));
+        self.answers.push(ids.clone());
+        Ok(ids)
+    }
+
+    /// Records a request: the full form starts the session anew, a single one adds a turn.
+    fn take_request(&mut self, line: &str) -> Result<(), BotError> {
+        let bad = |what: &str, e: serde_json::Error| BotError::BadRequest(format!("{what}{e}"));
+        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad("", e))?;
         if let Some(requests) = value.get("requests") {
-            let requests: Vec<BotzoneRequest> = serde_json::from_value(requests.clone()).map_err(|e| format!("requests: {e}"))?;
+            let requests: Vec<BotzoneRequest> = serde_json::from_value(requests.clone()).map_err(|e| bad("requests: ", e))?;
             let responses: Vec<Vec<u32>> = match value.get("responses") {
-                Some(r) => serde_json::from_value(r.clone()).map_err(|e| format!("responses: {e}"))?,
+                Some(r) => serde_json::from_value(r.clone()).map_err(|e| bad("responses: ", e))?,
                 None => Vec::new(),
             };
-            let first = requests.first().ok_or("requests is empty")?;
+            let first = requests.first().ok_or_else(|| BotError::BadRequest("requests is empty".into()))?;
             *self = BotzoneSession { own: first.own.clone(), public: first.publiccard.clone(), ..Default::default() };
             self.turns = requests.into_iter().map(|r| r.history).collect();
             self.answers = responses;
         } else {
-            let req: BotzoneRequest = serde_json::from_value(value).map_err(|e| format!("request: {e}"))?;
+            let req: BotzoneRequest = serde_json::from_value(value).map_err(|e| bad("request: ", e))?;
             if self.turns.is_empty() {
                 self.own = req.own.clone();
                 self.public = req.publiccard.clone();
             }
             self.turns.push(req.history);
         }
-        if self.answers.len() + 1 != self.turns.len() {
-            return Err(format!("{} requests but {} responses: one answer is owed per earlier request", self.turns.len(), self.answers.len()));
-        }
-        let me = self.role();
-        let mut own = ids_to_counts(&self.own)?;
-        let bottom = ids_to_counts(&self.public)?;
-        if me == Role::Landlord && own.len() == 17 {
-            own = own.plus(bottom); // some versions send the landlord's 17 without the bottom
-        }
-        // The public record in play order; the plays before the landlord's first lead are skipped.
+        Ok(())
+    }
+
+    /// The public record in play order, our answers included; the plays before the landlord's
+    /// first lead are skipped.
+    fn public_history(&self, me: Role) -> Result<Vec<(Role, Play)>, BotError> {
         let before = [Role::ALL[(me.index() + 1) % 3], Role::ALL[(me.index() + 2) % 3]];
+        let play_of = |ids: &[u32], what: String| -> Result<Play, BotError> {
+            let cards = ids_to_counts(ids).map_err(|e| BotError::Field { field: what.clone(), reason: e })?;
+            crate::game::classify(cards).ok_or_else(|| BotError::Impossible(format!("{what}: {cards} is not a play")))
+        };
         let mut history: Vec<(Role, Play)> = Vec::new();
         for (t, pair) in self.turns.iter().enumerate() {
             for (k, ids) in pair.iter().enumerate() {
@@ -214,36 +291,33 @@ impl BotzoneSession {
                 if t == 0 && role.index() > me.index() {
                     continue; // that player has not played yet on our first turn
                 }
-                let cards = ids_to_counts(ids)?;
-                let play = crate::game::classify(cards).ok_or_else(|| format!("turn {}: {cards} is not a play", t + 1))?;
-                history.push((role, play));
+                history.push((role, play_of(ids, format!("turn {}", t + 1))?));
             }
             if let Some(answer) = self.answers.get(t) {
-                let cards = ids_to_counts(answer)?;
-                let play = crate::game::classify(cards).ok_or_else(|| format!("our answer {} ({cards}) is not a play", t + 1))?;
-                history.push((me, play));
+                history.push((me, play_of(answer, format!("our answer {}", t + 1))?));
             }
         }
-        let played_by_me = history.iter().filter(|(r, _)| *r == me).fold(Counts::EMPTY, |c, (_, p)| c.plus(p.cards));
-        if !played_by_me.is_subset_of(own) {
-            return Err("our answers hold cards we never had".into());
-        }
-        let state = state_from_view(me, own.minus(played_by_me), bottom, &history, seed_of(line))?;
-        let play = choose(agent, &state);
-        // Physical cards for the answer: any of our remaining ids of each rank.
-        let mut remaining: Vec<u32> = self.own.iter().chain(if me == Role::Landlord && self.own.len() == 17 { &self.public[..] } else { &[] }).copied().collect();
+        Ok(history)
+    }
+
+    /// Physical cards for `play`: any of our remaining ids of each rank.
+    fn card_ids(&self, me: Role, play: Play) -> Vec<u32> {
+        let bottom: &[u32] = if me == Role::Landlord && self.own.len() == 17 { &self.public } else { &[] };
+        let mut remaining: Vec<u32> = self.own.iter().chain(bottom).copied().collect();
         for answer in &self.answers {
             remaining.retain(|id| !answer.contains(id));
         }
         let mut ids = Vec::new();
         for (r, n) in play.cards.iter() {
-            let mut of_rank: Vec<u32> = remaining.iter().copied().filter(|&id| Card::from_id(id).map(|c| c.rank()) == Ok(r)).collect();
-            of_rank.truncate(n as usize);
-            ids.extend(of_rank);
+            let of_rank = remaining.iter().copied().filter(|&id| Card::from_id(id).map(|c| c.rank()) == Ok(r));
+            ids.extend(of_rank.take(n as usize));
         }
-        self.answers.push(ids.clone());
-        Ok(ids)
+        ids
     }
+}
+
+fn field(name: &str, reason: String) -> BotError {
+    BotError::Field { field: name.into(), reason }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -263,11 +337,11 @@ pub fn serve(agent: &mut dyn Agent, protocol: Protocol, input: impl BufRead, mut
         let reply = match protocol {
             Protocol::Native => match answer_native(agent, &line) {
                 Ok(play) => serde_json::json!({ "play": play }),
-                Err(e) => serde_json::json!({ "error": e }),
+                Err(e) => serde_json::json!({ "error": e.to_string() }),
             },
             Protocol::Botzone => match session.answer(agent, &line) {
                 Ok(ids) => serde_json::json!({ "response": ids }),
-                Err(e) => serde_json::json!({ "error": e }),
+                Err(e) => serde_json::json!({ "error": e.to_string() }),
             },
         };
         writeln!(output, "{reply}")?;
@@ -288,7 +362,7 @@ mod tests {
     fn native_requests_and_errors() {
         let mut agent = RuleAgent::new();
         let lead = r#"{"seat":"landlord","hand":"33456789TJQKA22BRR","bottom":"3BR","history":[]}"#;
-        assert!(answer_native(&mut agent, lead).unwrap_err().contains("hand"), "two red jokers");
+        assert!(answer_native(&mut agent, lead).unwrap_err().to_string().contains("hand"), "two red jokers");
         let lead = r#"{"seat":"landlord","hand":"33344567789TJQKA22BR","bottom":"3BR","history":[]}"#;
         let play = answer_native(&mut agent, lead).unwrap();
         assert!(Play::parse(&play).is_ok());
@@ -296,7 +370,7 @@ mod tests {
         let play = answer_native(&mut agent, follow).unwrap();
         assert!(play == "pass" || Play::parse(&play).unwrap().beats(&Play::parse("3").unwrap()));
         let out_of_turn = r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord_up","3"]]}"#;
-        assert!(answer_native(&mut agent, out_of_turn).unwrap_err().contains("out of turn"));
+        assert!(answer_native(&mut agent, out_of_turn).unwrap_err().to_string().contains("out of turn"));
         let illegal = r#"{"seat":"landlord_up","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"],["landlord_down","33"]]}"#;
         assert!(answer_native(&mut agent, illegal).is_err());
     }

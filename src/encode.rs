@@ -30,6 +30,10 @@
 //! cards left" differ by 0.05, which the network learns to tell apart only slowly, and whether
 //! the play to beat is the teammate's was only implied by the passes in the history. Networks
 //! trained before them read the first [`STATE_DIM_V1`] features, which kept their offsets.
+//! Such networks (1,274 inputs, e.g. `models/dmc-2h/`) still load everywhere (eval, bots,
+//! league); `ddz train --init-from` an older network widens its first layer with zero weights
+//! for the new features, so it starts from exactly the same values; resuming a run made before
+//! them is refused with a clear mismatch error.
 //!
 //! Action features (`ACTION_DIM` floats) for a play:
 //!

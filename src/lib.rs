@@ -1,8 +1,14 @@
 //! ddz: a Dou Dizhu engine and Deep Monte Carlo trainer.
 //!
-//! Layers, each using only the ones above it: `cards` and `game` (the engine, no tensors),
-//! `encode` (game facts to features), `runtime` and `model` (the only modules that know tch),
-//! `agents`, then `train` and `eval`, and the tools (`moves`, `bench`).
+//! Layers, each using only the ones listed before it:
+//! - `cards`, `game`: the engine (plays, move generation, the state, fixed deals); no tensors.
+//! - `encode`: game facts to features.
+//! - `runtime`, `model`: the only modules that know tch (devices and threads; networks, their
+//!   updates and their files).
+//! - `agents`: the `Agent` trait, the agents, agents by name, and the one game loop.
+//! - `run`: the run folder that training writes and evaluation reads.
+//! - `train`, `eval`, `pretrain`, and the tools `bot`, `moves`, `replay`: none uses another.
+//! - `bench`: times the engine and the trainer.
 
 pub mod agents;
 pub mod bench;
@@ -15,5 +21,6 @@ pub mod model;
 pub mod moves;
 pub mod pretrain;
 pub mod replay;
+pub mod run;
 pub mod runtime;
 pub mod train;

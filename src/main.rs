@@ -2,10 +2,14 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use ddz::train::{self, Start, config::TrainConfig};
-use ddz::{bench, moves, runtime};
-use std::path::PathBuf;
+use ddz::agents::{Agent, AgentSpec};
+use ddz::eval::curve::BackgroundEval;
+use ddz::game::Deal;
+use ddz::runtime::{self, Device};
+use ddz::train::{self, Start, Trainer, config::Exploration, config::TrainConfig};
+use ddz::{bench, moves};
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
 #[command(name = "ddz", version, about = "Dou Dizhu engine and Deep Monte Carlo trainer", long_about = None)]
@@ -36,7 +40,7 @@ enum Command {
         deal: usize,
         /// Three agents: landlord, landlord_down, landlord_up (random, rule, checkpoint:PATH).
         #[arg(long, value_delimiter = ',', default_value = "rule,rule,rule")]
-        agents: Vec<ddz::eval::AgentSpec>,
+        agents: Vec<AgentSpec>,
         /// Deal file (JSONL); default: the built-in 1,000-deal set.
         #[arg(long)]
         deals: Option<PathBuf>,
@@ -46,7 +50,7 @@ enum Command {
     Bot {
         /// random, rule or checkpoint:PATH.
         #[arg(long, default_value = "rule")]
-        agent: ddz::eval::AgentSpec,
+        agent: AgentSpec,
         #[arg(long, value_enum, default_value = "native")]
         protocol: ddz::bot::Protocol,
     },
@@ -57,37 +61,7 @@ enum Command {
     },
     /// Supervised warm start: imitate the plays of game logs with the RL network (cross-entropy
     /// over each decision's legal plays); `ddz train --init-from OUT` continues with RL.
-    Pretrain {
-        /// Game log file (our JSONL format).
-        #[arg(long)]
-        logs: PathBuf,
-        /// Output folder: model.safetensors, pretrain.json, tb/.
-        #[arg(long, default_value = "models/pretrained")]
-        out: PathBuf,
-        /// The training config whose [model] sizes to use (so RL can start from the result).
-        #[arg(long, default_value = "configs/dmc.toml")]
-        config: PathBuf,
-        #[arg(long, default_value_t = 3000)]
-        steps: u64,
-        #[arg(long, default_value_t = 256)]
-        batch_size: usize,
-        #[arg(long, default_value_t = 1e-4)]
-        lr: f64,
-        /// Share of games held out for validation (early stopping, top-1 accuracy).
-        #[arg(long, default_value_t = 0.1)]
-        val_share: f64,
-        /// Stop after this many validations (every 100 steps) without a better validation loss.
-        #[arg(long, default_value_t = 5)]
-        patience: u32,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// auto, cpu, cuda, cuda:N.
-        #[arg(long, default_value = "auto")]
-        device: String,
-        /// Leave out invalid games (reported with their reasons) instead of stopping.
-        #[arg(long)]
-        skip_invalid: bool,
-    },
+    Pretrain(PretrainArgs),
     /// Write a deal file: JSONL, one deal a line (see README).
     Deals {
         #[arg(long, default_value_t = 1000)]
@@ -124,7 +98,7 @@ enum LogsWhat {
     /// Synthetic logs: AGENT plays every seat on generated deals.
     Selfplay {
         #[arg(long, default_value = "rule")]
-        agent: ddz::eval::AgentSpec,
+        agent: AgentSpec,
         #[arg(long, default_value_t = 2000)]
         games: usize,
         #[arg(long, default_value_t = 1)]
@@ -142,19 +116,19 @@ enum LogsWhat {
 struct EvalArgs {
     /// Agent A: random, rule or checkpoint:PATH (a checkpoint folder or .safetensors file).
     #[arg(long, required_unless_present_any = ["run", "league"])]
-    a: Option<ddz::eval::AgentSpec>,
+    a: Option<AgentSpec>,
     /// Agent B (the opponent).
     #[arg(long, required_unless_present_any = ["run", "league"])]
-    b: Option<ddz::eval::AgentSpec>,
+    b: Option<AgentSpec>,
     /// Round robin of these agents (comma-separated): a WP/ADP matrix and a rating per agent.
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["a", "b", "run"])]
-    league: Option<Vec<ddz::eval::AgentSpec>>,
+    league: Option<Vec<AgentSpec>>,
     /// Every checkpoint of this run against random and rule: RUN/eval/curve.{csv,json,png}.
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["a", "b"])]
     run: Option<PathBuf>,
     /// With --run: further opponents, e.g. snapshots of another run (checkpoint:PATH,…).
     #[arg(long, value_delimiter = ',', requires = "run")]
-    also: Vec<ddz::eval::AgentSpec>,
+    also: Vec<AgentSpec>,
     /// Deal file (JSONL); default: the built-in 1,000-deal set (seed 20261129).
     #[arg(long)]
     deals: Option<PathBuf>,
@@ -198,7 +172,7 @@ struct Overrides {
     run_dir: Option<PathBuf>,
     /// Learner device: auto, cpu, cuda, cuda:N (config: run.device).
     #[arg(long)]
-    device: Option<String>,
+    device: Option<Device>,
     /// Actor threads, 0 = one per core (config: actors.count).
     #[arg(long)]
     actors: Option<usize>,
@@ -224,8 +198,8 @@ impl Overrides {
         if let Some(v) = &self.run_dir {
             cfg.run.dir = v.clone();
         }
-        if let Some(v) = &self.device {
-            cfg.run.device = v.clone();
+        if let Some(v) = self.device {
+            cfg.run.device = v;
         }
         if let Some(v) = self.actors {
             cfg.actors.count = v;
@@ -289,284 +263,320 @@ enum BenchWhat {
     },
 }
 
-/// Writes an evaluation report to the `--json` and `--markdown` files, when asked for.
-fn write_reports(args: &EvalArgs, report: &impl serde::Serialize, markdown: &str) -> Result<()> {
+
+#[derive(clap::Args)]
+struct PretrainArgs {
+    /// Game log file (our JSONL format).
+    #[arg(long)]
+    logs: PathBuf,
+    /// Output folder: model.safetensors, pretrain.json, tb/.
+    #[arg(long, default_value = "models/pretrained")]
+    out: PathBuf,
+    /// The training config whose [model] sizes to use (so RL can start from the result).
+    #[arg(long, default_value = "configs/dmc.toml")]
+    config: PathBuf,
+    #[arg(long, default_value_t = 3000)]
+    steps: u64,
+    #[arg(long, default_value_t = 256)]
+    batch_size: usize,
+    #[arg(long, default_value_t = 1e-4)]
+    lr: f64,
+    /// Share of games held out for validation (early stopping, top-1 accuracy).
+    #[arg(long, default_value_t = 0.1)]
+    val_share: f64,
+    /// Stop after this many validations (every 100 steps) without a better validation loss.
+    #[arg(long, default_value_t = 5)]
+    patience: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// auto, cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    device: Device,
+    /// Leave out invalid games (reported with their reasons) instead of stopping.
+    #[arg(long)]
+    skip_invalid: bool,
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Info { json } => info(json),
+        Command::Train(args) => train(args),
+        Command::Eval(args) => eval(args),
+        Command::Replay { deal, agents, deals } => replay(deal, &agents, deals.as_deref()),
+        Command::Bot { agent, protocol } => {
+            runtime::configure_threads(1);
+            let mut agent = agent.build()?;
+            Ok(ddz::bot::serve(agent.as_mut(), protocol, std::io::stdin().lock(), std::io::stdout().lock())?)
+        }
+        Command::Logs { what } => logs(what),
+        Command::Pretrain(args) => pretrain(args),
+        Command::Deals { n, seed, out } => {
+            ddz::game::write_deals(&out, &ddz::game::generate_deals(n, seed))
+                .with_context(|| format!("writing {}", out.display()))?;
+            eprintln!("wrote {n} deals (seed {seed}) to {}", out.display());
+            Ok(())
+        }
+        Command::Moves => {
+            let errors = moves::serve(std::io::stdin().lock(), std::io::stdout().lock()).context("reading stdin")?;
+            if errors > 0 && !std::io::stdout().is_terminal() {
+                eprintln!("ddz moves: {errors} line(s) had errors (answered with {{\"error\":…}})");
+            }
+            Ok(())
+        }
+        Command::Bench { what: BenchWhat::Train { config, seconds, runs, json, reference } } => {
+            bench_train(&config, seconds, runs, json, reference)
+        }
+        Command::Bench { what: BenchWhat::Engine { seconds, runs, seed, json, reference } } => {
+            bench_engine(seconds, runs, seed, json, reference)
+        }
+    }
+}
+
+fn info(json: bool) -> Result<()> {
+    runtime::configure_threads(1);
+    let info = runtime::info();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(());
+    }
+    println!("ddz {}", info.ddz_version);
+    println!("libtorch {}", info.libtorch_version);
+    println!(
+        "CUDA available: {} ({} device(s)), cuDNN: {}",
+        info.cuda_available, info.cuda_devices, info.cudnn_available
+    );
+    println!("cores: {}, libtorch intra-op threads: {} (set by ddz; actors use 1 each)", info.cores, info.intra_op_threads);
+    println!("link check: {}", info.link_check);
+    Ok(())
+}
+
+fn train(args: TrainArgs) -> Result<()> {
+    if args.resume.is_some() && args.overrides.run_dir.is_some() {
+        bail!("--run-dir cannot be combined with --resume (the run folder is the one resumed)");
+    }
+    let (mut cfg, start) = match &args.resume {
+        Some(dir) => (train::load_run_config(dir)?, Start::Resume),
+        None => (TrainConfig::load(&args.config)?, Start::Fresh { init_from: args.init_from.clone() }),
+    };
+    args.overrides.apply(&mut cfg);
+    if args.init_from.is_some() && cfg.actors.exploration == Exploration::Epsilon && !args.keep_exploration {
+        // After a warm start, explore by softmax with an annealed temperature, so RL can leave
+        // pure imitation behind.
+        cfg.actors.exploration = Exploration::Softmax;
+        let a = &cfg.actors;
+        eprintln!(
+            "warm start: softmax exploration, temperature {} -> {} over {} frames (--keep-exploration to keep epsilon)",
+            a.temperature_start, a.temperature_end, a.temperature_anneal_frames
+        );
+    }
+    let device = cfg.run.device.resolve()?;
+    eprintln!(
+        "training in {} on {device} with {} actor(s) × {} games in flight (libtorch {})",
+        cfg.run.dir.display(),
+        cfg.actor_count(),
+        cfg.actors.games_in_flight,
+        runtime::LIBTORCH_VERSION
+    );
+    let mut evaluation = BackgroundEval::new(&cfg.run.dir, cfg.eval.deals);
+    let s = Trainer::new(cfg, start, false)?.on_checkpoint(move |_| evaluation.checkpoint_written()).run()?;
+    let rate = |w: Option<f64>| w.map_or("-".to_string(), |w| format!("{w:.3}"));
+    let vs_rule = match (s.win_rate_vs_rule_landlord, s.win_rate_vs_rule_farmers) {
+        (None, None) => String::new(),
+        (l, f) => format!("; vs rule (trained against): landlord {}, farmers {}", rate(l), rate(f)),
+    };
+    println!(
+        "{} steps, {} frames ({:.0} frames/s), {} games ({:.1} games/s) in {:.0} s, stopped by {}; last loss {:.4}; \
+         win rate vs pool: landlord {}, farmers {}{vs_rule}; checkpoint {}",
+        s.steps,
+        s.frames,
+        s.frames_per_s,
+        s.games,
+        s.games_per_s,
+        s.seconds,
+        s.stopped_by,
+        s.last_loss,
+        rate(s.win_rate_vs_pool_landlord),
+        rate(s.win_rate_vs_pool_farmers),
+        s.checkpoint.display()
+    );
+    Ok(())
+}
+
+fn load_deals(path: Option<&Path>) -> Result<Vec<Deal>> {
+    Ok(match path {
+        Some(path) => ddz::game::read_deals(path)?,
+        None => ddz::game::default_deals(),
+    })
+}
+
+fn eval(args: EvalArgs) -> Result<()> {
+    runtime::configure_threads(1);
+    let mut deals = load_deals(args.deals.as_deref())?;
+    if let Some(n) = args.n {
+        deals.truncate(n);
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let (illegal, markdown, report) = if let Some(run) = &args.run {
+        return eval_run(run, &deals, &args.also, threads);
+    } else if let Some(agents) = &args.league {
+        let league = ddz::eval::league::round_robin(agents, &deals, threads)?;
+        let illegal: u32 = league.matches.iter().map(|m| m.illegal_plays()).sum();
+        (illegal, league.markdown(), serde_json::to_value(&league)?)
+    } else {
+        let (a, b) = (args.a.as_ref().expect("clap requires --a"), args.b.as_ref().expect("clap requires --b"));
+        let report = ddz::eval::evaluate(a, b, &deals, threads)?;
+        (report.illegal_plays(), report.markdown(), serde_json::to_value(&report)?)
+    };
+    println!("{markdown}");
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(report)?).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, serde_json::to_string_pretty(&report)?).with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &args.markdown {
-        std::fs::write(path, markdown).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, &markdown).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if illegal > 0 {
+        bail!("{illegal} illegal plays");
     }
     Ok(())
 }
 
-fn main() -> Result<()> {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Info { json } => {
-            runtime::configure_threads(1);
-            let info = runtime::info();
-            if json {
-                println!("{}", serde_json::to_string_pretty(&info)?);
-            } else {
-                println!("ddz {}", info.ddz_version);
-                println!("libtorch {}", info.libtorch_version);
-                println!("CUDA available: {} ({} device(s)), cuDNN: {}", info.cuda_available, info.cuda_devices, info.cudnn_available);
-                println!("cores: {}, libtorch intra-op threads: {} (set by ddz; actors use 1 each)", info.cores, info.intra_op_threads);
-                println!("link check: {}", info.link_check);
-            }
-        }
-        Command::Train(args) => {
-            let (mut cfg, start) = match &args.resume {
-                Some(dir) => (train::load_run_config(dir)?, Start::Resume),
-                None => (TrainConfig::load(&args.config)?, Start::Fresh { init_from: args.init_from.clone() }),
-            };
-            args.overrides.apply(&mut cfg);
-            if args.init_from.is_some() && cfg.actors.exploration == ddz::train::config::Exploration::Epsilon && !args.keep_exploration {
-                // After a warm start, explore by softmax with an annealed temperature, so RL can
-                // leave pure imitation behind.
-                cfg.actors.exploration = ddz::train::config::Exploration::Softmax;
-                eprintln!(
-                    "warm start: softmax exploration, temperature {} -> {} over {} frames (--keep-exploration to keep epsilon)",
-                    cfg.actors.temperature_start, cfg.actors.temperature_end, cfg.actors.temperature_anneal_frames
-                );
-            }
-            if args.resume.is_some() && args.overrides.run_dir.is_some() {
-                bail!("--run-dir cannot be combined with --resume (the run folder is the one resumed)");
-            }
-            let device = runtime::parse_device(&cfg.run.device).map_err(anyhow::Error::msg)?;
-            eprintln!(
-                "training in {} on {:?} with {} actor(s) × {} games in flight (libtorch {})",
-                cfg.run.dir.display(),
-                device,
-                cfg.actor_count(),
-                cfg.actors.games_in_flight,
-                runtime::LIBTORCH_VERSION
-            );
-            let s = train::train(cfg, start, false)?;
-            let rate = |w: Option<f64>| w.map_or("-".to_string(), |w| format!("{w:.3}"));
-            let vs_rule = match (s.win_rate_vs_rule_landlord, s.win_rate_vs_rule_farmers) {
-                (None, None) => String::new(),
-                (l, f) => format!("; vs rule (trained against): landlord {}, farmers {}", rate(l), rate(f)),
-            };
-            println!(
-                "{} steps, {} frames ({:.0} frames/s), {} games ({:.1} games/s) in {:.0} s, stopped by {}; last loss {:.4}; win rate vs pool: landlord {}, farmers {}{vs_rule}; checkpoint {}",
-                s.steps,
-                s.frames,
-                s.frames_per_s,
-                s.games,
-                s.games_per_s,
-                s.seconds,
-                s.stopped_by,
-                s.last_loss,
-                rate(s.win_rate_vs_pool_landlord),
-                rate(s.win_rate_vs_pool_farmers),
-                s.checkpoint.display()
-            );
-        }
-        Command::Bench { what: BenchWhat::Train { config, seconds, runs, json, reference } } => {
-            let base = TrainConfig::load(&config)?;
-            let scratch = std::env::temp_dir().join(format!("ddz-bench-train-{}", std::process::id()));
-            let reference = if reference { Some(bench::Reference::prepare_douzero().map_err(anyhow::Error::msg)?) } else { None };
-            let mut rates = Vec::new();
-            let mut reference_rates = Vec::new();
-            for i in 0..runs.max(1) {
-                if let Some(r) = &reference {
-                    let fps = r.measure(&[seconds.to_string()], "frames_per_s").map_err(anyhow::Error::msg)?;
-                    eprintln!("run {}: DouZero {fps:.0} frames/s", i + 1);
-                    reference_rates.push(fps);
-                }
-                let mut cfg = base.clone();
-                cfg.run.dir = scratch.join(format!("run{i}"));
-                cfg.budget = Default::default();
-                cfg.budget.max_seconds = seconds;
-                cfg.log.tensorboard = false;
-                let s = train::train(cfg, Start::Fresh { init_from: None }, true)?;
-                eprintln!("run {}: {:.0} frames/s, {:.1} games/s", i + 1, s.frames_per_s, s.games_per_s);
-                rates.push((s.frames_per_s, s.games_per_s));
-            }
-            let _ = std::fs::remove_dir_all(&scratch);
-            let f: Vec<f64> = rates.iter().map(|r| r.0).collect();
-            let median = bench::median(f.clone());
-            let ratio = (!reference_rates.is_empty()).then(|| bench::median(f.iter().zip(&reference_rates).map(|(a, b)| a / b).collect()));
-            if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"frames_per_s_runs": f, "frames_per_s_median": median, "seconds_per_run": seconds,
-                        "douzero_frames_per_s_runs": reference_rates, "speedup_vs_douzero": ratio})
-                );
-            } else {
-                println!("training benchmark ({}): median {median:.0} frames/s over {} runs of {seconds} s", config.display(), f.len());
-                if let Some(x) = ratio {
-                    println!("DouZero (CPU, 2 actors, OMP_NUM_THREADS=1) per run: {:?} frames/s; speed-up, median of per-run ratios: {x:.1}×", reference_rates.iter().map(|r| r.round()).collect::<Vec<_>>());
-                }
-            }
-        }
-        Command::Replay { deal, agents, deals } => {
-            runtime::configure_threads(1);
-            let deals = match &deals {
-                Some(path) => ddz::eval::read_deals(path).map_err(anyhow::Error::msg)?,
-                None => ddz::eval::default_deals(),
-            };
-            let d = deals.get(deal).with_context(|| format!("deal {deal} is out of range (the set has {})", deals.len()))?;
-            let built: Vec<Box<dyn ddz::agents::Agent>> = agents.iter().map(|a| a.build()).collect::<Result<_, _>>().map_err(anyhow::Error::msg)?;
-            let mut three: [Box<dyn ddz::agents::Agent>; 3] = built.try_into().map_err(|_| anyhow::anyhow!("--agents takes three agents"))?;
-            print!("{}", ddz::replay::replay(d, &mut three));
-        }
-        Command::Bot { agent, protocol } => {
-            runtime::configure_threads(1);
-            let mut agent = agent.build().map_err(anyhow::Error::msg)?;
-            ddz::bot::serve(agent.as_mut(), protocol, std::io::stdin().lock(), std::io::stdout().lock())?;
-        }
-        Command::Logs { what } => match what {
-            LogsWhat::Import { from: _, files, out, skip_invalid } => {
-                let mut lines = String::new();
-                let (mut ok, mut skipped) = (0, 0);
-                for file in &files {
-                    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-                    let result = ddz::pretrain::logs::import_showdown(&text).and_then(|log| log.replay().map(|_| log).map_err(|(m, r)| match m {
-                        Some(m) => format!("move {m}: {r}"),
-                        None => r,
-                    }));
-                    match result {
-                        Ok(log) => {
-                            lines.push_str(&serde_json::to_string(&log)?);
-                            lines.push('\n');
-                            ok += 1;
-                        }
-                        Err(e) if skip_invalid => {
-                            eprintln!("skipped {}: {e}", file.display());
-                            skipped += 1;
-                        }
-                        Err(e) => bail!("{}: {e} (use --skip-invalid to leave such games out)", file.display()),
-                    }
-                }
-                std::fs::write(&out, lines).with_context(|| format!("writing {}", out.display()))?;
-                println!("imported {ok} game(s) into {}, skipped {skipped}", out.display());
-            }
-            LogsWhat::Selfplay { agent, games, seed, out } => {
-                runtime::configure_threads(1);
-                let mut a = agent.build().map_err(anyhow::Error::msg)?;
-                let logs = ddz::pretrain::selfplay_logs(a.as_mut(), games, seed, &format!("synthetic:{agent}"));
-                let text: String = logs.iter().map(|l| serde_json::to_string(l).unwrap() + "\n").collect();
-                std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
-                println!("wrote {games} synthetic games ({agent} in every seat) to {}", out.display());
-            }
-            LogsWhat::Check { file } => {
-                let (good, bad) = ddz::pretrain::logs::read_logs(&file, true).map_err(anyhow::Error::msg)?;
-                for e in &bad {
-                    eprintln!("{e}");
-                }
-                println!("{}: {} valid game(s), {} invalid", file.display(), good.len(), bad.len());
-                if !bad.is_empty() {
-                    bail!("{} invalid game(s)", bad.len());
-                }
-            }
-        },
-        Command::Pretrain { logs, out, config, steps, batch_size, lr, val_share, patience, seed, device, skip_invalid } => {
-            runtime::configure_threads(1);
-            let model = TrainConfig::load(&config)?.model;
-            let (games, bad) = ddz::pretrain::logs::read_logs(&logs, skip_invalid).map_err(|e| anyhow::anyhow!("{e} (use --skip-invalid to leave such games out)"))?;
+fn eval_run(run: &Path, deals: &[Deal], also: &[AgentSpec], threads: usize) -> Result<()> {
+    let points = ddz::eval::curve::evaluate_run(run, deals, also, threads, |p| {
+        eprintln!(
+            "step {:>8} ({:.2} h): vs random L {:.3} F {:.3} | vs rule L {:.3} F {:.3}",
+            p.step, p.hours, p.vs_random.0, p.vs_random.1, p.vs_rule.0, p.vs_rule.1
+        )
+    })?;
+    let illegal: u32 = points.iter().map(|p| p.illegal_plays).sum();
+    println!("{} checkpoints evaluated on {} deals; illegal plays: {illegal}", points.len(), deals.len());
+    match ddz::eval::curve::plot(run) {
+        Ok(png) => println!("curve: {}", png.display()),
+        Err(e) => eprintln!("{e} (the curve is in {}/eval/curve.csv)", run.display()),
+    }
+    Ok(())
+}
+
+fn replay(deal: usize, agents: &[AgentSpec], deals: Option<&Path>) -> Result<()> {
+    runtime::configure_threads(1);
+    let deals = load_deals(deals)?;
+    let d = deals.get(deal).with_context(|| format!("deal {deal} is out of range (the set has {})", deals.len()))?;
+    let built: Vec<Box<dyn Agent>> = agents.iter().map(|a| a.build()).collect::<Result<_, _>>()?;
+    let mut three: [Box<dyn Agent>; 3] = built.try_into().map_err(|_| anyhow::anyhow!("--agents takes three agents"))?;
+    print!("{}", ddz::replay::replay(d, &mut three));
+    Ok(())
+}
+
+fn logs(what: LogsWhat) -> Result<()> {
+    use ddz::pretrain::logs;
+    match what {
+        LogsWhat::Import { from: _, files, out, skip_invalid } => {
+            let (good, bad) = logs::import_files(&files, skip_invalid)
+                .map_err(|e| anyhow::anyhow!("{e} (use --skip-invalid to leave such games out)"))?;
             for e in &bad {
                 eprintln!("skipped {e}");
             }
-            let cfg = ddz::pretrain::PretrainConfig { steps, batch_size, lr, val_share, patience, seed, model, device, ..Default::default() };
-            let s = ddz::pretrain::pretrain(games, bad.len(), &out, &cfg, false).map_err(anyhow::Error::msg)?;
-            println!(
-                "{} games ({} skipped): {} training / {} validation decisions ({} duplicates dropped); {} steps{}; best validation loss {:.3}, top-1 {:.3}; wrote {}",
-                s.games,
-                s.skipped_games,
-                s.train_samples,
-                s.val_samples,
-                s.duplicates_dropped,
-                s.steps,
-                if s.stopped_early { " (early stop)" } else { "" },
-                s.best_val_loss,
-                s.best_val_top1,
-                s.checkpoint.display()
-            );
+            std::fs::write(&out, logs::to_jsonl(&good)).with_context(|| format!("writing {}", out.display()))?;
+            println!("imported {} game(s) into {}, skipped {}", good.len(), out.display(), bad.len());
         }
-        Command::Deals { n, seed, out } => {
-            let deals = ddz::eval::generate_deals(n, seed);
-            ddz::eval::write_deals(&out, &deals).with_context(|| format!("writing {}", out.display()))?;
-            eprintln!("wrote {n} deals (seed {seed}) to {}", out.display());
-        }
-        Command::Eval(args) => {
+        LogsWhat::Selfplay { agent, games, seed, out } => {
             runtime::configure_threads(1);
-            let mut deals = match &args.deals {
-                Some(path) => ddz::eval::read_deals(path).map_err(anyhow::Error::msg)?,
-                None => ddz::eval::default_deals(),
-            };
-            if let Some(n) = args.n {
-                deals.truncate(n);
-            }
-            let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-            if let Some(run) = &args.run {
-                let points = ddz::eval::curve::evaluate_run(run, &deals, &args.also, threads, |p| {
-                    eprintln!(
-                        "step {:>8} ({:.2} h): vs random L {:.3} F {:.3} | vs rule L {:.3} F {:.3}",
-                        p.step, p.hours, p.vs_random.0, p.vs_random.1, p.vs_rule.0, p.vs_rule.1
-                    )
-                })
-                .map_err(anyhow::Error::msg)?;
-                let illegal: u32 = points.iter().map(|p| p.illegal_plays).sum();
-                println!("{} checkpoints evaluated on {} deals; illegal plays: {illegal}", points.len(), deals.len());
-                match ddz::eval::curve::plot(run) {
-                    Ok(png) => println!("curve: {}", png.display()),
-                    Err(e) => eprintln!("no plot: {e} (the curve is in {}/eval/curve.csv)", run.display()),
-                }
-                return Ok(());
-            }
-            if let Some(agents) = &args.league {
-                let league = ddz::eval::league::round_robin(agents, &deals, threads).map_err(anyhow::Error::msg)?;
-                println!("{}", league.markdown());
-                write_reports(&args, &league, &league.markdown())?;
-                let illegal: u32 = league.matches.iter().map(|m| m.illegal_plays()).sum();
-                if illegal > 0 {
-                    bail!("{illegal} illegal plays");
-                }
-                return Ok(());
-            }
-            let (a, b) = (args.a.clone().unwrap(), args.b.clone().unwrap());
-            let report = ddz::eval::evaluate(&a, &b, &deals, threads).map_err(anyhow::Error::msg)?;
-            println!("{}", report.markdown());
-            write_reports(&args, &report, &report.markdown())?;
-            if report.illegal_plays() > 0 {
-                bail!("{} illegal plays", report.illegal_plays());
+            let mut a = agent.build()?;
+            let (games, illegal) = ddz::pretrain::selfplay_logs(a.as_mut(), games, seed, &format!("synthetic:{agent}"));
+            std::fs::write(&out, logs::to_jsonl(&games)).with_context(|| format!("writing {}", out.display()))?;
+            println!("wrote {} synthetic games ({agent} in every seat) to {}", games.len(), out.display());
+            if illegal > 0 {
+                bail!("{agent} gave {illegal} illegal answers (the first legal play was made instead)");
             }
         }
-        Command::Moves => {
-            let stdin = std::io::stdin();
-            let errors = moves::serve(stdin.lock(), std::io::stdout().lock()).context("reading stdin")?;
-            if errors > 0 && !std::io::stdout().is_terminal() {
-                eprintln!("ddz moves: {errors} line(s) had errors (answered with {{\"error\":…}})");
+        LogsWhat::Check { file } => {
+            let (good, bad) = logs::read_logs(&file, true)?;
+            for e in &bad {
+                eprintln!("{e}");
+            }
+            println!("{}: {} valid game(s), {} invalid", file.display(), good.len(), bad.len());
+            if !bad.is_empty() {
+                bail!("{} invalid game(s)", bad.len());
             }
         }
-        Command::Bench { what: BenchWhat::Engine { seconds, runs, seed, json, reference } } => {
-            if !(seconds > 0.0) || runs == 0 {
-                bail!("--seconds must be positive and --runs at least 1");
-            }
-            let reference = if reference { Some(bench::Reference::prepare().map_err(anyhow::Error::msg)?) } else { None };
-            let parts = if reference.is_some() { 3.0 } else { 2.0 };
-            let per_run = seconds / (parts * runs as f64);
-            let report = bench::bench_engine(per_run, runs, seed, reference.as_ref()).map_err(anyhow::Error::msg)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                println!("engine benchmark: {} runs × {:.2} s per measurement, one thread", report.runs.len(), per_run);
-                println!("{:>4} {:>14} {:>16} {:>20} {:>14}", "run", "games/s", "decisions/s", "lead-20 calls/s", "plays/call");
-                for (i, r) in report.runs.iter().enumerate() {
-                    println!("{:>4} {:>14.0} {:>16.0} {:>20.0} {:>14.1}", i + 1, r.games_per_s, r.decisions_per_s, r.lead20_calls_per_s, r.lead20_plays_per_call);
-                }
-                let m = &report.median;
-                println!("{:>4} {:>14.0} {:>16.0} {:>20.0} {:>14.1}", "med", m.games_per_s, m.decisions_per_s, m.lead20_calls_per_s, m.lead20_plays_per_call);
-                if let Some(x) = report.speedup_vs_reference {
-                    let refs: Vec<String> = report.reference_games_per_s.iter().map(|g| format!("{g:.0}")).collect();
-                    println!("reference (OpenSpiel dou_dizhu from Python) games/s per run: {}", refs.join(", "));
-                    println!("speed-up, median of per-run ratios: {x:.1}×");
-                }
-            }
-        }
+    }
+    Ok(())
+}
+
+fn pretrain(args: PretrainArgs) -> Result<()> {
+    runtime::configure_threads(1);
+    let model = TrainConfig::load(&args.config)?.model;
+    let (games, bad) = ddz::pretrain::logs::read_logs(&args.logs, args.skip_invalid)
+        .map_err(|e| anyhow::anyhow!("{e} (use --skip-invalid to leave such games out)"))?;
+    for e in &bad {
+        eprintln!("skipped {e}");
+    }
+    let PretrainArgs { steps, batch_size, lr, val_share, patience, seed, device, .. } = args;
+    let cfg = ddz::pretrain::PretrainConfig { steps, batch_size, lr, val_share, patience, seed, model, device, ..Default::default() };
+    let s = ddz::pretrain::pretrain(games, bad.len(), &args.out, &cfg, false)?;
+    println!(
+        "{} games ({} skipped): {} training / {} validation decisions ({} duplicates dropped); {} steps{}; \
+         best validation loss {:.3}, top-1 {:.3}; wrote {}",
+        s.games,
+        s.skipped_games,
+        s.train_samples,
+        s.val_samples,
+        s.duplicates_dropped,
+        s.steps,
+        if s.stopped_early { " (early stop)" } else { "" },
+        s.best_val_loss,
+        s.best_val_top1,
+        s.checkpoint.display()
+    );
+    Ok(())
+}
+
+fn bench_train(config: &Path, seconds: f64, runs: usize, json: bool, reference: bool) -> Result<()> {
+    let base = TrainConfig::load(config)?;
+    let reference = if reference { Some(bench::Reference::prepare_douzero()?) } else { None };
+    let report = bench::bench_train(&base, seconds, runs, reference.as_ref(), |run, who, fps| {
+        eprintln!("run {run}: {who} {fps:.0} frames/s")
+    })?;
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
+    let (median, n) = (report.frames_per_s_median, report.frames_per_s_runs.len());
+    println!("training benchmark ({}): median {median:.0} frames/s over {n} runs of {seconds} s", config.display());
+    if let Some(x) = report.speedup_vs_douzero {
+        let theirs: Vec<f64> = report.douzero_frames_per_s_runs.iter().map(|r| r.round()).collect();
+        println!(
+            "DouZero (CPU, 2 actors, OMP_NUM_THREADS=1) per run: {theirs:?} frames/s; speed-up, median of per-run ratios: {x:.1}×"
+        );
+    }
+    Ok(())
+}
+
+fn bench_engine(seconds: f64, runs: usize, seed: u64, json: bool, reference: bool) -> Result<()> {
+    if !(seconds > 0.0) || runs == 0 {
+        bail!("--seconds must be positive and --runs at least 1");
+    }
+    let reference = if reference { Some(bench::Reference::prepare()?) } else { None };
+    let parts = if reference.is_some() { 3.0 } else { 2.0 };
+    let per_run = seconds / (parts * runs as f64);
+    let report = bench::bench_engine(per_run, runs, seed, reference.as_ref())?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!("engine benchmark: {} runs × {:.2} s per measurement, one thread", report.runs.len(), per_run);
+    println!("{:>4} {:>14} {:>16} {:>20} {:>14}", "run", "games/s", "decisions/s", "lead-20 calls/s", "plays/call");
+    let row = |name: String, r: &bench::EngineRun| {
+        let (g, d, c, p) = (r.games_per_s, r.decisions_per_s, r.lead20_calls_per_s, r.lead20_plays_per_call);
+        println!("{name:>4} {g:>14.0} {d:>16.0} {c:>20.0} {p:>14.1}");
+    };
+    for (i, r) in report.runs.iter().enumerate() {
+        row((i + 1).to_string(), r);
+    }
+    row("med".into(), &report.median);
+    if let Some(x) = report.speedup_vs_reference {
+        let refs: Vec<String> = report.reference_games_per_s.iter().map(|g| format!("{g:.0}")).collect();
+        println!("reference (OpenSpiel dou_dizhu from Python) games/s per run: {}", refs.join(", "));
+        println!("speed-up, median of per-run ratios: {x:.1}×");
     }
     Ok(())
 }

@@ -17,13 +17,24 @@ struct Request {
     rival: String,
 }
 
+/// Why a request line got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MovesError {
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    /// A field that does not parse: its name and why.
+    #[error("{field}: {reason}")]
+    Field { field: &'static str, reason: String },
+}
+
 /// The answer to one request line.
-pub fn answer(line: &str) -> Result<Vec<String>, String> {
-    let req: Request = serde_json::from_str(line).map_err(|e| format!("bad request: {e}"))?;
-    let hand = Counts::parse(&req.hand).map_err(|e| format!("hand: {e}"))?;
+pub fn answer(line: &str) -> Result<Vec<String>, MovesError> {
+    let req: Request = serde_json::from_str(line).map_err(|e| MovesError::BadRequest(e.to_string()))?;
+    let field = |field, e: &dyn std::fmt::Display| MovesError::Field { field, reason: e.to_string() };
+    let hand = Counts::parse(&req.hand).map_err(|e| field("hand", &e))?;
     let rival = match req.rival.trim() {
         "" | "pass" => None,
-        text => Some(Play::parse(text).map_err(|e| format!("rival: {e}"))?),
+        text => Some(Play::parse(text).map_err(|e| field("rival", &e))?),
     };
     let mut legal: Vec<String> = legal_plays_vec(hand, rival.as_ref()).iter().map(|p| p.to_string()).collect();
     legal.sort();
@@ -58,8 +69,8 @@ mod tests {
     #[test]
     fn answers_and_errors() {
         assert_eq!(answer(r#"{"hand":"345","rival":"2"}"#).unwrap(), ["pass"]);
-        assert!(answer(r#"{"hand":"34x"}"#).unwrap_err().contains("unknown card"));
-        assert!(answer(r#"{"hand":"3","rival":"34"}"#).unwrap_err().contains("not a valid play"));
+        assert!(answer(r#"{"hand":"34x"}"#).unwrap_err().to_string().contains("unknown card"));
+        assert!(answer(r#"{"hand":"3","rival":"34"}"#).unwrap_err().to_string().contains("not a valid play"));
         let mut out = Vec::new();
         let errors = serve("{\"hand\":\"33\"}\nnot json\n".as_bytes(), &mut out).unwrap();
         assert_eq!(errors, 1);

@@ -1,6 +1,7 @@
 //! Process-wide libtorch settings: threads and devices, and the `ddz info` report.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// libtorch's version, read from the PyTorch package at build time.
 pub const LIBTORCH_VERSION: &str = env!("DDZ_LIBTORCH_VERSION");
@@ -15,25 +16,83 @@ pub fn configure_threads(intra_op: i32) {
     ONCE.call_once(|| tch::set_num_interop_threads(1));
 }
 
-/// Parses `auto`, `cpu`, `cuda` or `cuda:N`.
-pub fn parse_device(text: &str) -> Result<tch::Device, String> {
-    match text.trim() {
-        "auto" => Ok(tch::Device::cuda_if_available()),
-        "cpu" => Ok(tch::Device::Cpu),
-        "cuda" => cuda(0),
-        other => match other.strip_prefix("cuda:").map(str::parse::<usize>) {
-            Some(Ok(n)) => cuda(n),
-            _ => Err(format!("unknown device {other:?}: use auto, cpu, cuda or cuda:N")),
-        },
+/// Where a network computes, as a config or the command line names it: `auto` (CUDA when
+/// available), `cpu`, `cuda` (the first GPU) or `cuda:N`. Parsed once, where it is read; whether
+/// the GPU exists is checked when a network is placed on it ([`Device::resolve`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Device {
+    #[default]
+    Auto,
+    Cpu,
+    Cuda(usize),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    #[error("unknown device {0:?}: use auto, cpu, cuda or cuda:N")]
+    Unknown(String),
+    #[error("cuda:{requested} requested but {available} CUDA device(s) are available")]
+    Unavailable { requested: usize, available: usize },
+}
+
+impl std::str::FromStr for Device {
+    type Err = DeviceError;
+    fn from_str(text: &str) -> Result<Device, DeviceError> {
+        match text.trim() {
+            "auto" => Ok(Device::Auto),
+            "cpu" => Ok(Device::Cpu),
+            "cuda" => Ok(Device::Cuda(0)),
+            other => match other.strip_prefix("cuda:").map(str::parse::<usize>) {
+                Some(Ok(n)) => Ok(Device::Cuda(n)),
+                _ => Err(DeviceError::Unknown(other.to_string())),
+            },
+        }
     }
 }
 
-fn cuda(n: usize) -> Result<tch::Device, String> {
-    let count = tch::Cuda::device_count() as usize;
-    if n < count {
-        Ok(tch::Device::Cuda(n))
-    } else {
-        Err(format!("cuda:{n} requested but {count} CUDA device(s) are available"))
+impl TryFrom<String> for Device {
+    type Error = DeviceError;
+    fn try_from(text: String) -> Result<Device, DeviceError> {
+        text.parse()
+    }
+}
+
+impl From<Device> for String {
+    fn from(device: Device) -> String {
+        device.to_string()
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Device::Auto => write!(f, "auto"),
+            Device::Cpu => write!(f, "cpu"),
+            Device::Cuda(n) => write!(f, "cuda:{n}"),
+        }
+    }
+}
+
+impl Device {
+    /// The device to compute on: `auto` becomes the first GPU when there is one, else the CPU;
+    /// a GPU that is not there is an error.
+    pub fn resolve(self) -> Result<Device, DeviceError> {
+        let available = tch::Cuda::device_count() as usize;
+        match self {
+            Device::Auto if available > 0 => Ok(Device::Cuda(0)),
+            Device::Auto | Device::Cpu => Ok(Device::Cpu),
+            Device::Cuda(n) if n < available => Ok(Device::Cuda(n)),
+            Device::Cuda(n) => Err(DeviceError::Unavailable { requested: n, available }),
+        }
+    }
+
+    /// libtorch's name of a resolved device (`auto` counts as the CPU: resolve it first).
+    pub(crate) fn torch(self) -> tch::Device {
+        match self {
+            Device::Cuda(n) => tch::Device::Cuda(n),
+            Device::Auto | Device::Cpu => tch::Device::Cpu,
+        }
     }
 }
 
@@ -62,5 +121,25 @@ pub fn info() -> Info {
         intra_op_threads: tch::get_num_threads(),
         cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         link_check: format!("sum([[1,2],[3,4]]²) = {b} (expected 54)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Device;
+
+    #[test]
+    fn devices_parse_print_and_resolve() {
+        assert_eq!("auto".parse::<Device>().unwrap(), Device::Auto);
+        assert_eq!(" cpu ".parse::<Device>().unwrap(), Device::Cpu);
+        assert_eq!("cuda".parse::<Device>().unwrap(), Device::Cuda(0));
+        assert_eq!("cuda:3".parse::<Device>().unwrap(), Device::Cuda(3));
+        for bad in ["gpu", "cuda:", "cuda:x", ""] {
+            assert!(bad.parse::<Device>().unwrap_err().to_string().contains("auto, cpu, cuda"), "{bad}");
+        }
+        assert_eq!(Device::Cuda(2).to_string(), "cuda:2");
+        assert_eq!(Device::Cpu.resolve().unwrap(), Device::Cpu);
+        let gpus = tch::Cuda::device_count() as usize;
+        assert!(Device::Cuda(gpus).resolve().unwrap_err().to_string().contains("requested"));
     }
 }

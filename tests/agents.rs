@@ -1,7 +1,8 @@
 //! Baseline agents measured against each other on fixed deals.
 
 use ddz::agents::{RandomAgent, RuleAgent};
-use ddz::eval::{generate_deals, head_to_head};
+use ddz::eval::head_to_head;
+use ddz::game::generate_deals;
 
 #[test]
 fn rule_agent_beats_random_by_a_wide_margin_in_both_seatings() {

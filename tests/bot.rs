@@ -2,8 +2,7 @@
 
 use ddz::agents::{Agent, RuleAgent};
 use ddz::cards::{Card, CardSet};
-use ddz::eval::generate_deals;
-use ddz::game::{MoveList, Play, Role, State, classify};
+use ddz::game::{MoveList, Play, Role, State, classify, generate_deals};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 

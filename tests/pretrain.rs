@@ -1,7 +1,8 @@
 //! Pretraining from logs, end to end: real files, real libtorch training, real processes.
 
 use ddz::agents::{ModelAgent, RandomAgent};
-use ddz::eval::{generate_deals, head_to_head};
+use ddz::eval::head_to_head;
+use ddz::game::generate_deals;
 use ddz::model::load_network;
 use ddz::pretrain::logs::{GameLog, read_logs};
 use ddz::pretrain::{PretrainConfig, pretrain};
@@ -26,7 +27,7 @@ fn pretraining_on_2000_rule_games_reaches_80_percent_and_warm_starts_rl() {
     let (games, bad) = read_logs(&shipped_logs(), false).unwrap();
     assert_eq!((games.len(), bad.len()), (2000, 0));
     let model = TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dmc.toml")).unwrap().model;
-    let cfg = PretrainConfig { steps: 1500, lr: 3e-4, model: model.clone(), device: "cpu".into(), ..Default::default() };
+    let cfg = PretrainConfig { steps: 1500, lr: 3e-4, model: model.clone(), device: ddz::runtime::Device::Cpu, ..Default::default() };
     let s = pretrain(games, 0, &dir.join("pre"), &cfg, true).unwrap();
     eprintln!("{s:?}");
     assert!(s.best_val_top1 >= 0.80, "top-1 on held-out decisions: {}", s.best_val_top1);
@@ -41,7 +42,7 @@ fn pretraining_on_2000_rule_games_reaches_80_percent_and_warm_starts_rl() {
     // RL accepts it as a starting point.
     let mut rl = TrainConfig::default();
     rl.run.dir = dir.join("rl");
-    rl.run.device = "cpu".into();
+    rl.run.device = ddz::runtime::Device::Cpu;
     rl.actors.count = 1;
     rl.actors.games_in_flight = 8;
     rl.budget.max_games = 50;

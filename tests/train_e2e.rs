@@ -1,9 +1,13 @@
 //! Real training end to end: a tiny network, real libtorch updates, real files.
 
 use ddz::agents::{ModelAgent, RandomAgent};
-use ddz::eval::{generate_deals, head_to_head};
+use ddz::agents::AgentSpec;
+use ddz::eval::curve::BackgroundEval;
+use ddz::eval::head_to_head;
+use ddz::game::generate_deals;
 use ddz::model::QNet;
-use ddz::train::{self, Start, TrainError, checkpoint, config::TrainConfig};
+use ddz::run as checkpoint;
+use ddz::train::{self, Start, StopReason, TrainError, Trainer, config::TrainConfig};
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
@@ -48,13 +52,13 @@ fn tiny_run_learns_to_beat_random_and_resumes() {
     let mut cfg = tiny(&dir);
     cfg.budget.max_games = 2500;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
-    assert_eq!(s.stopped_by, "max_games");
+    assert_eq!(s.stopped_by, StopReason::MaxGames);
     assert!(s.games >= 2500 && s.steps > 50, "{s:?}");
     assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
     assert!(dir.join("tb").read_dir().unwrap().next().is_some(), "TensorBoard events written");
 
     // The trained agent against uniformly random play, both seatings, fixed deals.
-    let mut net = QNet::new(&cfg.model, tch::Device::Cpu);
+    let mut net = QNet::cpu(&cfg.model, 0);
     checkpoint::load(&s.checkpoint, &mut net).unwrap();
     let mut model = ModelAgent::new(net, "trained");
     let deals = generate_deals(200, 99);
@@ -77,7 +81,7 @@ fn tiny_run_learns_to_beat_random_and_resumes() {
 
     // A fresh run refuses a folder that holds one.
     let again = train::train(tiny(&dir), Start::Fresh { init_from: None }, true);
-    assert!(matches!(again, Err(TrainError::Setup(m)) if m.contains("--resume")));
+    assert!(matches!(&again, Err(e @ TrainError::RunExists(_)) if e.to_string().contains("--resume")), "{again:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -90,7 +94,7 @@ fn corrupt_and_mismatched_checkpoints_are_clear_errors() {
     // Mismatched model.
     let mut other = cfg.clone();
     other.model.trunk = vec![32];
-    let mut net = QNet::new(&other.model, tch::Device::Cpu);
+    let mut net = QNet::cpu(&other.model, 0);
     let e = checkpoint::load(&s.checkpoint, &mut net).unwrap_err().to_string();
     assert!(e.contains("meta.json") && e.contains("model"), "{e}");
     // Corrupt weights.
@@ -114,16 +118,21 @@ fn evaluation_during_training_and_learning_curves() {
     let mut cfg = tiny(&dir);
     cfg.checkpoint.every_minutes = 0.03;
     cfg.checkpoint.keep_last = 10;
-    cfg.eval.deals = 20;
     cfg.budget.max_seconds = 8.0;
-    train::train(cfg, Start::Fresh { init_from: None }, true).unwrap();
+    // The trainer hears of each checkpoint; the evaluation runs beside it, as `ddz train` does.
+    let mut evaluation = BackgroundEval::new(&dir, 20);
+    Trainer::new(cfg, Start::Fresh { init_from: None }, true)
+        .unwrap()
+        .on_checkpoint(move |_| evaluation.checkpoint_written())
+        .run()
+        .unwrap();
     let csv = std::fs::read_to_string(dir.join("eval/curve.csv")).expect("the trainer evaluated its checkpoints");
     assert!(csv.lines().count() >= 2, "{csv}");
     assert!(dir.join("tb-eval").is_dir());
 
     // `ddz eval --run` adds the rest, with a further opponent, and plots the curve.
     let deals = generate_deals(20, 1);
-    let points = ddz::eval::curve::evaluate_run(&dir, &deals, &[ddz::eval::AgentSpec::Random], 2, |_| {}).unwrap();
+    let points = ddz::eval::curve::evaluate_run(&dir, &deals, &[AgentSpec::Random], 2, |_| {}).unwrap();
     assert_eq!(points.len(), checkpoint::list(&dir).unwrap().len());
     assert!(points.iter().all(|p| p.illegal_plays == 0 && p.vs_others.len() == 1));
     let png = ddz::eval::curve::plot(&dir).unwrap();
@@ -141,7 +150,7 @@ fn per_role_networks_train_save_and_load_by_shape() {
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.steps > 10, "{s:?}");
     // Every role's network was updated away from the initial weights (the pool's step 0).
-    let mut start = QNet::new(&cfg.model, tch::Device::Cpu);
+    let mut start = QNet::cpu(&cfg.model, 0);
     ddz::model::load_weights_file(&mut start, &checkpoint::pool_file(&dir, 0)).unwrap();
     let trained = ddz::model::load_network(&s.checkpoint).unwrap();
     assert!(trained.config().per_role, "the loader recognises three networks by their names");
@@ -162,7 +171,7 @@ fn per_role_networks_train_save_and_load_by_shape() {
     assert!(wp > 0.75 && wp > wp0 + 0.1, "clear margin over random and over the untrained networks: {wp} against {wp0}");
     assert_eq!(l.illegal_plays + f.illegal_plays, 0);
     // A shared network cannot load a per-role checkpoint: a clear mismatch.
-    let mut shared = QNet::new(&tiny(&dir).model, tch::Device::Cpu);
+    let mut shared = QNet::cpu(&tiny(&dir).model, 0);
     let e = checkpoint::load(&s.checkpoint, &mut shared).unwrap_err().to_string();
     assert!(e.contains("in the checkpoint") && e.contains("per_role: true"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();

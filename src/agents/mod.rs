@@ -1,12 +1,17 @@
-//! Players behind one interface: every evaluation, replay and bot goes through [`Agent`].
+//! Players behind one interface: every evaluation, replay and bot goes through [`Agent`], by
+//! name through [`AgentSpec`] and whole games through [`play::play_out`].
 
 pub mod model;
+pub mod play;
 pub mod random;
 pub mod rule;
+pub mod spec;
 
 pub use model::ModelAgent;
+pub use play::{Decision, Everyone, Seating, Sides, decide, play_out};
 pub use random::RandomAgent;
 pub use rule::RuleAgent;
+pub use spec::{AgentError, AgentSpec};
 
 use crate::game::{Play, State};
 

@@ -2,10 +2,13 @@
 //! deals, written as `RUN/eval/curve.csv`, `curve.json`, TensorBoard scalars (`RUN/tb-eval`) and
 //! a PNG plot (`RUN/eval/curve.png`). Checkpoints already in `curve.json` are not played again.
 
-use super::{AgentSpec, Deal, evaluate};
-use crate::train::checkpoint;
+use super::{EvalError, evaluate};
+use crate::agents::AgentSpec;
+use crate::game::{Deal, default_deals};
+use crate::run::{self, eval_dir};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CurvePoint {
@@ -24,49 +27,27 @@ pub struct CurvePoint {
     pub illegal_plays: u32,
 }
 
-fn eval_dir(run: &Path) -> PathBuf {
-    run.join("eval")
-}
-
 /// Evaluates the checkpoints of `run` not yet in its curve; returns the whole curve.
-pub fn evaluate_run(run: &Path, deals: &[Deal], others: &[AgentSpec], threads: usize, mut progress: impl FnMut(&CurvePoint)) -> Result<Vec<CurvePoint>, String> {
-    let json_path = eval_dir(run).join("curve.json");
-    let mut points: Vec<CurvePoint> = match std::fs::read_to_string(&json_path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_path.display()))?,
-        Err(_) => Vec::new(),
-    };
+pub fn evaluate_run(
+    run: &Path,
+    deals: &[Deal],
+    others: &[AgentSpec],
+    threads: usize,
+    mut progress: impl FnMut(&CurvePoint),
+) -> Result<Vec<CurvePoint>, EvalError> {
+    let mut points = read_curve(run)?;
     let other_names: Vec<String> = others.iter().map(|o| o.to_string()).collect();
     points.retain(|p| p.deals == deals.len() && p.vs_others.iter().map(|o| &o.0).eq(other_names.iter()));
-    let checkpoints = checkpoint::list(run).map_err(|e| e.to_string())?;
+    let checkpoints = run::list(run)?;
     if checkpoints.is_empty() {
-        return Err(format!("no checkpoints in {}", checkpoint::checkpoints_dir(run).display()));
+        return Err(run::RunError::None(run::checkpoints_dir(run)).into());
     }
     for dir in checkpoints {
-        let meta = checkpoint::read_meta(&dir).map_err(|e| e.to_string())?;
+        let meta = run::read_meta(&dir)?;
         if points.iter().any(|p| p.step == meta.step) {
             continue;
         }
-        let me = AgentSpec::Checkpoint(dir.clone());
-        let random = evaluate(&me, &AgentSpec::Random, deals, threads)?;
-        let rule = evaluate(&me, &AgentSpec::Rule, deals, threads)?;
-        let mut vs_others = Vec::new();
-        let mut illegal = random.illegal_plays() + rule.illegal_plays();
-        for (o, name) in others.iter().zip(&other_names) {
-            let m = evaluate(&me, o, deals, threads)?;
-            illegal += m.illegal_plays();
-            vs_others.push((name.clone(), m.a_as_landlord.wp.mean, m.a_as_farmers.wp.mean));
-        }
-        let point = CurvePoint {
-            step: meta.step,
-            frames: meta.frames,
-            games: meta.games,
-            hours: meta.elapsed_seconds / 3600.0,
-            deals: deals.len(),
-            vs_random: (random.a_as_landlord.wp.mean, random.a_as_farmers.wp.mean),
-            vs_rule: (rule.a_as_landlord.wp.mean, rule.a_as_farmers.wp.mean),
-            vs_others,
-            illegal_plays: illegal,
-        };
+        let point = evaluate_checkpoint(&dir, &meta, deals, others, threads)?;
         progress(&point);
         points.push(point);
         points.sort_by_key(|p| p.step);
@@ -76,9 +57,86 @@ pub fn evaluate_run(run: &Path, deals: &[Deal], others: &[AgentSpec], threads: u
     Ok(points)
 }
 
-fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), String> {
+/// The curve recorded so far (none yet: empty).
+fn read_curve(run: &Path) -> Result<Vec<CurvePoint>, EvalError> {
+    let path = eval_dir(run).join("curve.json");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| EvalError::Curve { path, reason: e.to_string() }),
+        Err(_) => Ok(Vec::new()),
+    }
+}
+
+/// One checkpoint against random, rule and `others`.
+fn evaluate_checkpoint(
+    dir: &Path,
+    meta: &run::Meta,
+    deals: &[Deal],
+    others: &[AgentSpec],
+    threads: usize,
+) -> Result<CurvePoint, EvalError> {
+    let me = AgentSpec::Checkpoint(dir.to_path_buf());
+    let random = evaluate(&me, &AgentSpec::Random, deals, threads)?;
+    let rule = evaluate(&me, &AgentSpec::Rule, deals, threads)?;
+    let mut vs_others = Vec::new();
+    let mut illegal = random.illegal_plays() + rule.illegal_plays();
+    for o in others {
+        let m = evaluate(&me, o, deals, threads)?;
+        illegal += m.illegal_plays();
+        vs_others.push((o.to_string(), m.a_as_landlord.wp.mean, m.a_as_farmers.wp.mean));
+    }
+    Ok(CurvePoint {
+        step: meta.step,
+        frames: meta.frames,
+        games: meta.games,
+        hours: meta.elapsed_seconds / 3600.0,
+        deals: deals.len(),
+        vs_random: (random.a_as_landlord.wp.mean, random.a_as_farmers.wp.mean),
+        vs_rule: (rule.a_as_landlord.wp.mean, rule.a_as_farmers.wp.mean),
+        vs_others,
+        illegal_plays: illegal,
+    })
+}
+
+/// Evaluation while a run trains: after each checkpoint ([`BackgroundEval::checkpoint_written`],
+/// which the command hands to the trainer), the checkpoints not yet on the curve are played
+/// against random and rule on the first `deals` of the built-in set, in a thread of their own,
+/// unless the previous round is still playing. Dropping it waits for the round in progress.
+pub struct BackgroundEval {
+    run: PathBuf,
+    deals: usize,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl BackgroundEval {
+    pub fn new(run: &Path, deals: usize) -> BackgroundEval {
+        BackgroundEval { run: run.to_path_buf(), deals, worker: None }
+    }
+
+    pub fn checkpoint_written(&mut self) {
+        if self.deals == 0 || self.worker.as_ref().is_some_and(|w| !w.is_finished()) {
+            return;
+        }
+        let (run, n) = (self.run.clone(), self.deals);
+        self.worker = Some(std::thread::spawn(move || {
+            let deals: Vec<Deal> = default_deals().into_iter().take(n).collect();
+            if let Err(e) = evaluate_run(&run, &deals, &[], 1, |_| {}) {
+                eprintln!("evaluation during training: {e}");
+            }
+        }));
+    }
+}
+
+impl Drop for BackgroundEval {
+    fn drop(&mut self) {
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     let dir = eval_dir(run);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| EvalError::Curve { path: dir.clone(), reason: e.to_string() })?;
     let mut csv = String::from("step,frames,games,hours,deals,illegal_plays,random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp");
     if let Some(p) = points.first() {
         for (k, _) in p.vs_others.iter().enumerate() {
@@ -99,10 +157,12 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), String> {
     let write = |name: &str, text: String| {
         let path = dir.join(name);
         let tmp = dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|e| format!("{}: {e}", path.display()))
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| EvalError::Curve { path: path.clone(), reason: e.to_string() })
     };
     write("curve.csv", csv)?;
-    write("curve.json", serde_json::to_string_pretty(points).unwrap())?;
+    write("curve.json", serde_json::to_string_pretty(points).expect("a curve serialises"))?;
     let mut tb = tensorboard_rs::summary_writer::SummaryWriter::new(run.join("tb-eval"));
     if let Some(p) = points.last() {
         let s = p.frames as usize;
@@ -117,7 +177,7 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), String> {
 
 /// Renders `RUN/eval/curve.csv` to `curve.png` with the project venv's matplotlib (installed
 /// there on first use).
-pub fn plot(run: &Path) -> Result<PathBuf, String> {
+pub fn plot(run: &Path) -> Result<PathBuf, EvalError> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = root.join(".venv/bin/python");
     let script = root.join("scripts/plot_curve.py");
@@ -129,14 +189,15 @@ pub fn plot(run: &Path) -> Result<PathBuf, String> {
             .status()
             .is_ok_and(|s| s.success());
         if !ok || !has() {
-            return Err("could not install matplotlib into the venv".into());
+            return Err(EvalError::Plot("could not install matplotlib into the venv".into()));
         }
     }
     let csv = eval_dir(run).join("curve.csv");
     let png = eval_dir(run).join("curve.png");
-    let out = std::process::Command::new(&python).arg(&script).arg(&csv).arg(&png).output().map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(&python).arg(&script).arg(&csv).arg(&png).output()
+        .map_err(|e| EvalError::Plot(e.to_string()))?;
     if !out.status.success() {
-        return Err(format!("plotting failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(EvalError::Plot(format!("plotting failed: {}", String::from_utf8_lossy(&out.stderr))));
     }
     Ok(png)
 }

@@ -1,7 +1,9 @@
 //! Round robin: every pair of agents on the same deals, both seatings; a WP/ADP matrix and an
 //! Elo-scale rating per agent from a Bradley–Terry fit of the pairwise results.
 
-use super::{AgentSpec, Deal, MatchReport, evaluate};
+use super::{EvalError, MatchReport, evaluate};
+use crate::agents::AgentSpec;
+use crate::game::Deal;
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]
@@ -15,10 +17,10 @@ pub struct League {
     pub matches: Vec<MatchReport>,
 }
 
-pub fn round_robin(agents: &[AgentSpec], deals: &[Deal], threads: usize) -> Result<League, String> {
+pub fn round_robin(agents: &[AgentSpec], deals: &[Deal], threads: usize) -> Result<League, EvalError> {
     let n = agents.len();
     if n < 2 {
-        return Err("a league needs at least two agents".into());
+        return Err(EvalError::LeagueTooSmall);
     }
     let mut wp = vec![vec![f64::NAN; n]; n];
     let mut adp = vec![vec![f64::NAN; n]; n];

@@ -7,60 +7,27 @@
 //! (no spring doubling, no bidding).
 
 pub mod curve;
-pub mod deals;
 pub mod league;
 
-pub use deals::{Deal, default_deals, generate_deals, read_deals, write_deals};
-
-use crate::agents::{Agent, ModelAgent, RandomAgent, RuleAgent};
-use crate::game::{GameConfig, MoveList, Scoring, State};
+use crate::agents::{Agent, AgentError, AgentSpec, Sides, play_out};
+use crate::game::{Deal, GameConfig, Scoring, State};
 use serde::Serialize;
-use std::path::PathBuf;
 use std::time::Instant;
 
-/// An agent named on the command line: `random`, `rule` or `checkpoint:PATH`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AgentSpec {
-    Random,
-    Rule,
-    Checkpoint(PathBuf),
-}
-
-impl std::str::FromStr for AgentSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<AgentSpec, String> {
-        match s.trim() {
-            "random" => Ok(AgentSpec::Random),
-            "rule" => Ok(AgentSpec::Rule),
-            other => match other.strip_prefix("checkpoint:") {
-                Some(path) if !path.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(path))),
-                _ => Err(format!("unknown agent {other:?}: use random, rule or checkpoint:PATH")),
-            },
-        }
-    }
-}
-
-impl std::fmt::Display for AgentSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AgentSpec::Random => write!(f, "random"),
-            AgentSpec::Rule => write!(f, "rule"),
-            AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
-        }
-    }
-}
-
-impl AgentSpec {
-    pub fn build(&self) -> Result<Box<dyn Agent>, String> {
-        Ok(match self {
-            AgentSpec::Random => Box::new(RandomAgent::new(0)),
-            AgentSpec::Rule => Box::new(RuleAgent::new()),
-            AgentSpec::Checkpoint(p) => {
-                let net = crate::model::load_network(p).map_err(|e| e.to_string())?;
-                Box::new(ModelAgent::new(net, self.to_string()))
-            }
-        })
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    #[error("an evaluation thread panicked")]
+    Panicked,
+    #[error("a league needs at least two agents")]
+    LeagueTooSmall,
+    #[error(transparent)]
+    Run(#[from] crate::run::RunError),
+    #[error("{path}: {reason}")]
+    Curve { path: std::path::PathBuf, reason: String },
+    #[error("no plot: {0}")]
+    Plot(String),
 }
 
 /// The outcome of one game from the landlord's side.
@@ -78,22 +45,7 @@ pub fn play_deal(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent)
     let config = GameConfig { scoring: Scoring::Score, spring: false, ..GameConfig::default() };
     let mut state = State::new(config);
     state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
-    let mut plays = MoveList::new();
-    let mut illegal = 0;
-    while !state.is_terminal() {
-        state.legal_plays_into(&mut plays);
-        let seat = state.current_player().unwrap();
-        let agent: &mut dyn Agent = if seat == 0 { &mut *landlord } else { &mut *farmers };
-        let i = agent.choose(&state, &plays);
-        let play = match plays.get(i) {
-            Some(p) => *p,
-            None => {
-                illegal += 1;
-                plays[0]
-            }
-        };
-        state.apply_play(play).expect("a generated play is legal");
-    }
+    let illegal = play_out(&mut state, &mut Sides { landlord, farmers }, |_, _, _, _| {});
     GameOutcome { landlord_won: state.winner() == Some(0), landlord_points: state.returns()[0], illegal_plays: illegal }
 }
 
@@ -158,37 +110,17 @@ fn summarise(outcomes: &[(GameOutcome, bool)]) -> SeatingResult {
 
 /// A against B on every deal, both seatings, on all cores. Agents are built once per thread and
 /// reset per deal, so the results do not depend on the number of threads.
-pub fn evaluate(a: &AgentSpec, b: &AgentSpec, deals: &[Deal], threads: usize) -> Result<MatchReport, String> {
+pub fn evaluate(a: &AgentSpec, b: &AgentSpec, deals: &[Deal], threads: usize) -> Result<MatchReport, EvalError> {
     let start = Instant::now();
     let threads = threads.max(1).min(deals.len().max(1));
-    let chunk = deals.len().div_ceil(threads);
-    let results: Vec<Result<Vec<(GameOutcome, GameOutcome)>, String>> = std::thread::scope(|scope| {
+    let chunk = deals.len().div_ceil(threads).max(1);
+    let results: Vec<Result<Vec<(GameOutcome, GameOutcome)>, EvalError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = deals
-            .chunks(chunk.max(1))
+            .chunks(chunk)
             .enumerate()
-            .map(|(c, part)| {
-                scope.spawn(move || {
-                    crate::runtime::configure_threads(1);
-                    let mut agent_a = a.build()?;
-                    let mut agent_b = b.build()?;
-                    Ok(part
-                        .iter()
-                        .enumerate()
-                        .map(|(k, deal)| {
-                            let seed = (c * chunk + k) as u64;
-                            agent_a.reset(seed * 2);
-                            agent_b.reset(seed * 2 + 1);
-                            let first = play_deal(deal, agent_a.as_mut(), agent_b.as_mut());
-                            agent_a.reset(seed * 2 + 1);
-                            agent_b.reset(seed * 2);
-                            let second = play_deal(deal, agent_b.as_mut(), agent_a.as_mut());
-                            (first, second)
-                        })
-                        .collect())
-                })
-            })
+            .map(|(c, part)| scope.spawn(move || play_chunk(a, b, part, (c * chunk) as u64)))
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an evaluation thread panicked".into()))).collect()
+        handles.into_iter().map(|h| h.join().unwrap_or(Err(EvalError::Panicked))).collect()
     });
     let mut landlord = Vec::new();
     let mut farmers = Vec::new();
@@ -210,6 +142,29 @@ pub fn evaluate(a: &AgentSpec, b: &AgentSpec, deals: &[Deal], threads: usize) ->
         seconds,
         games_per_s: all.len() as f64 / seconds.max(1e-9),
     })
+}
+
+/// Both seatings of each deal of `part`, whose first deal is deal number `first` of the set
+/// (agents are reset by deal number, so the results do not depend on the split).
+fn play_chunk(
+    a: &AgentSpec,
+    b: &AgentSpec,
+    part: &[Deal],
+    first: u64,
+) -> Result<Vec<(GameOutcome, GameOutcome)>, EvalError> {
+    crate::runtime::configure_threads(1);
+    let mut agent_a = a.build()?;
+    let mut agent_b = b.build()?;
+    let games = part.iter().enumerate().map(|(k, deal)| {
+        let seed = first + k as u64;
+        agent_a.reset(seed * 2);
+        agent_b.reset(seed * 2 + 1);
+        let as_landlord = play_deal(deal, agent_a.as_mut(), agent_b.as_mut());
+        agent_a.reset(seed * 2 + 1);
+        agent_b.reset(seed * 2);
+        (as_landlord, play_deal(deal, agent_b.as_mut(), agent_a.as_mut()))
+    });
+    Ok(games.collect())
 }
 
 impl MatchReport {
@@ -254,6 +209,7 @@ pub fn head_to_head(deals: &[Deal], a: &mut dyn Agent, b: &mut dyn Agent) -> (Se
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::generate_deals;
 
     #[test]
     fn results_do_not_depend_on_threads() {
@@ -263,7 +219,5 @@ mod tests {
         assert_eq!(one.overall.wp.mean, three.overall.wp.mean);
         assert_eq!(one.overall.adp.mean, three.overall.adp.mean);
         assert_eq!(one.overall.games, 80);
-        assert!("checkpoint:".parse::<AgentSpec>().is_err());
-        assert_eq!("checkpoint:x/y".parse::<AgentSpec>().unwrap(), AgentSpec::Checkpoint("x/y".into()));
     }
 }

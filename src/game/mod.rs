@@ -1,13 +1,15 @@
-//! The game engine: plays, the action table, move generation and the game state.
+//! The game engine: plays, the action table, move generation, the game state and fixed deals.
 //! It knows nothing of tensors.
 
 pub mod action_table;
+pub mod deals;
 pub mod movegen;
 pub mod play;
 pub mod resample;
 pub mod state;
 
 pub use action_table::{ActionId, ActionTable, NUM_ACTIONS};
+pub use deals::{Deal, DealError, default_deals, generate_deals, read_deals, write_deals};
 pub use movegen::{MoveList, legal_plays, legal_plays_vec};
 pub use play::{Kind, Play, PlayError, classify};
 pub use state::{Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Scoring, State, new_initial_state};

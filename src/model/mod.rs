@@ -1,7 +1,17 @@
-//! The Q network and its checkpoints: the only part of ddz that knows tch.
+//! The networks, their arithmetic and their files: the only part of ddz, with `runtime`, that
+//! knows tch.
+//!
+//! - [`qnet`]: the Q network, Q(s, a) for all legal plays of a decision in one pass.
+//! - [`weights`]: weights files (safetensors), written atomically and checked on load.
+//! - [`learner`]: the DMC update (MSE to the label) and its optimizer.
+//! - [`imitation`]: the pretraining update (cross-entropy over a decision's legal plays).
 
-pub mod checkpoint;
+pub mod imitation;
+pub mod learner;
 pub mod qnet;
+pub mod weights;
 
-pub use checkpoint::{CheckpointError, init_weights_from, load_network, load_weights_file, save_weights_file};
-pub use qnet::{ModelConfig, QNet, Weights};
+pub use imitation::{ChoiceBatch, Imitation};
+pub use learner::{Frame, Learner, LearnerError, LearnerSettings, Optimizer, StepStats};
+pub use qnet::{ModelConfig, ModelError, QNet, Weights};
+pub use weights::{WeightsError, init_weights_from, load_network, load_weights_file, save_weights_file};

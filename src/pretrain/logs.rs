@@ -25,14 +25,32 @@ pub struct GameLog {
     pub plays: Vec<(u8, String)>,
 }
 
-/// Where a log went wrong: file, line, move (1-based) and reason.
+/// Where a log went wrong: file, line (none for a file that is one game), move (1-based) and
+/// reason.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}:{line}{}: {reason}", file.display(), move_no.map(|m| format!(": move {m}")).unwrap_or_default())]
+#[error("{}{}{}: {reason}", file.display(), line.map(|l| format!(":{l}")).unwrap_or_default(), move_no.map(|m| format!(": move {m}")).unwrap_or_default())]
 pub struct LogError {
     pub file: PathBuf,
-    pub line: usize,
+    pub line: Option<usize>,
     pub move_no: Option<usize>,
     pub reason: String,
+}
+
+/// Why a game does not replay: the move (1-based) where there is one, and the reason.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{reason}", move_no.map(|m| format!("move {m}: ")).unwrap_or_default())]
+pub struct ReplayError {
+    pub move_no: Option<usize>,
+    pub reason: String,
+}
+
+/// Why another format's game could not be imported.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ImportError {
+    #[error("{0}")]
+    Format(String),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
 }
 
 /// A log replayed through the engine: the final state (its history holds every decision).
@@ -49,8 +67,8 @@ fn parse_hand(text: &str, what: &str) -> Result<Counts, String> {
 
 impl GameLog {
     /// Replays the log; every problem is a reason (with the move number where there is one).
-    pub fn replay(&self) -> Result<ReplayedGame, (Option<usize>, String)> {
-        let err = |m: Option<usize>, r: String| (m, r);
+    pub fn replay(&self) -> Result<ReplayedGame, ReplayError> {
+        let err = |move_no: Option<usize>, reason: String| ReplayError { move_no, reason };
         if self.landlord > 2 {
             return Err(err(None, format!("landlord seat {} is not 0, 1 or 2", self.landlord)));
         }
@@ -131,8 +149,13 @@ impl GameLog {
 /// Reads a log file. With `skip_invalid`, bad games are left out and returned as errors beside
 /// the good ones; without it, the first bad game is the error.
 pub fn read_logs(path: &Path, skip_invalid: bool) -> Result<(Vec<(GameLog, ReplayedGame)>, Vec<LogError>), LogError> {
-    let fail = |line: usize, move_no: Option<usize>, reason: String| LogError { file: path.to_path_buf(), line, move_no, reason };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(0, None, e.to_string()))?;
+    let fail = |line: Option<usize>, move_no: Option<usize>, reason: String| LogError {
+        file: path.to_path_buf(),
+        line,
+        move_no,
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(None, None, e.to_string()))?;
     let mut good = Vec::new();
     let mut bad = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -140,8 +163,8 @@ pub fn read_logs(path: &Path, skip_invalid: bool) -> Result<(Vec<(GameLog, Repla
             continue;
         }
         let result = serde_json::from_str::<GameLog>(line)
-            .map_err(|e| fail(i + 1, None, format!("not a game log: {e}")))
-            .and_then(|log| log.replay().map(|g| (log, g)).map_err(|(m, r)| fail(i + 1, m, r)));
+            .map_err(|e| fail(Some(i + 1), None, format!("not a game log: {e}")))
+            .and_then(|log| log.replay().map(|g| (log, g)).map_err(|e| fail(Some(i + 1), e.move_no, e.reason)));
         match result {
             Ok(g) => good.push(g),
             Err(e) if skip_invalid => bad.push(e),
@@ -149,6 +172,33 @@ pub fn read_logs(path: &Path, skip_invalid: bool) -> Result<(Vec<(GameLog, Repla
         }
     }
     Ok((good, bad))
+}
+
+/// Imports other formats' games, one file each (`ddz logs import`), and replays each through
+/// the engine to check it. With `skip_invalid`, a bad file is reported beside the good games;
+/// without it, the first bad file is the error.
+pub fn import_files(files: &[PathBuf], skip_invalid: bool) -> Result<(Vec<GameLog>, Vec<LogError>), LogError> {
+    let mut good = Vec::new();
+    let mut bad = Vec::new();
+    for file in files {
+        let fail = |reason: String| LogError { file: file.clone(), line: None, move_no: None, reason };
+        let result = std::fs::read_to_string(file).map_err(|e| fail(e.to_string())).and_then(|text| {
+            let log = import_showdown(&text).map_err(|e| fail(e.to_string()))?;
+            log.replay().map_err(|e| LogError { move_no: e.move_no, ..fail(e.reason) })?;
+            Ok(log)
+        });
+        match result {
+            Ok(log) => good.push(log),
+            Err(e) if skip_invalid => bad.push(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((good, bad))
+}
+
+/// Our format: one game a line.
+pub fn to_jsonl(logs: &[GameLog]) -> String {
+    logs.iter().map(|l| serde_json::to_string(l).expect("a log serialises") + "\n").collect()
 }
 
 // ---- RLCard-Showdown ----
@@ -195,18 +245,20 @@ fn showdown_cards(text: &str) -> Result<String, String> {
 
 /// Converts one RLCard-Showdown replay (JSON text) to our format. The replay holds the
 /// landlord's 20 cards without saying which 3 were the bottom, so the bottom is unknown.
-pub fn import_showdown(text: &str) -> Result<GameLog, String> {
-    let r: ShowdownReplay = serde_json::from_str(text).map_err(|e| format!("not an RLCard-Showdown replay: {e}"))?;
+pub fn import_showdown(text: &str) -> Result<GameLog, ImportError> {
+    let format = ImportError::Format;
+    let r: ShowdownReplay =
+        serde_json::from_str(text).map_err(|e| format(format!("not an RLCard-Showdown replay: {e}")))?;
     if r.init_hands.len() != 3 {
-        return Err(format!("{} initial hands, expected 3", r.init_hands.len()));
+        return Err(format(format!("{} initial hands, expected 3", r.init_hands.len())));
     }
     let landlord = r
         .player_info
         .iter()
         .find(|p| p.role == "landlord")
         .map(|p| p.index)
-        .ok_or("no player has the role \"landlord\"")?;
-    let hands: Vec<String> = r.init_hands.iter().map(|h| showdown_cards(h)).collect::<Result<_, _>>()?;
+        .ok_or_else(|| format("no player has the role \"landlord\"".into()))?;
+    let hands: Vec<String> = r.init_hands.iter().map(|h| showdown_cards(h)).collect::<Result<_, _>>().map_err(format)?;
     let plays = r
         .move_history
         .iter()
@@ -215,7 +267,8 @@ pub fn import_showdown(text: &str) -> Result<GameLog, String> {
             let cards = if m.mv.trim() == "P" { "pass".to_string() } else { showdown_cards(&m.mv).map_err(|e| format!("move {}: {e}", k + 1))? };
             Ok((m.player_idx, cards))
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(format)?;
     Ok(GameLog {
         source: "rlcard-showdown".into(),
         hands: [hands[0].clone(), hands[1].clone(), hands[2].clone()],
@@ -259,21 +312,22 @@ mod tests {
             bids: vec![],
             plays: vec![(0, "3".into()), (1, "7".into()), (2, "Q".into())],
         };
-        assert!(base.replay().unwrap_err().1.contains("does not finish"));
+        assert!(base.replay().unwrap_err().reason.contains("does not finish"));
         let mut out_of_turn = base.clone();
         out_of_turn.plays = vec![(1, "7".into())];
-        assert_eq!(out_of_turn.replay().unwrap_err().0, Some(1));
+        assert_eq!(out_of_turn.replay().unwrap_err().move_no, Some(1));
         let mut illegal = base.clone();
         illegal.plays = vec![(0, "3".into()), (1, "pass".into()), (2, "4".into())];
-        let (m, r) = illegal.replay().unwrap_err();
+        let ReplayError { move_no: m, reason: r } = illegal.replay().unwrap_err();
         assert_eq!(m, Some(3));
         assert!(r.contains("does not hold"), "{r}");
         let mut dup = base.clone();
         dup.hands[0] = "33333444555566667".into();
-        assert!(dup.replay().unwrap_err().1.contains("impossible cards") || dup.replay().unwrap_err().1.contains("duplicated"));
+        let r = dup.replay().unwrap_err().reason;
+        assert!(r.contains("impossible cards") || r.contains("duplicated"), "{r}");
         let mut wrong_count = base;
         wrong_count.hands[1] = "7778888".into();
-        assert!(wrong_count.replay().unwrap_err().1.contains("cards, not 17"));
+        assert!(wrong_count.replay().unwrap_err().reason.contains("cards, not 17"));
     }
 
     #[test]

@@ -5,13 +5,18 @@
 //! one side does — the landlord or the farmers, alternately by game index — against a frozen
 //! snapshot drawn from the pool, or (a `rule_share` of games, none by default) against the rule
 //! agent. Only the current-weights seats learn; they explore, the frozen seats play greedily.
+//!
+//! An [`Actor`] repeats four named steps: [`Actor::sync_weights`], [`Actor::refill`] (new games
+//! in empty slots), [`Actor::decide`] (every game's current player, one batched forward pass
+//! per network) and [`Actor::advance`] (apply the plays, label and ship finished games).
 
 use super::config::{Exploration, TrainConfig};
 use super::pool::Pool;
-use super::trajectory::{Decision, Frame, label};
+use super::trajectory::{Decision, label};
+use crate::agents::{RuleAgent, decide, model::argmax};
 use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
-use crate::game::{GameConfig, MoveList, Play, State};
-use crate::model::{QNet, Weights};
+use crate::game::{GameConfig, MoveList, State};
+use crate::model::{Frame, QNet, Weights};
 use crossbeam_channel::Sender;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -74,18 +79,27 @@ pub fn game_seed(run_seed: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A game in flight.
 struct Slot {
     state: State,
     learning: Learning,
     /// Unused when all seats learn.
     opponent: Opponent,
     decisions: Vec<Decision>,
+    /// The current player's legal plays, and the index of the one it chose.
+    plays: MoveList,
+    chosen: Option<usize>,
 }
 
 impl Slot {
-    /// The network that decides for `seat`; only for seats the rule agent does not play.
-    fn net_key(&self, seat: u8) -> NetKey {
-        match (self.seat_learns(seat), self.opponent) {
+    fn seat(&self) -> u8 {
+        self.state.current_player().expect("a game in flight has a player to move")
+    }
+
+    /// The network that decides for the current player; only for seats the rule agent does
+    /// not play.
+    fn net_key(&self) -> NetKey {
+        match (self.seat_learns(self.seat()), self.opponent) {
             (true, _) => None,
             (false, Opponent::Snapshot(step)) => Some(step),
             (false, Opponent::Rule) => unreachable!("the rule agent chose before the forward passes"),
@@ -105,176 +119,242 @@ impl Slot {
 /// Which network decides: the learner's (`None`) or a frozen snapshot (its pool step).
 type NetKey = Option<u64>;
 
-/// Runs one actor until `shared.stop` is set or the learner hangs up.
-pub fn run_actor(actor: usize, cfg: &TrainConfig, shared: Arc<Shared>, tx: Sender<GameMsg>) {
-    crate::runtime::configure_threads(1);
-    let game_config = GameConfig { scoring: cfg.reward.scoring, ..GameConfig::default() };
-    let start_index = shared.next_game.load(Ordering::Relaxed);
-    let mut rng = SmallRng::seed_from_u64(game_seed(cfg.run.seed ^ 0xAC70, start_index + actor as u64 * 7919));
-    let mut net = QNet::new(&cfg.model, tch::Device::Cpu);
-    let mut version = u64::MAX;
-    // Frozen nets by pool step; at most the current opponent and the previous one in use.
-    let mut frozen: Vec<(u64, QNet)> = Vec::new();
-    let mut opponent: u64 = 0;
-    let mut games_since_draw = u64::MAX;
-    let mut rule = crate::agents::rule::RuleAgent::new();
+/// Feature buffers of one batched forward pass, reused across passes.
+#[derive(Default)]
+struct Batch {
+    states: Vec<f32>,
+    actions: Vec<f32>,
+    owner: Vec<i64>,
+    /// The slots in the batch, in state order.
+    members: Vec<usize>,
+}
 
-    let mut slots: Vec<Slot> = Vec::new();
-    let mut plays: Vec<MoveList> = Vec::new();
-    let mut state_buf: Vec<f32> = Vec::new();
-    let mut action_buf: Vec<f32> = Vec::new();
-    let mut owner: Vec<i64> = Vec::new();
-    let mut chosen: Vec<Option<usize>> = Vec::new();
+pub struct Actor {
+    cfg: Arc<TrainConfig>,
+    shared: Arc<Shared>,
+    game_config: GameConfig,
+    rng: SmallRng,
+    net: QNet,
+    version: u64,
+    /// Frozen nets by pool step; at most the current opponent and the previous one in use.
+    frozen: Vec<(u64, QNet)>,
+    opponent: u64,
+    games_since_draw: u64,
+    rule: RuleAgent,
+    slots: Vec<Slot>,
+    batch: Batch,
+}
 
-    while !shared.stop.load(Ordering::Relaxed) {
-        // Newest weights.
-        let v = shared.version.load(Ordering::Acquire);
-        if v != version {
-            let w = shared.weights.lock().unwrap().clone();
-            net.import(&w).expect("published weights fit the actor's network");
-            version = w.version;
+impl Actor {
+    /// Actor number `id` of a run; its exploration draws are seeded by the run seed, the id and
+    /// the game index it starts at.
+    pub fn new(id: usize, cfg: Arc<TrainConfig>, shared: Arc<Shared>) -> Actor {
+        let start_index = shared.next_game.load(Ordering::Relaxed);
+        Actor {
+            game_config: GameConfig { scoring: cfg.reward.scoring, ..GameConfig::default() },
+            rng: SmallRng::seed_from_u64(game_seed(cfg.run.seed ^ 0xAC70, start_index + id as u64 * 7919)),
+            net: QNet::cpu(&cfg.model, 0),
+            version: u64::MAX,
+            frozen: Vec::new(),
+            opponent: 0,
+            games_since_draw: u64::MAX,
+            rule: RuleAgent::new(),
+            slots: Vec::new(),
+            batch: Batch::default(),
+            cfg,
+            shared,
         }
-        // Fill empty slots with new games, redrawing the opponent when due.
-        while slots.len() < cfg.actors.games_in_flight {
-            if games_since_draw >= cfg.pool.redraw_every_games {
-                let pool = shared.pool.read().unwrap();
-                let entry = pool.sample(rng.random::<f64>()).expect("the pool always holds a snapshot");
-                opponent = entry.step;
-                if !frozen.iter().any(|(s, _)| *s == opponent) {
-                    let mut n = QNet::new(&cfg.model, tch::Device::Cpu);
-                    n.import(&entry.weights).expect("pool weights fit the actor's network");
-                    frozen.push((opponent, n));
+    }
+
+    /// Plays until `shared.stop` is set or the learner hangs up.
+    pub fn run(mut self, tx: Sender<GameMsg>) {
+        crate::runtime::configure_threads(1);
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            self.sync_weights();
+            self.refill();
+            self.decide();
+            for game in self.advance() {
+                if tx.send(game).is_err() {
+                    return; // the learner is gone
                 }
-                games_since_draw = 0;
             }
-            let index = shared.next_game.fetch_add(1, Ordering::Relaxed);
-            let mut state = State::new(game_config.clone());
-            state.deal_random(&mut SmallRng::seed_from_u64(game_seed(cfg.run.seed, index)));
-            let u = rng.random::<f64>();
-            let learning = if u < cfg.pool.self_play_share {
-                Learning::AllSeats
-            } else if index % 2 == 0 {
-                Learning::Landlord
-            } else {
-                Learning::Farmers
-            };
-            let against = if u >= cfg.pool.self_play_share && u < cfg.pool.self_play_share + cfg.pool.rule_share {
-                Opponent::Rule
-            } else {
-                Opponent::Snapshot(opponent)
-            };
-            slots.push(Slot { state, learning, opponent: against, decisions: Vec::new() });
-            games_since_draw += 1;
         }
-        frozen.retain(|(s, _)| {
+    }
+
+    /// Takes the newest published weights, when there are newer ones.
+    pub fn sync_weights(&mut self) {
+        if self.shared.version.load(Ordering::Acquire) != self.version {
+            let w = self.shared.weights.lock().unwrap().clone();
+            self.net.import(&w).expect("published weights fit the actor's network");
+            self.version = w.version;
+        }
+    }
+
+    /// Fills empty slots with new games, redrawing the frozen opponent when due.
+    pub fn refill(&mut self) {
+        while self.slots.len() < self.cfg.actors.games_in_flight {
+            if self.games_since_draw >= self.cfg.pool.redraw_every_games {
+                self.draw_opponent();
+            }
+            let slot = self.new_game();
+            self.slots.push(slot);
+            self.games_since_draw += 1;
+        }
+        let (opponent, slots) = (self.opponent, &self.slots);
+        self.frozen.retain(|(s, _)| {
             *s == opponent || slots.iter().any(|sl| sl.learning != Learning::AllSeats && sl.opponent == Opponent::Snapshot(*s))
         });
+    }
 
-        // Legal plays of every game's current player.
-        plays.resize_with(slots.len(), MoveList::new);
-        chosen.clear();
-        chosen.resize(slots.len(), None);
-        for (i, slot) in slots.iter().enumerate() {
-            slot.state.legal_plays_into(&mut plays[i]);
-            assert!(!plays[i].is_empty(), "empty legal mask: a bug in the engine, state {}", slot.state.to_json());
-            let seat = slot.state.current_player().unwrap();
-            if plays[i].len() == 1 {
-                chosen[i] = Some(0);
-            } else if !slot.seat_learns(seat) && slot.opponent == Opponent::Rule {
-                chosen[i] = Some(crate::agents::Agent::choose(&mut rule, &slot.state, &plays[i]));
-            }
+    fn draw_opponent(&mut self) {
+        let pool = self.shared.pool.read().unwrap();
+        let entry = pool.sample(self.rng.random::<f64>()).expect("the pool always holds a snapshot");
+        self.opponent = entry.step;
+        if !self.frozen.iter().any(|(s, _)| *s == entry.step) {
+            let mut n = QNet::cpu(&self.cfg.model, 0);
+            n.import(&entry.weights).expect("pool weights fit the actor's network");
+            self.frozen.push((entry.step, n));
         }
-        // One batched forward pass per network.
+        self.games_since_draw = 0;
+    }
+
+    /// The next game of the run: its deal, which side learns and against whom.
+    fn new_game(&mut self) -> Slot {
+        let pool = &self.cfg.pool;
+        let index = self.shared.next_game.fetch_add(1, Ordering::Relaxed);
+        let mut state = State::new(self.game_config.clone());
+        state.deal_random(&mut SmallRng::seed_from_u64(game_seed(self.cfg.run.seed, index)));
+        let u = self.rng.random::<f64>();
+        let learning = if u < pool.self_play_share {
+            Learning::AllSeats
+        } else if index % 2 == 0 {
+            Learning::Landlord
+        } else {
+            Learning::Farmers
+        };
+        let opponent = if u >= pool.self_play_share && u < pool.self_play_share + pool.rule_share {
+            Opponent::Rule
+        } else {
+            Opponent::Snapshot(self.opponent)
+        };
+        Slot { state, learning, opponent, decisions: Vec::new(), plays: MoveList::new(), chosen: None }
+    }
+
+    /// Every game's current player chooses: forced plays and the rule agent's seats at once,
+    /// the rest in one batched forward pass per network.
+    pub fn decide(&mut self) {
+        for slot in &mut self.slots {
+            slot.state.legal_plays_into(&mut slot.plays);
+            let seat = slot.seat();
+            slot.chosen = if slot.plays.len() == 1 {
+                Some(0)
+            } else if !slot.seat_learns(seat) && slot.opponent == Opponent::Rule {
+                Some(decide(&mut self.rule, &slot.state, &slot.plays).index)
+            } else {
+                None
+            };
+        }
         let mut keys: Vec<NetKey> = Vec::new();
-        for (i, slot) in slots.iter().enumerate() {
-            if chosen[i].is_none() {
-                let seat = slot.state.current_player().unwrap();
-                let key = slot.net_key(seat);
-                if !keys.contains(&key) {
-                    keys.push(key);
-                }
+        for slot in self.slots.iter().filter(|s| s.chosen.is_none()) {
+            if !keys.contains(&slot.net_key()) {
+                keys.push(slot.net_key());
             }
         }
         for key in keys {
-            state_buf.clear();
-            action_buf.clear();
-            owner.clear();
-            let mut members = Vec::new();
-            for (i, slot) in slots.iter().enumerate() {
-                if chosen[i].is_some() {
-                    continue;
-                }
-                let seat = slot.state.current_player().unwrap();
-                let k = slot.net_key(seat);
-                if k != key {
-                    continue;
-                }
-                let b = members.len();
-                members.push(i);
-                let at = state_buf.len();
-                state_buf.resize(at + STATE_DIM, 0.0);
-                encode_state(&slot.state, seat, &mut state_buf[at..]);
-                let hand = slot.state.hand(seat);
-                for p in plays[i].iter() {
-                    let at = action_buf.len();
-                    action_buf.resize(at + ACTION_DIM, 0.0);
-                    encode_action(p, hand, &mut action_buf[at..]);
-                    owner.push(b as i64);
-                }
+            self.forward(key);
+        }
+    }
+
+    /// One batched pass of network `key` over the games it decides; a learned decision keeps
+    /// the features just encoded rather than encoding them again.
+    fn forward(&mut self, key: NetKey) {
+        self.encode_batch(key);
+        let b = &self.batch;
+        let q = match key {
+            None => self.net.q_values(&b.states, &b.actions, &b.owner),
+            Some(step) => self.frozen.iter().find(|(s, _)| *s == step).expect("a drawn snapshot").1.q_values(
+                &b.states,
+                &b.actions,
+                &b.owner,
+            ),
+        };
+        let mut offset = 0;
+        for (k, &i) in self.batch.members.iter().enumerate() {
+            let slot = &mut self.slots[i];
+            let qs = &q[offset..offset + slot.plays.len()];
+            let pick = if key.is_none() { explore(qs, &self.cfg, &self.shared, &mut self.rng) } else { argmax(qs) };
+            slot.chosen = Some(pick);
+            if key.is_none() {
+                let row = offset + pick;
+                slot.decisions.push(Decision {
+                    seat: slot.seat(),
+                    state: self.batch.states[k * STATE_DIM..(k + 1) * STATE_DIM].to_vec(),
+                    action: self.batch.actions[row * ACTION_DIM..(row + 1) * ACTION_DIM].to_vec(),
+                    q: Some(qs[pick]),
+                });
             }
-            let q = match key {
-                None => net.q_values(&state_buf, &action_buf, &owner),
-                Some(step) => frozen.iter().find(|(s, _)| *s == step).unwrap().1.q_values(&state_buf, &action_buf, &owner),
-            };
-            let mut offset = 0;
-            for (b, &i) in members.iter().enumerate() {
-                let n = plays[i].len();
-                let qs = &q[offset..offset + n];
-                let pick = if key.is_none() { explore(qs, cfg, &shared, &mut rng) } else { crate::agents::model::argmax(qs) };
-                chosen[i] = Some(pick);
-                if key.is_none() {
-                    // A learned decision: keep the features just encoded rather than encode again.
-                    let row = offset + pick;
-                    let seat = slots[i].state.current_player().unwrap();
-                    slots[i].decisions.push(Decision {
-                        seat,
-                        state: state_buf[b * STATE_DIM..(b + 1) * STATE_DIM].to_vec(),
-                        action: action_buf[row * ACTION_DIM..(row + 1) * ACTION_DIM].to_vec(),
-                        q: Some(qs[pick]),
-                    });
-                }
-                offset += n;
+            offset += slot.plays.len();
+        }
+    }
+
+    /// Encodes the undecided games that network `key` decides into `self.batch`.
+    fn encode_batch(&mut self, key: NetKey) {
+        let b = &mut self.batch;
+        b.states.clear();
+        b.actions.clear();
+        b.owner.clear();
+        b.members.clear();
+        for (i, slot) in self.slots.iter().enumerate() {
+            if slot.chosen.is_some() || slot.net_key() != key {
+                continue;
+            }
+            let (seat, k) = (slot.seat(), b.members.len());
+            b.members.push(i);
+            let at = b.states.len();
+            b.states.resize(at + STATE_DIM, 0.0);
+            encode_state(&slot.state, seat, &mut b.states[at..]);
+            for p in slot.plays.iter() {
+                let at = b.actions.len();
+                b.actions.resize(at + ACTION_DIM, 0.0);
+                encode_action(p, slot.state.hand(seat), &mut b.actions[at..]);
+                b.owner.push(k as i64);
             }
         }
-        // Record learned decisions, apply, and ship finished games.
+    }
+
+    /// Applies every game's chosen play; returns the games that ended, labelled, and frees
+    /// their slots. A learning seat's forced play (no choice) is recorded here.
+    pub fn advance(&mut self) -> Vec<GameMsg> {
+        let mut finished = Vec::new();
         let mut i = 0;
-        while i < slots.len() {
-            let slot = &mut slots[i];
-            let play: Play = plays[i][chosen[i].unwrap()];
-            let seat = slot.state.current_player().unwrap();
-            // Learned decisions with a choice were recorded with the forward pass; forced ones here.
-            if slot.seat_learns(seat) && plays[i].len() == 1 {
-                let mut st = vec![0.0; STATE_DIM];
-                encode_state(&slot.state, seat, &mut st);
-                let mut a = vec![0.0; ACTION_DIM];
-                encode_action(&play, slot.state.hand(seat), &mut a);
-                slot.decisions.push(Decision { seat, state: st, action: a, q: None });
+        while i < self.slots.len() {
+            let slot = &mut self.slots[i];
+            let play = slot.plays[slot.chosen.take().expect("decide() chose for every game")];
+            let seat = slot.seat();
+            if slot.seat_learns(seat) && slot.plays.len() == 1 {
+                let mut state = vec![0.0; STATE_DIM];
+                encode_state(&slot.state, seat, &mut state);
+                let mut action = vec![0.0; ACTION_DIM];
+                encode_action(&play, slot.state.hand(seat), &mut action);
+                slot.decisions.push(Decision { seat, state, action, q: None });
             }
             slot.state.apply_play(play).expect("generated plays are legal");
             if slot.state.is_terminal() {
-                let done = slots.swap_remove(i);
-                plays.swap_remove(i);
-                chosen.swap_remove(i);
-                let landlord_won = done.state.winner() == done.state.landlord();
-                let frames = label(done.decisions, &done.state, &cfg.reward);
-                let vs_rule = done.learning != Learning::AllSeats && done.opponent == Opponent::Rule;
-                if tx.send(GameMsg { frames, learning: done.learning, vs_rule, landlord_won }).is_err() {
-                    return; // the learner is gone
-                }
+                finished.push(self.finish(i));
                 continue;
             }
             i += 1;
         }
+        finished
+    }
+
+    /// Takes the finished game out of slot `i` and labels its decisions.
+    fn finish(&mut self, i: usize) -> GameMsg {
+        let done = self.slots.swap_remove(i);
+        let landlord_won = done.state.winner() == done.state.landlord();
+        let vs_rule = done.learning != Learning::AllSeats && done.opponent == Opponent::Rule;
+        let frames = label(done.decisions, &done.state, &self.cfg.reward);
+        GameMsg { frames, learning: done.learning, vs_rule, landlord_won }
     }
 }
 
@@ -285,12 +365,13 @@ fn explore(q: &[f32], cfg: &TrainConfig, shared: &Shared, rng: &mut SmallRng) ->
             if rng.random::<f64>() < cfg.actors.epsilon {
                 rng.random_range(0..q.len())
             } else {
-                crate::agents::model::argmax(q)
+                argmax(q)
             }
         }
         Exploration::Softmax => {
             let a = &cfg.actors;
-            let progress = (shared.frames.load(Ordering::Relaxed) as f64 / a.temperature_anneal_frames.max(1) as f64).min(1.0);
+            let progress =
+                (shared.frames.load(Ordering::Relaxed) as f64 / a.temperature_anneal_frames.max(1) as f64).min(1.0);
             let t = a.temperature_start + (a.temperature_end - a.temperature_start) * progress;
             let max = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             let weights: Vec<f64> = q.iter().map(|&x| (((x - max) as f64) / t).exp()).collect();
@@ -303,6 +384,59 @@ fn explore(q: &[f32], cfg: &TrainConfig, shared: &Shared, rng: &mut SmallRng) ->
                 }
             }
             q.len() - 1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelConfig;
+    use crate::train::pool::PoolEntry;
+
+    fn actor(rule_share: f64) -> Actor {
+        let mut cfg = TrainConfig::default();
+        cfg.model = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+        cfg.actors.games_in_flight = 5;
+        cfg.pool.self_play_share = 0.0;
+        cfg.pool.rule_share = rule_share;
+        let net = QNet::cpu(&cfg.model, 4);
+        let mut pool = Pool::new(2);
+        pool.add(PoolEntry { step: 0, frames: 0, weights: Arc::new(net.export(0)) });
+        let shared = Arc::new(Shared {
+            weights: Mutex::new(Arc::new(net.export(0))),
+            version: AtomicU64::new(0),
+            pool: RwLock::new(pool),
+            stop: AtomicBool::new(false),
+            next_game: AtomicU64::new(0),
+            frames: AtomicU64::new(0),
+        });
+        Actor::new(0, Arc::new(cfg), shared)
+    }
+
+    #[test]
+    fn steps_refill_decide_and_advance_until_games_end_labelled() {
+        for rule_share in [0.0, 1.0] {
+            let mut a = actor(rule_share);
+            a.sync_weights();
+            let mut finished = Vec::new();
+            for _ in 0..400 {
+                a.refill();
+                assert_eq!(a.slots.len(), 5);
+                a.decide();
+                assert!(a.slots.iter().all(|s| s.chosen.is_some_and(|c| c < s.plays.len())), "every game chose a legal play");
+                finished.extend(a.advance());
+            }
+            assert!(finished.len() >= 5, "{} games ended", finished.len());
+            for g in &finished {
+                assert_ne!(g.learning, Learning::AllSeats);
+                assert_eq!(g.vs_rule, rule_share == 1.0);
+                assert!(!g.frames.is_empty() && g.frames.iter().all(|f| f.target == 1.0 || f.target == -1.0));
+                // The learning side's frames carry its own result.
+                let won = g.landlord_won == (g.learning == Learning::Landlord);
+                assert!(g.frames.iter().all(|f| (f.target > 0.0) == won));
+            }
+            assert_eq!(a.shared.next_game.load(Ordering::Relaxed), finished.len() as u64 + 5);
         }
     }
 }

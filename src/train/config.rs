@@ -2,7 +2,8 @@
 //! rejected with their name.
 
 use crate::game::Scoring;
-use crate::model::ModelConfig;
+use crate::model::{LearnerSettings, ModelConfig, Optimizer};
+use crate::runtime::Device;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -44,12 +45,12 @@ pub struct RunConfig {
     /// Run seed: game i is dealt from (seed, i).
     pub seed: u64,
     /// Learner device: "auto" (CUDA if available), "cpu", "cuda" or "cuda:N". Actors use the CPU.
-    pub device: String,
+    pub device: Device,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { dir: PathBuf::from("runs/dmc"), seed: 1, device: "auto".into() }
+        RunConfig { dir: PathBuf::from("runs/dmc"), seed: 1, device: Device::Auto }
     }
 }
 
@@ -143,13 +144,6 @@ impl Default for PoolConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Optimizer {
-    Adam,
-    Rmsprop,
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LearnerConfig {
@@ -170,6 +164,11 @@ pub struct LearnerConfig {
 }
 
 impl LearnerConfig {
+    /// What the learner's update needs of this section.
+    pub fn settings(&self) -> LearnerSettings {
+        LearnerSettings { optimizer: self.optimizer, lr: self.lr, grad_clip: self.grad_clip }
+    }
+
     /// The learning rate after `frames` learned frames.
     pub fn lr_at(&self, frames: u64) -> f64 {
         if self.lr_decay_frames == 0 {
@@ -252,8 +251,7 @@ impl TrainConfig {
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        self.model.validate()?;
-        crate::runtime::parse_device(&self.run.device)?;
+        self.model.validate().map_err(|e| e.to_string())?;
         let checks = [
             (self.learner.batch_size == 0, "learner.batch_size must be at least 1"),
             (!(self.learner.lr > 0.0), "learner.lr must be positive"),

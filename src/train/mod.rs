@@ -5,26 +5,32 @@
 //!    ▲   batch: MSE(Q(s,a), final reward) ─► optimizer
 //!    └── versioned weights every N steps; pool snapshots every M steps/minutes ◄──┘
 //! ```
+//!
+//! A [`Trainer`] runs named steps in a loop: [`Trainer::ingest`] finished games,
+//! [`Trainer::learn`] on every full batch (publishing weights and taking pool snapshots as
+//! they fall due), [`Trainer::stop_reason`], [`Trainer::checkpoint`] when due, and at the end
+//! [`Trainer::shutdown`]. What should happen after a checkpoint (evaluation, for the CLI) is
+//! handed in with [`Trainer::on_checkpoint`]: training never imports evaluation.
 
 pub mod actor;
-pub mod checkpoint;
 pub mod config;
-pub mod learner;
 pub mod monitor;
 pub mod pool;
 pub mod trajectory;
 
-use actor::{GameMsg, Shared};
+use crate::model::{Frame, Learner, LearnerError, QNet, StepStats, WeightsError};
+use crate::run::{self, Meta, RunError};
+use actor::{Actor, GameMsg, Shared};
 use config::TrainConfig;
-use learner::{Learner, StepStats};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use monitor::Monitor;
 use pool::{Pool, PoolEntry};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use trajectory::Frame;
 
 /// How a run starts.
 #[derive(Clone, Debug)]
@@ -33,6 +39,29 @@ pub enum Start {
     Fresh { init_from: Option<PathBuf> },
     /// Continue the run in `config.run.dir` from its newest checkpoint.
     Resume,
+}
+
+/// Why a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Interrupted,
+    MaxFrames,
+    MaxGames,
+    MaxSeconds,
+    ActorsStopped,
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StopReason::Interrupted => "interrupted (Ctrl-C)",
+            StopReason::MaxFrames => "max_frames",
+            StopReason::MaxGames => "max_games",
+            StopReason::MaxSeconds => "max_seconds",
+            StopReason::ActorsStopped => "actors stopped",
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -51,7 +80,7 @@ pub struct TrainSummary {
     /// Mean loss over the first and the last tenth of this session's steps.
     pub early_loss: f64,
     pub late_loss: f64,
-    pub stopped_by: String,
+    pub stopped_by: StopReason,
     pub win_rate_vs_pool_landlord: Option<f64>,
     pub win_rate_vs_pool_farmers: Option<f64>,
     /// Moving-average win rates in the games against the rule agent (`pool.rule_share`).
@@ -61,12 +90,26 @@ pub struct TrainSummary {
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
-    #[error("{0}")]
-    Setup(String),
+    #[error("invalid configuration: {0}")]
+    Invalid(String),
     #[error(transparent)]
-    Checkpoint(#[from] checkpoint::RunCheckpointError),
+    Config(#[from] config::ConfigError),
+    #[error("{0} already holds a run: continue it with --resume {0}, or pick another --run-dir")]
+    RunExists(PathBuf),
+    #[error("{path}: {reason}")]
+    Io { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Learner(#[from] LearnerError),
+    #[error(transparent)]
+    Run(#[from] RunError),
     #[error("an actor thread failed: {0}")]
     Actor(String),
+}
+
+impl From<WeightsError> for TrainError {
+    fn from(e: WeightsError) -> TrainError {
+        TrainError::Run(e.into())
+    }
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -84,250 +127,350 @@ pub fn install_interrupt_handler() {
     });
 }
 
-fn setup<E: std::fmt::Display>(context: &str) -> impl Fn(E) -> TrainError + '_ {
-    move |e| TrainError::Setup(format!("{context}: {e}"))
-}
-
 /// Runs training until a budget is met or Ctrl-C; `quiet` hides the progress bar.
 pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary, TrainError> {
-    cfg.validate().map_err(TrainError::Setup)?;
-    let run = cfg.run.dir.clone();
-    let device = crate::runtime::parse_device(&cfg.run.device).map_err(TrainError::Setup)?;
-    crate::runtime::configure_threads(cfg.learner.threads);
-    tch::manual_seed(cfg.run.seed as i64); // reproducible initial weights
-    let mut learner = Learner::new(&cfg.model, &cfg.learner, device).map_err(TrainError::Setup)?;
-    let mut pool = Pool::new(cfg.pool.size);
+    Trainer::new(cfg, start, quiet)?.run()
+}
 
-    let meta = match &start {
-        Start::Resume => {
-            let dir = checkpoint::latest(&run)?;
-            let meta = checkpoint::load(&dir, &mut learner.net)?;
-            let mut scratch = crate::model::QNet::new(&cfg.model, tch::Device::Cpu);
-            for &step in &meta.pool_steps {
-                crate::model::load_weights_file(&mut scratch, &checkpoint::pool_file(&run, step)).map_err(checkpoint::RunCheckpointError::from)?;
-                pool.add(PoolEntry { step, frames: 0, weights: Arc::new(scratch.export(step)) });
-            }
-            meta
+/// Learner steps, frames and games so far.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    step: u64,
+    frames: u64,
+    games: u64,
+}
+
+pub struct Trainer {
+    cfg: Arc<TrainConfig>,
+    run: PathBuf,
+    learner: Learner,
+    shared: Arc<Shared>,
+    games_rx: Receiver<GameMsg>,
+    games_tx: Option<Sender<GameMsg>>,
+    monitor: Monitor,
+    now: Counters,
+    at_start: Counters,
+    /// Training time of the sessions before this one.
+    elapsed_before: f64,
+    session: Instant,
+    last_checkpoint: Instant,
+    last_snapshot: Instant,
+    rate_clock: (Instant, Counters),
+    /// Frames received and not yet learned.
+    buffer: Vec<Frame>,
+    last: StepStats,
+    losses: Vec<f32>,
+    on_checkpoint: Option<Box<dyn FnMut(&Path)>>,
+}
+
+impl Trainer {
+    /// Sets a run up: a new run folder, or the newest checkpoint of an existing one with its
+    /// pool. Nothing plays until [`Trainer::run`].
+    pub fn new(cfg: TrainConfig, start: Start, quiet: bool) -> Result<Trainer, TrainError> {
+        cfg.validate().map_err(TrainError::Invalid)?;
+        crate::runtime::configure_threads(cfg.learner.threads);
+        let run = cfg.run.dir.clone();
+        // The run seed draws the initial weights, so a run is reproducible from its config.
+        let mut learner = Learner::new(&cfg.model, cfg.learner.settings(), cfg.run.device, cfg.run.seed)?;
+        let (meta, mut pool) = match &start {
+            Start::Resume => restore(&run, &cfg, &mut learner.net)?,
+            Start::Fresh { init_from } => (begin(&run, &cfg, &mut learner.net, init_from.as_deref())?, Pool::new(cfg.pool.size)),
+        };
+        if pool.is_empty() {
+            crate::model::save_weights_file(&learner.net, &run::pool_file(&run, meta.step))?;
+            pool.add(PoolEntry { step: meta.step, frames: meta.frames, weights: Arc::new(learner.net.export(meta.step)) });
         }
-        Start::Fresh { init_from } => {
-            if !checkpoint::list(&run)?.is_empty() {
-                return Err(TrainError::Setup(format!(
-                    "{} already holds a run: continue it with --resume {0}, or pick another --run-dir",
-                    run.display()
-                )));
-            }
-            std::fs::create_dir_all(checkpoint::pool_dir(&run)).map_err(setup(&run.display().to_string()))?;
-            std::fs::write(run.join("config.toml"), cfg.to_toml()).map_err(setup("writing config.toml"))?;
-            if let Some(path) = init_from {
-                crate::model::init_weights_from(&mut learner.net, path).map_err(checkpoint::RunCheckpointError::from)?;
-            }
-            checkpoint::Meta {
-                format: checkpoint::META_FORMAT,
-                step: 0,
-                frames: 0,
-                games: 0,
-                elapsed_seconds: 0.0,
-                next_game_index: 0,
-                pool_steps: vec![],
-                model: cfg.model.clone(),
-            }
-        }
-    };
-    let (mut step, mut frames, mut games) = (meta.step, meta.frames, meta.games);
-    if pool.is_empty() {
-        crate::model::save_weights_file(&learner.net, &checkpoint::pool_file(&run, step)).map_err(checkpoint::RunCheckpointError::from)?;
-        pool.add(PoolEntry { step, frames, weights: Arc::new(learner.net.export(step)) });
+        let shared = Arc::new(Shared {
+            weights: Mutex::new(Arc::new(learner.net.export(meta.step))),
+            version: AtomicU64::new(meta.step),
+            pool: RwLock::new(pool),
+            stop: AtomicBool::new(false),
+            next_game: AtomicU64::new(meta.next_game_index),
+            frames: AtomicU64::new(meta.frames),
+        });
+        let (games_tx, games_rx) = crossbeam_channel::bounded::<GameMsg>(cfg.learner.queue_games);
+        let now = Counters { step: meta.step, frames: meta.frames, games: meta.games };
+        Ok(Trainer {
+            monitor: Monitor::new(&run, &cfg.log, &cfg.budget, quiet),
+            cfg: Arc::new(cfg),
+            run,
+            learner,
+            shared,
+            games_rx,
+            games_tx: Some(games_tx),
+            now,
+            at_start: now,
+            elapsed_before: meta.elapsed_seconds,
+            session: Instant::now(),
+            last_checkpoint: Instant::now(),
+            last_snapshot: Instant::now(),
+            rate_clock: (Instant::now(), now),
+            buffer: Vec::new(),
+            last: StepStats::default(),
+            losses: Vec::new(),
+            on_checkpoint: None,
+        })
     }
 
-    let shared = Arc::new(Shared {
-        weights: Mutex::new(Arc::new(learner.net.export(step))),
-        version: AtomicU64::new(step),
-        pool: RwLock::new(pool),
-        stop: AtomicBool::new(false),
-        next_game: AtomicU64::new(meta.next_game_index),
-        frames: AtomicU64::new(frames),
-    });
-    let (tx, rx) = crossbeam_channel::bounded::<GameMsg>(cfg.learner.queue_games);
-    let cfg = Arc::new(cfg);
-    let actors: Vec<_> = (0..cfg.actor_count())
-        .map(|i| {
-            let (cfg, shared, tx) = (cfg.clone(), shared.clone(), tx.clone());
-            std::thread::Builder::new()
-                .name(format!("actor-{i}"))
-                .spawn(move || actor::run_actor(i, &cfg, shared, tx))
-                .expect("spawning an actor thread")
-        })
-        .collect();
-    drop(tx);
+    /// Called with the checkpoint's folder after each periodic checkpoint (not the final one).
+    pub fn on_checkpoint(mut self, hook: impl FnMut(&Path) + 'static) -> Trainer {
+        self.on_checkpoint = Some(Box::new(hook));
+        self
+    }
 
-    install_interrupt_handler();
-    INTERRUPTED.store(false, Ordering::SeqCst);
-    let mut monitor = Monitor::new(&run, &cfg.log, &cfg.budget, quiet);
-    let session = Instant::now();
-    let (start_frames, start_games) = (frames, games);
-    let mut last_checkpoint = Instant::now();
-    let mut last_snapshot = Instant::now();
-    let mut buffer: Vec<Frame> = Vec::new();
-    let mut last = StepStats::default();
-    let mut losses: Vec<f32> = Vec::new();
-    let mut evaluator: Option<std::thread::JoinHandle<()>> = None;
-    let mut rate_clock = (Instant::now(), frames, games);
-    let budget = &cfg.budget;
-    let stopped_by;
-    loop {
-        let mut handle = |msg: GameMsg, buffer: &mut Vec<Frame>, games: &mut u64| {
-            *games += 1;
-            monitor.record_game(msg.learning, msg.vs_rule, msg.landlord_won);
-            buffer.extend(msg.frames);
-        };
-        match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(msg) => handle(msg, &mut buffer, &mut games),
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                stopped_by = "actors stopped".to_string();
-                break;
+    /// Plays and learns until a budget is met, Ctrl-C, or the actors stop; then checkpoints.
+    pub fn run(mut self) -> Result<TrainSummary, TrainError> {
+        let actors = self.spawn_actors();
+        install_interrupt_handler();
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        self.session = Instant::now();
+        self.last_checkpoint = Instant::now();
+        self.last_snapshot = Instant::now();
+        let stopped = self.main_loop();
+        self.shutdown(stopped, actors)
+    }
+
+    fn main_loop(&mut self) -> Result<StopReason, TrainError> {
+        loop {
+            if !self.ingest() {
+                return Ok(StopReason::ActorsStopped);
             }
-        }
-        while let Ok(msg) = rx.try_recv() {
-            handle(msg, &mut buffer, &mut games);
-        }
-        let batch = cfg.learner.batch_size;
-        let mut consumed = 0;
-        while buffer.len() - consumed >= batch {
-            if cfg.learner.lr_decay_frames > 0 {
-                learner.set_lr(cfg.learner.lr_at(frames));
+            self.learn()?;
+            self.monitor.progress(self.session.elapsed().as_secs_f64(), self.now.frames, self.now.games);
+            if let Some(reason) = self.stop_reason() {
+                return Ok(reason);
             }
-            last = learner.step(&buffer[consumed..consumed + batch]);
-            losses.push(last.loss as f32);
-            consumed += batch;
-            step += 1;
-            frames += batch as u64;
-            shared.frames.store(frames, Ordering::Relaxed);
-            if step % cfg.learner.publish_every_steps.max(1) == 0 {
-                shared.publish(learner.net.export(step));
-            }
-            let snapshot_due = (cfg.pool.snapshot_every_steps > 0 && step % cfg.pool.snapshot_every_steps == 0)
-                || (cfg.pool.snapshot_every_minutes > 0.0 && last_snapshot.elapsed().as_secs_f64() >= 60.0 * cfg.pool.snapshot_every_minutes);
-            if snapshot_due {
-                crate::model::save_weights_file(&learner.net, &checkpoint::pool_file(&run, step)).map_err(checkpoint::RunCheckpointError::from)?;
-                let dropped = shared.pool.write().unwrap().add(PoolEntry { step, frames, weights: Arc::new(learner.net.export(step)) });
-                if let Some(d) = dropped {
-                    let _ = std::fs::remove_file(checkpoint::pool_file(&run, d.step));
+            let every = self.cfg.checkpoint.every_minutes;
+            if every > 0.0 && self.last_checkpoint.elapsed().as_secs_f64() >= 60.0 * every {
+                let dir = self.checkpoint()?;
+                if let Some(hook) = self.on_checkpoint.as_mut() {
+                    hook(&dir);
                 }
-                last_snapshot = Instant::now();
-            }
-            if step % cfg.log.every_steps.max(1) == 0 {
-                let (t0, f0, g0) = rate_clock;
-                let dt = t0.elapsed().as_secs_f64().max(1e-9);
-                let (frame_rate, game_rate) = ((frames - f0) as f64 / dt, (games - g0) as f64 / dt);
-                rate_clock = (Instant::now(), frames, games);
-                let pool_len = shared.pool.read().unwrap().len();
-                monitor.scalars(step, &last, frame_rate, game_rate, rx.len(), pool_len, frames);
             }
         }
-        buffer.drain(..consumed);
+    }
 
-        let seconds = session.elapsed().as_secs_f64();
-        monitor.progress(seconds, frames, games);
-        let reason = if INTERRUPTED.load(Ordering::SeqCst) {
-            Some("interrupted (Ctrl-C)")
-        } else if budget.max_frames > 0 && frames >= budget.max_frames {
-            Some("max_frames")
-        } else if budget.max_games > 0 && games >= budget.max_games {
-            Some("max_games")
-        } else if budget.max_seconds > 0.0 && seconds >= budget.max_seconds {
-            Some("max_seconds")
+    fn spawn_actors(&mut self) -> Vec<JoinHandle<()>> {
+        let tx = self.games_tx.take().expect("a trainer runs once");
+        (0..self.cfg.actor_count())
+            .map(|i| {
+                let actor = Actor::new(i, self.cfg.clone(), self.shared.clone());
+                let tx = tx.clone();
+                std::thread::Builder::new()
+                    .name(format!("actor-{i}"))
+                    .spawn(move || actor.run(tx))
+                    .expect("spawning an actor thread")
+            })
+            .collect()
+    }
+
+    /// Takes the finished games waiting (or the first within 100 ms) into the buffer; false
+    /// when every actor has hung up.
+    pub fn ingest(&mut self) -> bool {
+        let first = match self.games_rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(msg) => Some(msg),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return false,
+        };
+        let rest: Vec<GameMsg> = self.games_rx.try_iter().collect();
+        for msg in first.into_iter().chain(rest) {
+            self.now.games += 1;
+            self.monitor.record_game(msg.learning, msg.vs_rule, msg.landlord_won);
+            self.buffer.extend(msg.frames);
+        }
+        true
+    }
+
+    /// One learner step on every full batch in the buffer; publishes weights, takes pool
+    /// snapshots and writes scalars as they fall due.
+    pub fn learn(&mut self) -> Result<(), TrainError> {
+        let batch = self.cfg.learner.batch_size;
+        let mut consumed = 0;
+        while self.buffer.len() - consumed >= batch {
+            if self.cfg.learner.lr_decay_frames > 0 {
+                self.learner.set_lr(self.cfg.learner.lr_at(self.now.frames));
+            }
+            self.last = self.learner.step(&self.buffer[consumed..consumed + batch]);
+            self.losses.push(self.last.loss as f32);
+            consumed += batch;
+            self.now.step += 1;
+            self.now.frames += batch as u64;
+            self.shared.frames.store(self.now.frames, Ordering::Relaxed);
+            if self.now.step % self.cfg.learner.publish_every_steps.max(1) == 0 {
+                self.shared.publish(self.learner.net.export(self.now.step));
+            }
+            if self.snapshot_due() {
+                self.snapshot()?;
+            }
+            if self.now.step % self.cfg.log.every_steps.max(1) == 0 {
+                self.write_scalars();
+            }
+        }
+        self.buffer.drain(..consumed);
+        Ok(())
+    }
+
+    fn snapshot_due(&self) -> bool {
+        let pool = &self.cfg.pool;
+        (pool.snapshot_every_steps > 0 && self.now.step % pool.snapshot_every_steps == 0)
+            || (pool.snapshot_every_minutes > 0.0
+                && self.last_snapshot.elapsed().as_secs_f64() >= 60.0 * pool.snapshot_every_minutes)
+    }
+
+    /// Freezes the current weights into the pool (and its folder); the snapshot the pool drops
+    /// to make room is deleted.
+    pub fn snapshot(&mut self) -> Result<(), TrainError> {
+        let step = self.now.step;
+        crate::model::save_weights_file(&self.learner.net, &run::pool_file(&self.run, step))?;
+        let entry = PoolEntry { step, frames: self.now.frames, weights: Arc::new(self.learner.net.export(step)) };
+        if let Some(dropped) = self.shared.pool.write().unwrap().add(entry) {
+            let _ = std::fs::remove_file(run::pool_file(&self.run, dropped.step));
+        }
+        self.last_snapshot = Instant::now();
+        Ok(())
+    }
+
+    fn write_scalars(&mut self) {
+        let (t0, c0) = self.rate_clock;
+        let dt = t0.elapsed().as_secs_f64().max(1e-9);
+        let frame_rate = (self.now.frames - c0.frames) as f64 / dt;
+        let game_rate = (self.now.games - c0.games) as f64 / dt;
+        self.rate_clock = (Instant::now(), self.now);
+        let pool_len = self.shared.pool.read().unwrap().len();
+        let (step, frames, queue) = (self.now.step, self.now.frames, self.games_rx.len());
+        self.monitor.scalars(step, &self.last, frame_rate, game_rate, queue, pool_len, frames);
+    }
+
+    /// The budget that is met, or Ctrl-C; None to go on.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        let budget = &self.cfg.budget;
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            Some(StopReason::Interrupted)
+        } else if budget.max_frames > 0 && self.now.frames >= budget.max_frames {
+            Some(StopReason::MaxFrames)
+        } else if budget.max_games > 0 && self.now.games >= budget.max_games {
+            Some(StopReason::MaxGames)
+        } else if budget.max_seconds > 0.0 && self.session.elapsed().as_secs_f64() >= budget.max_seconds {
+            Some(StopReason::MaxSeconds)
         } else {
             None
-        };
-        if let Some(r) = reason {
-            stopped_by = r.to_string();
-            break;
-        }
-        if cfg.checkpoint.every_minutes > 0.0 && last_checkpoint.elapsed().as_secs_f64() >= 60.0 * cfg.checkpoint.every_minutes {
-            let meta = make_meta(&cfg, &shared, step, frames, games, meta.elapsed_seconds + seconds);
-            checkpoint::save(&run, &learner.net, &meta, cfg.checkpoint.keep_last)?;
-            monitor.flush();
-            last_checkpoint = Instant::now();
-            if cfg.eval.deals > 0 && evaluator.as_ref().is_none_or(|h| h.is_finished()) {
-                let (run, n) = (run.clone(), cfg.eval.deals);
-                evaluator = Some(std::thread::spawn(move || {
-                    let deals: Vec<_> = crate::eval::default_deals().into_iter().take(n).collect();
-                    if let Err(e) = crate::eval::curve::evaluate_run(&run, &deals, &[], 1, |_| {}) {
-                        eprintln!("evaluation during training: {e}");
-                    }
-                }));
-            }
         }
     }
 
-    // Stop the actors: they exit at their next step, or when a send finds the channel closed.
-    shared.stop.store(true, Ordering::SeqCst);
-    drop(rx);
-    let mut failure = None;
-    for a in actors {
-        if let Err(panic) = a.join() {
-            let why = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "panic".into());
-            failure = Some(why);
+    /// Writes a checkpoint of the current weights and counters; returns its folder.
+    pub fn checkpoint(&mut self) -> Result<PathBuf, TrainError> {
+        let shared = &self.shared;
+        let meta = Meta {
+            format: run::META_FORMAT,
+            step: self.now.step,
+            frames: self.now.frames,
+            games: self.now.games,
+            elapsed_seconds: self.elapsed_before + self.session.elapsed().as_secs_f64(),
+            next_game_index: shared.next_game.load(Ordering::SeqCst),
+            pool_steps: shared.pool.read().unwrap().entries().iter().map(|e| e.step).collect(),
+            model: self.cfg.model.clone(),
+        };
+        let dir = run::save(&self.run, &self.learner.net, &meta, self.cfg.checkpoint.keep_last)?;
+        self.monitor.flush();
+        self.last_checkpoint = Instant::now();
+        Ok(dir)
+    }
+
+    /// Stops the actors, waits for what runs after checkpoints, writes the final checkpoint and
+    /// sums the session up.
+    pub fn shutdown(mut self, stopped: Result<StopReason, TrainError>, actors: Vec<JoinHandle<()>>) -> Result<TrainSummary, TrainError> {
+        // Actors exit at their next step, or when a send finds the channel closed.
+        self.shared.stop.store(true, Ordering::SeqCst);
+        let (tx, rx) = crossbeam_channel::bounded(0);
+        drop(std::mem::replace(&mut self.games_rx, rx));
+        drop(tx);
+        let failure = actors.into_iter().filter_map(|a| a.join().err()).map(|panic| panic_message(&*panic)).last();
+        self.on_checkpoint = None; // waits for a background round still running
+        let stopped_by = stopped?;
+        let seconds = self.session.elapsed().as_secs_f64();
+        let saved = self.checkpoint()?;
+        self.monitor.finish();
+        if let Some(why) = failure {
+            return Err(TrainError::Actor(why));
+        }
+        Ok(self.summary(saved, stopped_by, seconds))
+    }
+
+    fn summary(&self, checkpoint: PathBuf, stopped_by: StopReason, seconds: f64) -> TrainSummary {
+        let (wl, wf) = self.monitor.win_rates();
+        let (rl, rf) = self.monitor.rule_win_rates();
+        let tenth = self.losses.len().div_ceil(10);
+        TrainSummary {
+            run_dir: self.run.clone(),
+            checkpoint,
+            steps: self.now.step,
+            frames: self.now.frames,
+            games: self.now.games,
+            seconds,
+            frames_per_s: (self.now.frames - self.at_start.frames) as f64 / seconds.max(1e-9),
+            games_per_s: (self.now.games - self.at_start.games) as f64 / seconds.max(1e-9),
+            last_loss: self.last.loss,
+            early_loss: mean_of(&self.losses[..tenth]),
+            late_loss: mean_of(&self.losses[self.losses.len() - tenth..]),
+            stopped_by,
+            win_rate_vs_pool_landlord: wl,
+            win_rate_vs_pool_farmers: wf,
+            win_rate_vs_rule_landlord: rl,
+            win_rate_vs_rule_farmers: rf,
         }
     }
-    if let Some(e) = evaluator {
-        let _ = e.join();
+}
+
+/// A new run folder: refuses one that holds a run, writes the config and the starting weights.
+fn begin(run: &Path, cfg: &TrainConfig, net: &mut QNet, init_from: Option<&Path>) -> Result<Meta, TrainError> {
+    if !run::list(run)?.is_empty() {
+        return Err(TrainError::RunExists(run.to_path_buf()));
     }
-    let seconds = session.elapsed().as_secs_f64();
-    let meta = make_meta(&cfg, &shared, step, frames, games, meta.elapsed_seconds + seconds);
-    let saved = checkpoint::save(&run, &learner.net, &meta, cfg.checkpoint.keep_last)?;
-    monitor.finish();
-    if let Some(why) = failure {
-        return Err(TrainError::Actor(why));
+    let io = |path: PathBuf| move |e: std::io::Error| TrainError::Io { path, reason: e.to_string() };
+    std::fs::create_dir_all(run::pool_dir(run)).map_err(io(run::pool_dir(run)))?;
+    std::fs::write(run::config_file(run), cfg.to_toml()).map_err(io(run::config_file(run)))?;
+    if let Some(path) = init_from {
+        crate::model::init_weights_from(net, path)?;
     }
-    let (wl, wf) = monitor.win_rates();
-    let (rl, rf) = monitor.rule_win_rates();
-    Ok(TrainSummary {
-        run_dir: run,
-        checkpoint: saved,
-        steps: step,
-        frames,
-        games,
-        seconds,
-        frames_per_s: (frames - start_frames) as f64 / seconds.max(1e-9),
-        games_per_s: (games - start_games) as f64 / seconds.max(1e-9),
-        last_loss: last.loss,
-        early_loss: mean_of(&losses[..losses.len().div_ceil(10)]),
-        late_loss: mean_of(&losses[losses.len() - losses.len().div_ceil(10)..]),
-        stopped_by,
-        win_rate_vs_pool_landlord: wl,
-        win_rate_vs_pool_farmers: wf,
-        win_rate_vs_rule_landlord: rl,
-        win_rate_vs_rule_farmers: rf,
+    Ok(Meta {
+        format: run::META_FORMAT,
+        step: 0,
+        frames: 0,
+        games: 0,
+        elapsed_seconds: 0.0,
+        next_game_index: 0,
+        pool_steps: vec![],
+        model: cfg.model.clone(),
     })
+}
+
+/// The newest checkpoint of a run into `net`, and the pool it listed.
+fn restore(run: &Path, cfg: &TrainConfig, net: &mut QNet) -> Result<(Meta, Pool), TrainError> {
+    let meta = run::load(&run::latest(run)?, net)?;
+    let mut pool = Pool::new(cfg.pool.size);
+    let mut scratch = QNet::cpu(&cfg.model, 0);
+    for &step in &meta.pool_steps {
+        crate::model::load_weights_file(&mut scratch, &run::pool_file(run, step))?;
+        pool.add(PoolEntry { step, frames: 0, weights: Arc::new(scratch.export(step)) });
+    }
+    Ok((meta, pool))
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
 }
 
 fn mean_of(v: &[f32]) -> f64 {
     if v.is_empty() { f64::NAN } else { v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64 }
 }
 
-fn make_meta(cfg: &TrainConfig, shared: &Shared, step: u64, frames: u64, games: u64, elapsed: f64) -> checkpoint::Meta {
-    checkpoint::Meta {
-        format: checkpoint::META_FORMAT,
-        step,
-        frames,
-        games,
-        elapsed_seconds: elapsed,
-        next_game_index: shared.next_game.load(Ordering::SeqCst),
-        pool_steps: shared.pool.read().unwrap().entries().iter().map(|e| e.step).collect(),
-        model: cfg.model.clone(),
-    }
-}
-
 /// The run folder's config, for `--resume`.
 pub fn load_run_config(run: &Path) -> Result<TrainConfig, TrainError> {
-    let path = run.join("config.toml");
-    let mut cfg = TrainConfig::load(&path).map_err(|e| TrainError::Setup(e.to_string()))?;
+    let mut cfg = TrainConfig::load(&run::config_file(run))?;
     cfg.run.dir = run.to_path_buf();
     Ok(cfg)
 }

@@ -3,7 +3,7 @@
 
 use super::actor::Learning;
 use super::config::{BudgetConfig, LogConfig};
-use super::learner::{ROLE_NAMES, StepStats};
+use crate::model::{StepStats, learner::ROLE_NAMES};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::VecDeque;
 use std::io::IsTerminal;

@@ -7,16 +7,8 @@
 //! shaped reward; it only trades some of the Monte Carlo return's variance for bias.
 
 use super::config::RewardConfig;
-use crate::game::{Role, State};
-
-/// One learned decision: state features, the chosen play's features, and its target.
-#[derive(Clone, Debug)]
-pub struct Frame {
-    pub state: Vec<f32>,
-    pub action: Vec<f32>,
-    pub target: f32,
-    pub role: Role,
-}
+use crate::game::State;
+use crate::model::Frame;
 
 /// A decision recorded during the game, before the result is known.
 #[derive(Clone, Debug)]
@@ -71,7 +63,7 @@ pub fn label(decisions: Vec<Decision>, finished: &State, cfg: &RewardConfig) -> 
 mod tests {
     use super::*;
     use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
-    use crate::game::{GameConfig, MoveList, Scoring};
+    use crate::game::{GameConfig, MoveList, Role, Scoring};
     use rand::{RngExt, SeedableRng, rngs::SmallRng};
 
     fn play_recording(seed: u64, scoring: Scoring) -> (State, Vec<Decision>) {

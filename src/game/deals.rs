@@ -5,11 +5,23 @@
 //! joker, 53 = red joker, as Botzone numbers them). The landlord gets the bottom on top of its 17.
 
 use crate::cards::{Card, CardSet};
-use crate::game::state::{BOTTOM_SIZE, HAND_SIZE};
+use super::state::{BOTTOM_SIZE, HAND_SIZE};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What is wrong with a deal or a deal file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DealError {
+    /// A deal line that is not a deal: the field at fault and why.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("{path}:{line}: {reason}")]
+    Line { path: PathBuf, line: usize, reason: String },
+}
 
 /// Three 17-card hands (seat 0 is the landlord) and the 3-card bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,19 +74,20 @@ impl Deal {
         .unwrap()
     }
 
-    pub fn from_json(text: &str) -> Result<Deal, String> {
-        let line: DealLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let set = |name: &str, v: &[u32], size: usize| -> Result<CardSet, String> {
+    pub fn from_json(text: &str) -> Result<Deal, DealError> {
+        let line: DealLine = serde_json::from_str(text).map_err(|e| DealError::Invalid(e.to_string()))?;
+        let set = |name: &str, v: &[u32], size: usize| -> Result<CardSet, DealError> {
+            let invalid = |reason: String| DealError::Invalid(format!("{name}: {reason}"));
             let mut s = CardSet::EMPTY;
             for &id in v {
-                let c = Card::from_id(id).map_err(|e| format!("{name}: {e}"))?;
+                let c = Card::from_id(id).map_err(|e| invalid(e.to_string()))?;
                 if s.contains(c) {
-                    return Err(format!("{name}: card {id} twice"));
+                    return Err(invalid(format!("card {id} twice")));
                 }
                 s.insert(c);
             }
             if v.len() != size {
-                return Err(format!("{name}: {} cards, expected {size}", v.len()));
+                return Err(invalid(format!("{} cards, expected {size}", v.len())));
             }
             Ok(s)
         };
@@ -83,7 +96,7 @@ impl Deal {
             bottom: set("bottom", &line.bottom, BOTTOM_SIZE)?,
         };
         if deal.hands.iter().fold(deal.bottom, |a, h| a.union(*h)).len() != 54 {
-            return Err("a card appears in two places".into());
+            return Err(DealError::Invalid("a card appears in two places".into()));
         }
         Ok(deal)
     }
@@ -95,12 +108,15 @@ pub fn write_deals(path: &Path, deals: &[Deal]) -> std::io::Result<()> {
 }
 
 /// Reads a deal file; an error names the file, the line and the reason.
-pub fn read_deals(path: &Path) -> Result<Vec<Deal>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read_deals(path: &Path) -> Result<Vec<Deal>, DealError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| DealError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| Deal::from_json(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
+        .map(|(i, l)| {
+            Deal::from_json(l).map_err(|e| DealError::Line { path: path.to_path_buf(), line: i + 1, reason: e.to_string() })
+        })
         .collect()
 }
 
@@ -112,7 +128,7 @@ mod tests {
     fn round_trip_and_errors() {
         let d = &generate_deals(3, 1)[2];
         assert_eq!(&Deal::from_json(&d.to_json()).unwrap(), d);
-        assert!(Deal::from_json(r#"{"landlord":[1],"landlord_down":[],"landlord_up":[],"bottom":[]}"#).unwrap_err().contains("landlord: 1 cards"));
+        assert!(Deal::from_json(r#"{"landlord":[1],"landlord_down":[],"landlord_up":[],"bottom":[]}"#).unwrap_err().to_string().contains("landlord: 1 cards"));
         assert!(Deal::from_json(r#"{"landlord":[99]}"#).is_err());
     }
 }

@@ -4,7 +4,7 @@ use super::qnet::QNet;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
-pub enum CheckpointError {
+pub enum WeightsError {
     #[error("checkpoint {0} does not exist")]
     NotFound(PathBuf),
     #[error("checkpoint {path} is corrupt or not a safetensors file: {reason}")]
@@ -17,8 +17,8 @@ pub enum CheckpointError {
 
 /// Writes the network's weights to `path` (a `.safetensors` file) through a temporary file and a
 /// rename, so a crash never leaves a half-written checkpoint under the final name.
-pub fn save_weights_file(net: &QNet, path: &Path) -> Result<(), CheckpointError> {
-    let err = |reason: String| CheckpointError::Write { path: path.to_path_buf(), reason };
+pub fn save_weights_file(net: &QNet, path: &Path) -> Result<(), WeightsError> {
+    let err = |reason: String| WeightsError::Write { path: path.to_path_buf(), reason };
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("weights");
     let tmp = path.with_file_name(format!(".{stem}.tmp-{}.safetensors", std::process::id()));
     net.vs.save(&tmp).map_err(|e| err(e.to_string()))?;
@@ -26,12 +26,12 @@ pub fn save_weights_file(net: &QNet, path: &Path) -> Result<(), CheckpointError>
 }
 
 /// Loads weights from `path` into `net`, checking every name and shape first.
-pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), CheckpointError> {
+pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), WeightsError> {
     if !path.is_file() {
-        return Err(CheckpointError::NotFound(path.to_path_buf()));
+        return Err(WeightsError::NotFound(path.to_path_buf()));
     }
-    let corrupt = |reason: String| CheckpointError::Corrupt { path: path.to_path_buf(), reason };
-    let mismatch = |reason: String| CheckpointError::Mismatch { path: path.to_path_buf(), reason };
+    let corrupt = |reason: String| WeightsError::Corrupt { path: path.to_path_buf(), reason };
+    let mismatch = |reason: String| WeightsError::Mismatch { path: path.to_path_buf(), reason };
     // libtorch's reader can abort on some malformed headers; check the header's shape first.
     check_safetensors_header(path).map_err(corrupt)?;
     let tensors = tch::Tensor::read_safetensors(path).map_err(|e| corrupt(e.to_string()))?;
@@ -67,7 +67,7 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), CheckpointEr
 /// state layout (`STATE_DIM_V1` features) is widened: its first layer gets zero weights for the
 /// features added since, so the widened network computes exactly the same values and learns to
 /// use the new features from there. A shared network starts each network of a per-role one.
-pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), CheckpointError> {
+pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), WeightsError> {
     use crate::encode::{STATE_DIM, STATE_DIM_V1};
     let file = weights_file(path);
     let source = load_network(&file)?;
@@ -93,7 +93,7 @@ pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), CheckpointEr
             .flat_map(|role| shared.iter().map(move |(name, shape, data)| (format!("{}.{name}", role.name()), shape.clone(), data.clone())))
             .collect();
     }
-    net.import(&weights).map_err(|reason| CheckpointError::Mismatch { path: file, reason })
+    net.import(&weights).map_err(|e| WeightsError::Mismatch { path: file, reason: e.to_string() })
 }
 
 /// The weights file of `path`: itself, or `model.safetensors` inside a checkpoint folder.
@@ -103,16 +103,17 @@ fn weights_file(path: &Path) -> PathBuf {
 
 /// Builds a CPU network shaped like the one saved in `path` (a `.safetensors` file, or a
 /// checkpoint folder holding `model.safetensors`) and loads it.
-pub fn load_network(path: &Path) -> Result<QNet, CheckpointError> {
+pub fn load_network(path: &Path) -> Result<QNet, WeightsError> {
     let file = weights_file(path);
     if !file.is_file() {
-        return Err(CheckpointError::NotFound(file));
+        return Err(WeightsError::NotFound(file));
     }
-    check_safetensors_header(&file).map_err(|reason| CheckpointError::Corrupt { path: file.clone(), reason })?;
-    let tensors = tch::Tensor::read_safetensors(&file).map_err(|e| CheckpointError::Corrupt { path: file.clone(), reason: e.to_string() })?;
+    check_safetensors_header(&file).map_err(|reason| WeightsError::Corrupt { path: file.clone(), reason })?;
+    let tensors = tch::Tensor::read_safetensors(&file).map_err(|e| WeightsError::Corrupt { path: file.clone(), reason: e.to_string() })?;
     let shapes: Vec<(String, Vec<i64>)> = tensors.iter().map(|(n, t)| (n.clone(), t.size())).collect();
-    let config = super::ModelConfig::infer(&shapes).map_err(|reason| CheckpointError::Mismatch { path: file.clone(), reason })?;
-    let mut net = QNet::new(&config, tch::Device::Cpu);
+    let config =
+        super::ModelConfig::infer(&shapes).map_err(|e| WeightsError::Mismatch { path: file.clone(), reason: e.to_string() })?;
+    let mut net = QNet::cpu(&config, 0);
     load_weights_file(&mut net, &file)?;
     Ok(net)
 }
@@ -145,32 +146,31 @@ fn check_safetensors_header(path: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::model::ModelConfig;
-    use tch::Device;
 
     #[test]
     fn save_load_and_clear_errors() {
         let dir = std::env::temp_dir().join(format!("ddz-ckpt-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], per_role: false, ..Default::default() };
-        let net = QNet::new(&cfg, Device::Cpu);
+        let net = QNet::cpu(&cfg, 11);
         let path = dir.join("w.safetensors");
         save_weights_file(&net, &path).unwrap();
-        let mut other = QNet::new(&cfg, Device::Cpu);
+        let mut other = QNet::cpu(&cfg, 12);
         load_weights_file(&mut other, &path).unwrap();
         assert_eq!(other.export(0).tensors, net.export(0).tensors);
 
         let missing = load_weights_file(&mut other, &dir.join("nope.safetensors")).unwrap_err();
-        assert!(matches!(missing, CheckpointError::NotFound(_)));
+        assert!(matches!(missing, WeightsError::NotFound(_)));
 
         let bytes = std::fs::read(&path).unwrap();
         let truncated = dir.join("truncated.safetensors");
         std::fs::write(&truncated, &bytes[..bytes.len() - 10]).unwrap();
         let e = load_weights_file(&mut other, &truncated).unwrap_err();
-        assert!(matches!(e, CheckpointError::Corrupt { .. }), "{e}");
+        assert!(matches!(e, WeightsError::Corrupt { .. }), "{e}");
         std::fs::write(&truncated, b"garbage").unwrap();
-        assert!(matches!(load_weights_file(&mut other, &truncated).unwrap_err(), CheckpointError::Corrupt { .. }));
+        assert!(matches!(load_weights_file(&mut other, &truncated).unwrap_err(), WeightsError::Corrupt { .. }));
 
-        let mut bigger = QNet::new(&ModelConfig { trunk: vec![16], ..cfg.clone() }, Device::Cpu);
+        let mut bigger = QNet::cpu(&ModelConfig { trunk: vec![16], ..cfg.clone() }, 13);
         let e = load_weights_file(&mut bigger, &path).unwrap_err();
         assert!(e.to_string().contains("does not match"), "{e}");
         let e = init_weights_from(&mut bigger, &path).unwrap_err();
@@ -185,10 +185,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for per_role in [false, true] {
             let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], per_role, ..Default::default() };
-            let old = QNet::new(&ModelConfig { inputs: STATE_DIM_V1, ..cfg.clone() }, Device::Cpu);
+            let old = QNet::cpu(&ModelConfig { inputs: STATE_DIM_V1, ..cfg.clone() }, 14);
             let path = dir.join(format!("old-{per_role}.safetensors"));
             save_weights_file(&old, &path).unwrap();
-            let mut new = QNet::new(&cfg, Device::Cpu);
+            let mut new = QNet::cpu(&cfg, 15);
             let e = load_weights_file(&mut new, &path).unwrap_err().to_string();
             assert!(e.contains("first state layout") && e.contains("--init-from"), "{e}");
             init_weights_from(&mut new, &path).unwrap();
@@ -202,7 +202,7 @@ mod tests {
             let folder = dir.join(format!("step-{per_role}"));
             std::fs::create_dir_all(&folder).unwrap();
             save_weights_file(&new, &folder.join("model.safetensors")).unwrap();
-            let mut again = QNet::new(&cfg, Device::Cpu);
+            let mut again = QNet::cpu(&cfg, 16);
             init_weights_from(&mut again, &folder).unwrap();
             assert_eq!(again.export(0).tensors, new.export(0).tensors);
         }
@@ -217,10 +217,10 @@ mod tests {
         let cfg = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], per_role: true, ..Default::default() };
         // Of either layout: a first-layout shared network is widened and then copied.
         for inputs in [STATE_DIM, STATE_DIM_V1] {
-            let shared = QNet::new(&ModelConfig { per_role: false, inputs, ..cfg.clone() }, Device::Cpu);
+            let shared = QNet::cpu(&ModelConfig { per_role: false, inputs, ..cfg.clone() }, 17);
             let path = dir.join(format!("shared-{inputs}.safetensors"));
             save_weights_file(&shared, &path).unwrap();
-            let mut split = QNet::new(&cfg, Device::Cpu);
+            let mut split = QNet::cpu(&cfg, 18);
             init_weights_from(&mut split, &path).unwrap();
             // States of all three roles get the shared network's values.
             let mut states: Vec<f32> = (0..3 * STATE_DIM).map(|i| ((i * 7) % 11) as f32 / 11.0).collect();
@@ -235,8 +235,8 @@ mod tests {
         }
         // The other way round stays an error that names the mismatch.
         let split_path = dir.join("split.safetensors");
-        save_weights_file(&QNet::new(&cfg, Device::Cpu), &split_path).unwrap();
-        let mut shared = QNet::new(&ModelConfig { per_role: false, ..cfg.clone() }, Device::Cpu);
+        save_weights_file(&QNet::cpu(&cfg, 19), &split_path).unwrap();
+        let mut shared = QNet::cpu(&ModelConfig { per_role: false, ..cfg.clone() }, 20);
         let e = init_weights_from(&mut shared, &split_path).unwrap_err().to_string();
         assert!(e.contains("does not match"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -1,8 +1,15 @@
-//! Run checkpoints: `RUN/checkpoints/step-NNNNNNNNN/{model.safetensors, meta.json}`, written in a
-//! temporary folder and renamed into place (a crash never leaves a partial checkpoint), and
-//! pool snapshots `RUN/pool/step-NNNNNNNNN.safetensors`.
+//! The run folder, which training writes and evaluation reads:
+//!
+//! ```text
+//! RUN/config.toml                  the configuration the run uses
+//! RUN/checkpoints/step-NNNNNNNNN/  model.safetensors + meta.json, written in a temporary folder
+//!                                  and renamed into place (a crash never leaves a partial one)
+//! RUN/pool/step-NNNNNNNNN.safetensors  frozen snapshots the actors play against
+//! RUN/tb/, RUN/tb-eval/            TensorBoard events of training and of evaluation
+//! RUN/eval/                        learning curve (curve.csv, curve.json, curve.png)
+//! ```
 
-use crate::model::{CheckpointError, ModelConfig, QNet, load_weights_file, save_weights_file};
+use crate::model::{ModelConfig, QNet, WeightsError, load_weights_file, save_weights_file};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -25,9 +32,9 @@ pub struct Meta {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum RunCheckpointError {
+pub enum RunError {
     #[error(transparent)]
-    Weights(#[from] CheckpointError),
+    Weights(#[from] WeightsError),
     #[error("{path}: {reason}")]
     Meta { path: PathBuf, reason: String },
     #[error("{path}: {reason}")]
@@ -36,10 +43,18 @@ pub enum RunCheckpointError {
     None(PathBuf),
 }
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> RunCheckpointError + '_ {
-    move |e| RunCheckpointError::Io { path: path.to_path_buf(), reason: e.to_string() }
+fn io(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
+    move |e| RunError::Io { path: path.to_path_buf(), reason: e.to_string() }
 }
 
+/// The configuration file of a run.
+pub fn config_file(run: &Path) -> PathBuf {
+    run.join("config.toml")
+}
+/// The learning curve's folder.
+pub fn eval_dir(run: &Path) -> PathBuf {
+    run.join("eval")
+}
 pub fn checkpoints_dir(run: &Path) -> PathBuf {
     run.join("checkpoints")
 }
@@ -51,7 +66,7 @@ pub fn pool_file(run: &Path, step: u64) -> PathBuf {
 }
 
 /// Writes a checkpoint and keeps only the newest `keep_last`.
-pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<PathBuf, RunCheckpointError> {
+pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<PathBuf, RunError> {
     let dir = checkpoints_dir(run);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let name = format!("step-{:09}", meta.step);
@@ -74,7 +89,7 @@ pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<Pat
 }
 
 /// Checkpoint folders, oldest first.
-pub fn list(run: &Path) -> Result<Vec<PathBuf>, RunCheckpointError> {
+pub fn list(run: &Path) -> Result<Vec<PathBuf>, RunError> {
     let dir = checkpoints_dir(run);
     if !dir.is_dir() {
         return Ok(Vec::new());
@@ -89,10 +104,10 @@ pub fn list(run: &Path) -> Result<Vec<PathBuf>, RunCheckpointError> {
 }
 
 /// Reads a checkpoint's meta and loads its weights into `net` (which must match its model).
-pub fn load(dir: &Path, net: &mut QNet) -> Result<Meta, RunCheckpointError> {
+pub fn load(dir: &Path, net: &mut QNet) -> Result<Meta, RunError> {
     let meta = read_meta(dir)?;
     if &meta.model != net.config() {
-        return Err(RunCheckpointError::Meta {
+        return Err(RunError::Meta {
             path: dir.join("meta.json"),
             reason: format!("model {:?} in the checkpoint, {:?} in the config", meta.model, net.config()),
         });
@@ -101,18 +116,18 @@ pub fn load(dir: &Path, net: &mut QNet) -> Result<Meta, RunCheckpointError> {
     Ok(meta)
 }
 
-pub fn read_meta(dir: &Path) -> Result<Meta, RunCheckpointError> {
+pub fn read_meta(dir: &Path) -> Result<Meta, RunError> {
     let path = dir.join("meta.json");
     let text = std::fs::read_to_string(&path).map_err(io(&path))?;
     let meta: Meta =
-        serde_json::from_str(&text).map_err(|e| RunCheckpointError::Meta { path: path.clone(), reason: format!("corrupt: {e}") })?;
+        serde_json::from_str(&text).map_err(|e| RunError::Meta { path: path.clone(), reason: format!("corrupt: {e}") })?;
     if meta.format != META_FORMAT {
-        return Err(RunCheckpointError::Meta { path, reason: format!("format {} (this ddz reads {META_FORMAT})", meta.format) });
+        return Err(RunError::Meta { path, reason: format!("format {} (this ddz reads {META_FORMAT})", meta.format) });
     }
     Ok(meta)
 }
 
 /// The newest checkpoint of a run.
-pub fn latest(run: &Path) -> Result<PathBuf, RunCheckpointError> {
-    list(run)?.pop().ok_or_else(|| RunCheckpointError::None(checkpoints_dir(run)))
+pub fn latest(run: &Path) -> Result<PathBuf, RunError> {
+    list(run)?.pop().ok_or_else(|| RunError::None(checkpoints_dir(run)))
 }

@@ -1,0 +1,122 @@
+//! The one game loop: the current player's agent chooses among the legal plays, the play is
+//! applied, until the game ends. Every tool that plays whole games (evaluation, replay,
+//! self-play logs, the engine benchmark) goes through [`play_out`], and every single decision
+//! (bots, the rule seats of training) through [`decide`], so an agent's answer outside the legal
+//! list is counted as illegal the same way everywhere and never silently replaced.
+
+use super::Agent;
+use crate::game::{MoveList, Play, State};
+
+/// Which agent plays which seat.
+pub trait Seating {
+    fn agent(&mut self, seat: u8) -> &mut dyn Agent;
+}
+
+/// One agent per seat: landlord, landlord_down, landlord_up.
+impl Seating for [Box<dyn Agent>; 3] {
+    fn agent(&mut self, seat: u8) -> &mut dyn Agent {
+        self[seat as usize].as_mut()
+    }
+}
+
+/// One agent for the landlord (seat 0) and one for both farmers.
+pub struct Sides<'a> {
+    pub landlord: &'a mut dyn Agent,
+    pub farmers: &'a mut dyn Agent,
+}
+
+impl Seating for Sides<'_> {
+    fn agent(&mut self, seat: u8) -> &mut dyn Agent {
+        if seat == 0 { self.landlord } else { self.farmers }
+    }
+}
+
+/// The same agent in every seat.
+pub struct Everyone<'a>(pub &'a mut dyn Agent);
+
+impl Seating for Everyone<'_> {
+    fn agent(&mut self, _seat: u8) -> &mut dyn Agent {
+        self.0
+    }
+}
+
+/// One decision as it was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// The play made.
+    pub play: Play,
+    /// Its index in the legal plays.
+    pub index: usize,
+    /// The agent answered an index outside the legal plays; the first legal play was made.
+    pub illegal: bool,
+}
+
+/// Asks `agent` to choose among `plays` (the legal plays of the current player, never empty).
+/// An answer outside the list is illegal: the decision says so, and the first legal play (pass,
+/// when following) is made instead so that the game can go on.
+pub fn decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Decision {
+    assert!(!plays.is_empty(), "a decision without legal plays: an engine bug, state {}", state.to_json());
+    let answer = agent.choose(state, plays);
+    match plays.get(answer) {
+        Some(&play) => Decision { play, index: answer, illegal: false },
+        None => Decision { play: plays[0], index: 0, illegal: true },
+    }
+}
+
+/// Plays `state` to the end. `observe` sees each decision after the agent made it and before it
+/// is applied, with the agent (for its values of the plays), the state and the legal plays.
+/// Returns how many of the agents' answers were illegal.
+pub fn play_out(
+    state: &mut State,
+    seating: &mut impl Seating,
+    mut observe: impl FnMut(&mut dyn Agent, &State, &[Play], Decision),
+) -> u32 {
+    let mut plays = MoveList::new();
+    let mut illegal = 0;
+    while let Some(seat) = state.current_player() {
+        state.legal_plays_into(&mut plays);
+        let agent = seating.agent(seat);
+        let decision = decide(agent, state, &plays);
+        illegal += decision.illegal as u32;
+        observe(agent, state, &plays, decision);
+        state.apply_play(decision.play).expect("a legal play applies");
+    }
+    illegal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::RuleAgent;
+    use crate::game::generate_deals;
+
+    /// Answers one past the last legal play: always illegal.
+    struct OffByOne;
+    impl Agent for OffByOne {
+        fn name(&self) -> String {
+            "off-by-one".into()
+        }
+        fn choose(&mut self, _state: &State, plays: &[Play]) -> usize {
+            plays.len()
+        }
+    }
+
+    #[test]
+    fn every_illegal_answer_is_counted_and_the_game_still_ends() {
+        let deal = &generate_deals(1, 5)[0];
+        let mut state = State::new(Default::default());
+        state.deal_hands(deal.hands, deal.bottom).unwrap();
+        let (mut rule, mut bad) = (RuleAgent::new(), OffByOne);
+        let mut seen = (0, 0);
+        let illegal = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, s, _, d| {
+            seen.0 += 1;
+            if d.illegal {
+                seen.1 += 1;
+                assert_eq!(s.current_player(), Some(0), "only the landlord answers out of range");
+                assert_eq!(d.index, 0);
+            }
+        });
+        assert!(state.is_terminal());
+        assert!(illegal > 0 && illegal == seen.1, "{illegal} vs {seen:?}");
+    }
+}
