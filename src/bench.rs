@@ -72,7 +72,11 @@ impl Reference {
             }
         }
         let has = |py: &std::path::Path| {
-            std::process::Command::new(py).args(["-c", import_check]).output().map(|o| o.status.success()).unwrap_or(false)
+            std::process::Command::new(py)
+                .args(["-c", import_check])
+                .output()
+                .map(|o| o.status.success())
+                .unwrap_or(false)
         };
         if !has(&python) {
             eprintln!("installing {} into the project venv for the reference (first use only)", packages.join(" "));
@@ -225,7 +229,7 @@ pub fn bench_train(
     reference: Option<&Reference>,
     mut progress: impl FnMut(usize, &str, f64),
 ) -> Result<TrainBenchReport, BenchError> {
-    if !(seconds > 0.0) || runs == 0 {
+    if seconds.is_nan() || seconds <= 0.0 || runs == 0 {
         return Err(BenchError::Budget);
     }
     let scratch = std::env::temp_dir().join(format!("ddz-bench-train-{}", std::process::id()));

@@ -87,11 +87,18 @@ pub fn state_from_view(
 
 /// The cards each role started the play phase with: `me`'s as given, the others' what they
 /// played (and the bottom, for the landlord) topped up at random from the unseen cards.
-fn starting_hands(me: Role, hand: Counts, bottom: Counts, history: &[(Role, Play)], seed: u64) -> Result<[Counts; 3], String> {
+fn starting_hands(
+    me: Role,
+    hand: Counts,
+    bottom: Counts,
+    history: &[(Role, Play)],
+    seed: u64,
+) -> Result<[Counts; 3], String> {
     if bottom.len() != 3 {
         return Err(format!("bottom {bottom} has {} cards, expected 3", bottom.len()));
     }
-    let played = |role: Role| history.iter().filter(|(r, _)| *r == role).fold(Counts::EMPTY, |c, (_, p)| c.plus(p.cards));
+    let played =
+        |role: Role| history.iter().filter(|(r, _)| *r == role).fold(Counts::EMPTY, |c, (_, p)| c.plus(p.cards));
     let deck = Counts::full_deck();
     let mine = hand.plus(played(me));
     if !mine.is_subset_of(deck) {
@@ -127,7 +134,8 @@ fn starting_hands(me: Role, hand: Counts, bottom: Counts, history: &[(Role, Play
     let mut next = pool.into_iter();
     for &q in &others {
         let have = start[q.index()].len();
-        let need = start_size(q).checked_sub(have).ok_or_else(|| format!("{} played more cards than it held", q.name()))?;
+        let need =
+            start_size(q).checked_sub(have).ok_or_else(|| format!("{} played more cards than it held", q.name()))?;
         for r in next.by_ref().take(need as usize) {
             start[q.index()].add(r, 1);
         }
@@ -157,7 +165,9 @@ pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, BotErr
     let req: NativeRequest = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
     let field = |field: String, e: &dyn std::fmt::Display| BotError::Field { field, reason: e.to_string() };
     let role = |name: &str, s: &str| {
-        Role::parse(s).ok_or_else(|| field(name.into(), &format!("unknown seat {s:?}: use landlord, landlord_down or landlord_up")))
+        Role::parse(s).ok_or_else(|| {
+            field(name.into(), &format!("unknown seat {s:?}: use landlord, landlord_down or landlord_up"))
+        })
     };
     let me = role("seat", &req.seat)?;
     let hand = Counts::parse(&req.hand).map_err(|e| field("hand".into(), &e))?;
@@ -182,7 +192,12 @@ fn choose(agent: &mut dyn Agent, state: &State) -> Play {
     state.legal_plays_into(&mut plays);
     let decision = decide(agent, state, &plays);
     if decision.illegal {
-        eprintln!("ddz bot: {} answered outside the {} legal plays; played {} instead", agent.name(), plays.len(), decision.play);
+        eprintln!(
+            "ddz bot: {} answered outside the {} legal plays; played {} instead",
+            agent.name(),
+            plays.len(),
+            decision.play
+        );
     }
     decision.play
 }
@@ -256,7 +271,8 @@ impl BotzoneSession {
         let bad = |what: &str, e: serde_json::Error| BotError::BadRequest(format!("{what}{e}"));
         let value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad("", e))?;
         if let Some(requests) = value.get("requests") {
-            let requests: Vec<BotzoneRequest> = serde_json::from_value(requests.clone()).map_err(|e| bad("requests: ", e))?;
+            let requests: Vec<BotzoneRequest> =
+                serde_json::from_value(requests.clone()).map_err(|e| bad("requests: ", e))?;
             let responses: Vec<Vec<u32>> = match value.get("responses") {
                 Some(r) => serde_json::from_value(r.clone()).map_err(|e| bad("responses: ", e))?,
                 None => Vec::new(),
@@ -327,7 +343,12 @@ pub enum Protocol {
 }
 
 /// Serves requests until end of input.
-pub fn serve(agent: &mut dyn Agent, protocol: Protocol, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+pub fn serve(
+    agent: &mut dyn Agent,
+    protocol: Protocol,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> std::io::Result<()> {
     let mut session = BotzoneSession::default();
     for line in input.lines() {
         let line = line?;
@@ -366,10 +387,12 @@ mod tests {
         let lead = r#"{"seat":"landlord","hand":"33344567789TJQKA22BR","bottom":"3BR","history":[]}"#;
         let play = answer_native(&mut agent, lead).unwrap();
         assert!(Play::parse(&play).is_ok());
-        let follow = r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"]]}"#;
+        let follow =
+            r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"]]}"#;
         let play = answer_native(&mut agent, follow).unwrap();
         assert!(play == "pass" || Play::parse(&play).unwrap().beats(&Play::parse("3").unwrap()));
-        let out_of_turn = r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord_up","3"]]}"#;
+        let out_of_turn =
+            r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord_up","3"]]}"#;
         assert!(answer_native(&mut agent, out_of_turn).unwrap_err().to_string().contains("out of turn"));
         let illegal = r#"{"seat":"landlord_up","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"],["landlord_down","33"]]}"#;
         assert!(answer_native(&mut agent, illegal).is_err());

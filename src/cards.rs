@@ -115,7 +115,7 @@ impl fmt::Display for Card {
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Counts(pub u64);
 
-const NIBBLE_LOW: u64 = 0x1111_1111_1111_111; // bit 0 of each of the 15 nibbles
+const NIBBLE_LOW: u64 = 0x111_1111_1111_1111; // bit 0 of each of the 15 nibbles
 
 impl Counts {
     pub const EMPTY: Counts = Counts(0);
@@ -189,11 +189,7 @@ impl Counts {
         }
         let mut counts = [0u8; NUM_RANKS];
         for (pos, ch) in trimmed.chars().enumerate() {
-            let rank = rank_of_char(ch).ok_or_else(|| CardError::UnknownChar {
-                ch,
-                pos,
-                text: text.to_string(),
-            })?;
+            let rank = rank_of_char(ch).ok_or_else(|| CardError::UnknownChar { ch, pos, text: text.to_string() })?;
             counts[rank as usize] += 1;
             let capacity = rank_capacity(rank);
             if counts[rank as usize] > capacity {

@@ -107,9 +107,7 @@ enum LogsWhat {
         out: PathBuf,
     },
     /// Replay every game of a log file and report the invalid ones.
-    Check {
-        file: PathBuf,
-    },
+    Check { file: PathBuf },
 }
 
 #[derive(clap::Args)]
@@ -263,7 +261,6 @@ enum BenchWhat {
     },
 }
 
-
 #[derive(clap::Args)]
 struct PretrainArgs {
     /// Game log file (our JSONL format).
@@ -345,7 +342,10 @@ fn info(json: bool) -> Result<()> {
         "CUDA available: {} ({} device(s)), cuDNN: {}",
         info.cuda_available, info.cuda_devices, info.cudnn_available
     );
-    println!("cores: {}, libtorch intra-op threads: {} (set by ddz; actors use 1 each)", info.cores, info.intra_op_threads);
+    println!(
+        "cores: {}, libtorch intra-op threads: {} (set by ddz; actors use 1 each)",
+        info.cores, info.intra_op_threads
+    );
     println!("link check: {}", info.link_check);
     Ok(())
 }
@@ -429,7 +429,8 @@ fn eval(args: EvalArgs) -> Result<()> {
     };
     println!("{markdown}");
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&report)?).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &args.markdown {
         std::fs::write(path, &markdown).with_context(|| format!("writing {}", path.display()))?;
@@ -461,7 +462,8 @@ fn replay(deal: usize, agents: &[AgentSpec], deals: Option<&Path>) -> Result<()>
     let deals = load_deals(deals)?;
     let d = deals.get(deal).with_context(|| format!("deal {deal} is out of range (the set has {})", deals.len()))?;
     let built: Vec<Box<dyn Agent>> = agents.iter().map(|a| a.build()).collect::<Result<_, _>>()?;
-    let mut three: [Box<dyn Agent>; 3] = built.try_into().map_err(|_| anyhow::anyhow!("--agents takes three agents"))?;
+    let mut three: [Box<dyn Agent>; 3] =
+        built.try_into().map_err(|_| anyhow::anyhow!("--agents takes three agents"))?;
     print!("{}", ddz::replay::replay(d, &mut three));
     Ok(())
 }
@@ -511,7 +513,17 @@ fn pretrain(args: PretrainArgs) -> Result<()> {
         eprintln!("skipped {e}");
     }
     let PretrainArgs { steps, batch_size, lr, val_share, patience, seed, device, .. } = args;
-    let cfg = ddz::pretrain::PretrainConfig { steps, batch_size, lr, val_share, patience, seed, model, device, ..Default::default() };
+    let cfg = ddz::pretrain::PretrainConfig {
+        steps,
+        batch_size,
+        lr,
+        val_share,
+        patience,
+        seed,
+        model,
+        device,
+        ..Default::default()
+    };
     let s = ddz::pretrain::pretrain(games, bad.len(), &args.out, &cfg, false)?;
     println!(
         "{} games ({} skipped): {} training / {} validation decisions ({} duplicates dropped); {} steps{}; \
@@ -552,7 +564,7 @@ fn bench_train(config: &Path, seconds: f64, runs: usize, json: bool, reference: 
 }
 
 fn bench_engine(seconds: f64, runs: usize, seed: u64, json: bool, reference: bool) -> Result<()> {
-    if !(seconds > 0.0) || runs == 0 {
+    if seconds.is_nan() || seconds <= 0.0 || runs == 0 {
         bail!("--seconds must be positive and --runs at least 1");
     }
     let reference = if reference { Some(bench::Reference::prepare()?) } else { None };

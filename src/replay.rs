@@ -24,7 +24,8 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
         let play = decision.play.to_string();
         let _ = writeln!(out, "{turn:>3}. {role:<14} plays {play:<14} (hand {})", state.hand(seat));
         if decision.illegal {
-            let _ = writeln!(out, "     illegal answer: {} answered outside the {} legal plays", agent.name(), plays.len());
+            let _ =
+                writeln!(out, "     illegal answer: {} answered outside the {} legal plays", agent.name(), plays.len());
         }
         if let Some(q) = if plays.len() > 1 { agent.values(state, plays) } else { None } {
             let mut order: Vec<usize> = (0..plays.len()).collect();

@@ -119,8 +119,8 @@ pub fn load(dir: &Path, net: &mut QNet) -> Result<Meta, RunError> {
 pub fn read_meta(dir: &Path) -> Result<Meta, RunError> {
     let path = dir.join("meta.json");
     let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-    let meta: Meta =
-        serde_json::from_str(&text).map_err(|e| RunError::Meta { path: path.clone(), reason: format!("corrupt: {e}") })?;
+    let meta: Meta = serde_json::from_str(&text)
+        .map_err(|e| RunError::Meta { path: path.clone(), reason: format!("corrupt: {e}") })?;
     if meta.format != META_FORMAT {
         return Err(RunError::Meta { path, reason: format!("format {} (this ddz reads {META_FORMAT})", meta.format) });
     }

@@ -108,11 +108,13 @@ fn botzone_session_in_keep_running_mode() {
                         "history": [last[(s as usize + 1) % 3].clone(), last[(s as usize + 2) % 3].clone()],
                         "publiccard": ids(deal.bottom),
                     });
-                    let line = if first { serde_json::json!({"requests": [request], "responses": []}) } else { request };
+                    let line =
+                        if first { serde_json::json!({"requests": [request], "responses": []}) } else { request };
                     first = false;
                     let answer = bot.ask(&line.to_string());
                     bot.keep_running_line();
-                    let answer_ids: Vec<u32> = serde_json::from_value(answer["response"].clone()).unwrap_or_else(|_| panic!("deal {n}: {answer}"));
+                    let answer_ids: Vec<u32> = serde_json::from_value(answer["response"].clone())
+                        .unwrap_or_else(|_| panic!("deal {n}: {answer}"));
                     let cards: CardSet = answer_ids.iter().map(|&i| Card::from_id(i).unwrap()).collect();
                     assert_eq!(cards.minus(held), CardSet::EMPTY, "answers use cards we hold");
                     held = held.minus(cards);

@@ -18,12 +18,14 @@ fn moves_agrees_with_the_conformance_sample() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         input.push_str(&serde_json::json!({"hand": v["hand"], "rival": v["rival"]}).to_string());
         input.push('\n');
-        let mut legal: Vec<String> = v["legal"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().into()).collect();
+        let mut legal: Vec<String> =
+            v["legal"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().into()).collect();
         legal.sort();
         wanted.push(legal);
     }
     input.push_str("{\"hand\":\"33X\"}\n");
-    let mut child = ddz().arg("moves").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        ddz().arg("moves").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
@@ -31,7 +33,8 @@ fn moves_agrees_with_the_conformance_sample() {
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), wanted.len() + 1);
     for (i, want) in wanted.iter().enumerate() {
-        let got: Vec<String> = lines[i]["legal"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().into()).collect();
+        let got: Vec<String> =
+            lines[i]["legal"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().into()).collect();
         assert_eq!(&got, want, "line {}", i + 1);
     }
     let err = lines.last().unwrap()["error"].as_str().unwrap();
@@ -58,6 +61,7 @@ fn bench_engine_reports_json() {
 }
 
 #[test]
+#[ignore = "slow: a training process (scripts/test runs it)"]
 fn train_stops_cleanly_on_ctrl_c_with_a_checkpoint() {
     let dir = std::env::temp_dir().join(format!("ddz-sigint-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -42,7 +42,8 @@ fn legal_plays_equal_the_reference_sample() {
         let hand = Counts::parse(v["hand"].as_str().unwrap()).unwrap();
         let rival_text = v["rival"].as_str().unwrap();
         let rival = (!rival_text.is_empty()).then(|| Play::parse(rival_text).unwrap());
-        let want: BTreeSet<String> = v["legal"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
+        let want: BTreeSet<String> =
+            v["legal"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
         let got_list: Vec<String> = legal_plays_vec(hand, rival.as_ref()).iter().map(|p| p.to_string()).collect();
         let got: BTreeSet<String> = got_list.iter().cloned().collect();
         assert_eq!(got.len(), got_list.len(), "line {}: duplicate plays generated", n + 1);

@@ -5,6 +5,7 @@ mod common;
 use ddz::cards::{CardSet, Counts};
 use ddz::game::{ActionTable, GameConfig, Phase, Play, Scoring, State, classify, legal_plays_vec};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use std::collections::BTreeSet;
 
@@ -33,7 +34,9 @@ fn random_hand(seed: u64, size: usize) -> Counts {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    // A fixed seed: the same 400 cases every run, so the suite never flakes (a failure found
+    // here is a failure on every run, and proptest prints the case).
+    #![proptest_config(ProptestConfig { cases: 400, rng_seed: RngSeed::Fixed(0xDD2), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn generator_equals_brute_force_and_classifies(seed in any::<u64>(), size in 1usize..=20, rival_id in 0usize..27_472) {
@@ -87,7 +90,10 @@ fn random_games_conserve_cards_and_finish() {
             assert_eq!(s.cards_left(w), 0);
             assert!(s.returns()[w as usize] > 0.0);
         } else {
-            assert!(s.config().bidding && s.bids().iter().all(|&b| b == 0), "only an all-pass bidding ends without a winner");
+            assert!(
+                s.config().bidding && s.bids().iter().all(|&b| b == 0),
+                "only an all-pass bidding ends without a winner"
+            );
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Real training end to end: a tiny network, real libtorch updates, real files.
 
-use ddz::agents::{ModelAgent, RandomAgent};
 use ddz::agents::AgentSpec;
+use ddz::agents::{ModelAgent, RandomAgent};
 use ddz::eval::curve::BackgroundEval;
 use ddz::eval::head_to_head;
 use ddz::game::generate_deals;
@@ -47,6 +47,7 @@ fn tiny(dir: &Path) -> TrainConfig {
 }
 
 #[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn tiny_run_learns_to_beat_random_and_resumes() {
     let dir = scratch("e2e");
     let mut cfg = tiny(&dir);
@@ -86,6 +87,7 @@ fn tiny_run_learns_to_beat_random_and_resumes() {
 }
 
 #[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn corrupt_and_mismatched_checkpoints_are_clear_errors() {
     let dir = scratch("corrupt");
     let mut cfg = tiny(&dir);
@@ -113,6 +115,7 @@ fn corrupt_and_mismatched_checkpoints_are_clear_errors() {
 }
 
 #[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn evaluation_during_training_and_learning_curves() {
     let dir = scratch("curve");
     let mut cfg = tiny(&dir);
@@ -142,6 +145,7 @@ fn evaluation_during_training_and_learning_curves() {
 }
 
 #[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn per_role_networks_train_save_and_load_by_shape() {
     let dir = scratch("per-role");
     let mut cfg = tiny(&dir);
@@ -165,10 +169,14 @@ fn per_role_networks_train_save_and_load_by_shape() {
     // frames; the shared-network test checks the loss.)
     let mut model = ModelAgent::new(trained, "per-role");
     let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5));
-    let (l0, f0) = head_to_head(&generate_deals(200, 99), &mut ModelAgent::new(start, "untrained"), &mut RandomAgent::new(5));
+    let (l0, f0) =
+        head_to_head(&generate_deals(200, 99), &mut ModelAgent::new(start, "untrained"), &mut RandomAgent::new(5));
     eprintln!("per-role vs random: landlord {}, farmers {}; untrained {} / {}", l.wp, f.wp, l0.wp, f0.wp);
     let (wp, wp0) = ((l.wp.mean + f.wp.mean) / 2.0, (l0.wp.mean + f0.wp.mean) / 2.0);
-    assert!(wp > 0.75 && wp > wp0 + 0.1, "clear margin over random and over the untrained networks: {wp} against {wp0}");
+    assert!(
+        wp > 0.75 && wp > wp0 + 0.1,
+        "clear margin over random and over the untrained networks: {wp} against {wp0}"
+    );
     assert_eq!(l.illegal_plays + f.illegal_plays, 0);
     // A shared network cannot load a per-role checkpoint: a clear mismatch.
     let mut shared = QNet::cpu(&tiny(&dir).model, 0);
@@ -178,6 +186,7 @@ fn per_role_networks_train_save_and_load_by_shape() {
 }
 
 #[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn games_against_the_rule_agent_when_asked() {
     let rule_dir = scratch("rule-share");
     let mut cfg = tiny(&rule_dir);

@@ -106,7 +106,14 @@ fn attach_kickers(plays: &mut Vec<Play>) {
 /// How much a play costs the hand: its rank, plus a heavy charge for every combination of the
 /// hand's split that it breaks.
 fn cost(play: &Play, split: &[Play]) -> u32 {
-    let broken = split.iter().filter(|c| c.cards.iter().any(|(r, _)| play.cards.get(r) > 0) && !play.cards.is_subset_of(c.cards) && !c.cards.is_subset_of(play.cards)).count()
+    let broken = split
+        .iter()
+        .filter(|c| {
+            c.cards.iter().any(|(r, _)| play.cards.get(r) > 0)
+                && !play.cards.is_subset_of(c.cards)
+                && !c.cards.is_subset_of(play.cards)
+        })
+        .count()
         + split.iter().filter(|c| play.cards.is_subset_of(c.cards) && play.cards != c.cards).count();
     play.main as u32 + 100 * broken as u32
 }
@@ -132,7 +139,8 @@ impl Agent for RuleAgent {
         }
         let split = decompose(hand);
         let me_landlord = state.landlord() == Some(seat);
-        let enemies: Vec<u8> = (0..3u8).filter(|&s| s != seat && (me_landlord || state.landlord() == Some(s))).collect();
+        let enemies: Vec<u8> =
+            (0..3u8).filter(|&s| s != seat && (me_landlord || state.landlord() == Some(s))).collect();
         let enemy_min = enemies.iter().map(|&s| state.cards_left(s)).min().unwrap_or(20);
 
         let Some(rival) = state.rival() else {
@@ -143,7 +151,11 @@ impl Agent for RuleAgent {
                 leads = split.iter().collect();
             }
             let pick = if enemy_min == 1 {
-                leads.iter().find(|p| p.kind != Kind::Solo).copied().unwrap_or_else(|| *leads.iter().max_by_key(|p| p.main).unwrap())
+                leads
+                    .iter()
+                    .find(|p| p.kind != Kind::Solo)
+                    .copied()
+                    .unwrap_or_else(|| *leads.iter().max_by_key(|p| p.main).unwrap())
             } else {
                 leads[0]
             };
@@ -156,7 +168,8 @@ impl Agent for RuleAgent {
             return pass; // never overtake the teammate
         }
         let is_bomb = |p: &Play| matches!(p.kind, Kind::Bomb | Kind::Rocket);
-        let cheapest = plays.iter().enumerate().filter(|(_, p)| !p.is_pass() && !is_bomb(p)).min_by_key(|(_, p)| cost(p, &split));
+        let cheapest =
+            plays.iter().enumerate().filter(|(_, p)| !p.is_pass() && !is_bomb(p)).min_by_key(|(_, p)| cost(p, &split));
         if let Some((i, p)) = cheapest {
             let breaks = cost(p, &split) >= 100;
             // Break a combination only when an enemy is getting close, or to stop a high card.
@@ -167,10 +180,10 @@ impl Agent for RuleAgent {
         }
         // Only bombs beat it: bomb when an enemy is close to going out, or when we are.
         let combos_left = split.len();
-        if enemy_min <= 4 || combos_left <= 2 {
-            if let Some((i, _)) = plays.iter().enumerate().filter(|(_, p)| is_bomb(p)).min_by_key(|(_, p)| p.main) {
-                return i;
-            }
+        if (enemy_min <= 4 || combos_left <= 2)
+            && let Some((i, _)) = plays.iter().enumerate().filter(|(_, p)| is_bomb(p)).min_by_key(|(_, p)| p.main)
+        {
+            return i;
         }
         pass
     }

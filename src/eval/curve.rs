@@ -137,7 +137,9 @@ impl Drop for BackgroundEval {
 fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     let dir = eval_dir(run);
     std::fs::create_dir_all(&dir).map_err(|e| EvalError::Curve { path: dir.clone(), reason: e.to_string() })?;
-    let mut csv = String::from("step,frames,games,hours,deals,illegal_plays,random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp");
+    let mut csv = String::from(
+        "step,frames,games,hours,deals,illegal_plays,random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp",
+    );
     if let Some(p) = points.first() {
         for (k, _) in p.vs_others.iter().enumerate() {
             csv.push_str(&format!(",other{k}_landlord_wp,other{k}_farmers_wp"));
@@ -147,7 +149,16 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     for p in points {
         csv.push_str(&format!(
             "{},{},{},{:.4},{},{},{:.4},{:.4},{:.4},{:.4}",
-            p.step, p.frames, p.games, p.hours, p.deals, p.illegal_plays, p.vs_random.0, p.vs_random.1, p.vs_rule.0, p.vs_rule.1
+            p.step,
+            p.frames,
+            p.games,
+            p.hours,
+            p.deals,
+            p.illegal_plays,
+            p.vs_random.0,
+            p.vs_random.1,
+            p.vs_rule.0,
+            p.vs_rule.1
         ));
         for o in &p.vs_others {
             csv.push_str(&format!(",{:.4},{:.4}", o.1, o.2));
@@ -181,7 +192,9 @@ pub fn plot(run: &Path) -> Result<PathBuf, EvalError> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = root.join(".venv/bin/python");
     let script = root.join("scripts/plot_curve.py");
-    let has = || std::process::Command::new(&python).args(["-c", "import matplotlib"]).output().is_ok_and(|o| o.status.success());
+    let has = || {
+        std::process::Command::new(&python).args(["-c", "import matplotlib"]).output().is_ok_and(|o| o.status.success())
+    };
     if !has() {
         eprintln!("installing matplotlib into the project venv for plots (first use only)");
         let ok = std::process::Command::new(&python)
@@ -194,7 +207,11 @@ pub fn plot(run: &Path) -> Result<PathBuf, EvalError> {
     }
     let csv = eval_dir(run).join("curve.csv");
     let png = eval_dir(run).join("curve.png");
-    let out = std::process::Command::new(&python).arg(&script).arg(&csv).arg(&png).output()
+    let out = std::process::Command::new(&python)
+        .arg(&script)
+        .arg(&csv)
+        .arg(&png)
+        .output()
         .map_err(|e| EvalError::Plot(e.to_string()))?;
     if !out.status.success() {
         return Err(EvalError::Plot(format!("plotting failed: {}", String::from_utf8_lossy(&out.stderr))));

@@ -99,7 +99,8 @@ pub struct MatchReport {
 fn summarise(outcomes: &[(GameOutcome, bool)]) -> SeatingResult {
     // (outcome, whether A was the landlord)
     let wins: Vec<f64> = outcomes.iter().map(|(g, a_land)| if g.landlord_won == *a_land { 1.0 } else { 0.0 }).collect();
-    let points: Vec<f64> = outcomes.iter().map(|(g, a_land)| if *a_land { g.landlord_points } else { -g.landlord_points }).collect();
+    let points: Vec<f64> =
+        outcomes.iter().map(|(g, a_land)| if *a_land { g.landlord_points } else { -g.landlord_points }).collect();
     SeatingResult {
         games: outcomes.len(),
         wp: Estimate::of(&wins),

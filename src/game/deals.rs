@@ -4,8 +4,8 @@
 //! "landlord_up":[…17],"bottom":[…3]}` with card ids 0–53 (id/4 = rank index 3..2, 52 = black
 //! joker, 53 = red joker, as Botzone numbers them). The landlord gets the bottom on top of its 17.
 
-use crate::cards::{Card, CardSet};
 use super::state::{BOTTOM_SIZE, HAND_SIZE};
+use crate::cards::{Card, CardSet};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,10 @@ pub fn generate_deals(n: usize, seed: u64) -> Vec<Deal> {
                 cards.swap(k, rng.random_range(0..=k));
             }
             let hand = |s: usize| cards[s * HAND_SIZE..(s + 1) * HAND_SIZE].iter().copied().collect();
-            Deal { hands: [hand(0), hand(1), hand(2)], bottom: cards[3 * HAND_SIZE..3 * HAND_SIZE + BOTTOM_SIZE].iter().copied().collect() }
+            Deal {
+                hands: [hand(0), hand(1), hand(2)],
+                bottom: cards[3 * HAND_SIZE..3 * HAND_SIZE + BOTTOM_SIZE].iter().copied().collect(),
+            }
         })
         .collect()
 }
@@ -92,7 +95,11 @@ impl Deal {
             Ok(s)
         };
         let deal = Deal {
-            hands: [set("landlord", &line.landlord, HAND_SIZE)?, set("landlord_down", &line.landlord_down, HAND_SIZE)?, set("landlord_up", &line.landlord_up, HAND_SIZE)?],
+            hands: [
+                set("landlord", &line.landlord, HAND_SIZE)?,
+                set("landlord_down", &line.landlord_down, HAND_SIZE)?,
+                set("landlord_up", &line.landlord_up, HAND_SIZE)?,
+            ],
             bottom: set("bottom", &line.bottom, BOTTOM_SIZE)?,
         };
         if deal.hands.iter().fold(deal.bottom, |a, h| a.union(*h)).len() != 54 {
@@ -115,7 +122,11 @@ pub fn read_deals(path: &Path) -> Result<Vec<Deal>, DealError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            Deal::from_json(l).map_err(|e| DealError::Line { path: path.to_path_buf(), line: i + 1, reason: e.to_string() })
+            Deal::from_json(l).map_err(|e| DealError::Line {
+                path: path.to_path_buf(),
+                line: i + 1,
+                reason: e.to_string(),
+            })
         })
         .collect()
 }
@@ -128,7 +139,12 @@ mod tests {
     fn round_trip_and_errors() {
         let d = &generate_deals(3, 1)[2];
         assert_eq!(&Deal::from_json(&d.to_json()).unwrap(), d);
-        assert!(Deal::from_json(r#"{"landlord":[1],"landlord_down":[],"landlord_up":[],"bottom":[]}"#).unwrap_err().to_string().contains("landlord: 1 cards"));
+        assert!(
+            Deal::from_json(r#"{"landlord":[1],"landlord_down":[],"landlord_up":[],"bottom":[]}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("landlord: 1 cards")
+        );
         assert!(Deal::from_json(r#"{"landlord":[99]}"#).is_err());
     }
 }

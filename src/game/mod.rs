@@ -12,4 +12,6 @@ pub use action_table::{ActionId, ActionTable, NUM_ACTIONS};
 pub use deals::{Deal, DealError, default_deals, generate_deals, read_deals, write_deals};
 pub use movegen::{MoveList, legal_plays, legal_plays_vec};
 pub use play::{Kind, Play, PlayError, classify};
-pub use state::{Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Scoring, State, new_initial_state};
+pub use state::{
+    Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Scoring, State, new_initial_state,
+};

@@ -230,7 +230,12 @@ impl Gen {
                     m += 1;
                 }
             }
-            let play = Play { cards: core, kind: if pair_wings { Kind::AirplanePair } else { Kind::AirplaneSolo }, main: start, len: k };
+            let play = Play {
+                cards: core,
+                kind: if pair_wings { Kind::AirplanePair } else { Kind::AirplaneSolo },
+                main: start,
+                len: k,
+            };
             let unit = if pair_wings { 2 } else { 1 };
             self.wings(&ranks[..m], &caps[..m], k, unit, play, out);
         }

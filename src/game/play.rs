@@ -1,7 +1,7 @@
 //! Plays: a rank multiset with its type, main rank and length, and the classification of an
 //! arbitrary card multiset into at most one play.
 
-use crate::cards::{Counts, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER};
+use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER};
 use std::fmt;
 
 /// The type of a play. The order is the order of the groups in the action table.
@@ -60,7 +60,12 @@ impl Kind {
             Kind::Pass | Kind::Rocket => 0,
             Kind::Solo | Kind::SoloChain => 1,
             Kind::Pair | Kind::PairChain => 2,
-            Kind::Trio | Kind::TrioSolo | Kind::TrioPair | Kind::TrioChain | Kind::AirplaneSolo | Kind::AirplanePair => 3,
+            Kind::Trio
+            | Kind::TrioSolo
+            | Kind::TrioPair
+            | Kind::TrioChain
+            | Kind::AirplaneSolo
+            | Kind::AirplanePair => 3,
             Kind::FourTwoSolo | Kind::FourTwoPair | Kind::Bomb => 4,
         }
     }
@@ -125,11 +130,7 @@ impl Play {
 
     /// The conformance name: `trio_solo_chain_3`, `solo`, …
     pub fn type_name(&self) -> String {
-        if self.kind.is_chain() {
-            format!("{}_{}", self.kind.name(), self.len)
-        } else {
-            self.kind.name().to_string()
-        }
+        if self.kind.is_chain() { format!("{}_{}", self.kind.name(), self.len) } else { self.kind.name().to_string() }
     }
 
     /// Whether this play may answer `rival` (a non-pass play): same type and length with a higher
@@ -242,8 +243,13 @@ pub fn classify(cards: Counts) -> Option<Play> {
         }
     }
 
-    // Airplanes: k consecutive trios (exactly three cards each) plus k solos or k distinct pairs.
-    // A multiset that reads as an airplane in two ways (a wing trio next to the chain) is no play.
+    airplane(cards, &c, &ranks, rocket_inside)
+}
+
+/// Airplanes: k consecutive trios (exactly three cards each) plus k solos or k distinct pairs.
+/// A multiset that reads as an airplane in two ways (a wing trio next to the chain) is no play.
+fn airplane(cards: Counts, c: &[u8; NUM_RANKS], ranks: &[u8], rocket_inside: bool) -> Option<Play> {
+    let n = cards.len() as u8;
     let mut found = None;
     for k in 2..=5u8 {
         let pair_wings = n == 5 * k;

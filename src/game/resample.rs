@@ -38,71 +38,8 @@ impl State {
         let mut undealt = CardSet::full_deck().minus(slots.iter().fold(CardSet::EMPTY, |a, s| a.union(*s)));
 
         match self.landlord() {
-            None => {
-                // Deal or bidding: nobody has played; every card p does not hold is unseen.
-                let mut pool: Vec<Card> = CardSet::full_deck().minus(slots[p]).iter().collect();
-                shuffle(&mut pool, rng);
-                let mut next = pool.into_iter();
-                for (q, slot) in slots.iter_mut().enumerate() {
-                    if q != p {
-                        let n = slot.len() as usize;
-                        *slot = next.by_ref().take(n).collect();
-                    }
-                }
-                undealt = next.collect();
-                for q in (0..NUM_PLAYERS).filter(|&q| q != p) {
-                    hands[q] = slots[q].counts();
-                }
-            }
-            Some(landlord) => {
-                let l = landlord as usize;
-                let bottom = self.bottom().counts();
-                // Bottom cards the landlord has not been seen to play are known to all.
-                let mut known = [Counts::EMPTY; NUM_PLAYERS];
-                if l != p {
-                    let played = self.played_by(landlord);
-                    for r in 0..NUM_RANKS as u8 {
-                        let k = bottom.get(r).saturating_sub(played.get(r)).min(hands[l].get(r));
-                        known[l].add(r, k);
-                    }
-                }
-                let others: Vec<usize> = (0..NUM_PLAYERS).filter(|&q| q != p).collect();
-                let mut pool: Vec<u8> = Vec::with_capacity(NUM_CARDS);
-                for &q in &others {
-                    for (r, n) in hands[q].minus(known[q]).iter() {
-                        pool.extend(std::iter::repeat_n(r, n as usize));
-                    }
-                }
-                shuffle(&mut pool, rng);
-                let mut next = pool.into_iter();
-                for &q in &others {
-                    let n = hands[q].minus(known[q]).len() as usize;
-                    hands[q] = next.by_ref().take(n).fold(known[q], |c, r| c.with(r, 1));
-                }
-                // Physical cards: each other seat was dealt its hand plus what it played, less the
-                // bottom for the landlord; give it cards of those ranks from the unseen ones.
-                let unseen = CardSet::full_deck().minus(slots[p]).minus(slots[BOTTOM]);
-                let mut by_rank: Vec<Vec<Card>> = vec![Vec::new(); NUM_RANKS];
-                for c in unseen.iter() {
-                    by_rank[c.rank() as usize].push(c);
-                }
-                for cards in &mut by_rank {
-                    shuffle(cards, rng);
-                }
-                for &q in &others {
-                    let mut dealt = hands[q].plus(self.played_by(q as u8));
-                    if q == l {
-                        dealt = dealt.minus(bottom);
-                    }
-                    slots[q] = CardSet::EMPTY;
-                    for (r, n) in dealt.iter() {
-                        for _ in 0..n {
-                            let card = by_rank[r as usize].pop().expect("cards are conserved");
-                            slots[q].insert(card);
-                        }
-                    }
-                }
-            }
+            None => self.redeal_before_play(p, &mut slots, &mut hands, &mut undealt, rng),
+            Some(landlord) => self.redeal_in_play(p, landlord as usize, &mut slots, &mut hands, rng),
         }
 
         let mut out = self.clone();
@@ -117,5 +54,88 @@ impl State {
             }
         }
         out
+    }
+
+    /// Deal or bidding: nobody has played; every card `p` does not hold is unseen.
+    fn redeal_before_play(
+        &self,
+        p: usize,
+        slots: &mut [CardSet; NUM_PLAYERS + 1],
+        hands: &mut [Counts; NUM_PLAYERS],
+        undealt: &mut CardSet,
+        rng: &mut dyn FnMut() -> f64,
+    ) {
+        let mut pool: Vec<Card> = CardSet::full_deck().minus(slots[p]).iter().collect();
+        shuffle(&mut pool, rng);
+        let mut next = pool.into_iter();
+        for (q, slot) in slots.iter_mut().enumerate() {
+            if q != p {
+                let n = slot.len() as usize;
+                *slot = next.by_ref().take(n).collect();
+            }
+        }
+        *undealt = next.collect();
+        for q in (0..NUM_PLAYERS).filter(|&q| q != p) {
+            hands[q] = slots[q].counts();
+        }
+    }
+
+    /// In play: the unseen cards of the other seats, less the bottom cards the landlord is known
+    /// to hold, are shared out again by hand sizes; then physical cards follow the ranks.
+    fn redeal_in_play(
+        &self,
+        p: usize,
+        l: usize,
+        slots: &mut [CardSet; NUM_PLAYERS + 1],
+        hands: &mut [Counts; NUM_PLAYERS],
+        rng: &mut dyn FnMut() -> f64,
+    ) {
+        let landlord = l as u8;
+        let bottom = self.bottom().counts();
+        // Bottom cards the landlord has not been seen to play are known to all.
+        let mut known = [Counts::EMPTY; NUM_PLAYERS];
+        if l != p {
+            let played = self.played_by(landlord);
+            for r in 0..NUM_RANKS as u8 {
+                let k = bottom.get(r).saturating_sub(played.get(r)).min(hands[l].get(r));
+                known[l].add(r, k);
+            }
+        }
+        let others: Vec<usize> = (0..NUM_PLAYERS).filter(|&q| q != p).collect();
+        let mut pool: Vec<u8> = Vec::with_capacity(NUM_CARDS);
+        for &q in &others {
+            for (r, n) in hands[q].minus(known[q]).iter() {
+                pool.extend(std::iter::repeat_n(r, n as usize));
+            }
+        }
+        shuffle(&mut pool, rng);
+        let mut next = pool.into_iter();
+        for &q in &others {
+            let n = hands[q].minus(known[q]).len() as usize;
+            hands[q] = next.by_ref().take(n).fold(known[q], |c, r| c.with(r, 1));
+        }
+        // Physical cards: each other seat was dealt its hand plus what it played, less the
+        // bottom for the landlord; give it cards of those ranks from the unseen ones.
+        let unseen = CardSet::full_deck().minus(slots[p]).minus(slots[BOTTOM]);
+        let mut by_rank: Vec<Vec<Card>> = vec![Vec::new(); NUM_RANKS];
+        for c in unseen.iter() {
+            by_rank[c.rank() as usize].push(c);
+        }
+        for cards in &mut by_rank {
+            shuffle(cards, rng);
+        }
+        for &q in &others {
+            let mut dealt = hands[q].plus(self.played_by(q as u8));
+            if q == l {
+                dealt = dealt.minus(bottom);
+            }
+            slots[q] = CardSet::EMPTY;
+            for (r, n) in dealt.iter() {
+                for _ in 0..n {
+                    let card = by_rank[r as usize].pop().expect("cards are conserved");
+                    slots[q].insert(card);
+                }
+            }
+        }
     }
 }

@@ -273,7 +273,9 @@ impl State {
             }
             (Phase::Bid, Action::Bid(bid)) => {
                 if !self.legal_bids().any(|b| b == bid) {
-                    return Err(self.illegal(action, format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3")));
+                    return Err(
+                        self.illegal(action, format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3"))
+                    );
                 }
                 self.apply_bid(bid);
                 Ok(())
@@ -282,7 +284,9 @@ impl State {
                 let play = *ActionTable::get().play(id);
                 self.apply_play(play)
             }
-            (phase, action) => Err(self.illegal(action, format!("a {} action is not possible in phase {phase:?}", kind_of(action)))),
+            (phase, action) => {
+                Err(self.illegal(action, format!("a {} action is not possible in phase {phase:?}", kind_of(action))))
+            }
         }
     }
 
@@ -344,9 +348,7 @@ impl State {
         let saved: SavedState = serde_json::from_str(text).map_err(|e| GameError::BadSave(e.to_string()))?;
         let mut state = State::new(saved.config);
         for (i, action) in saved.history.into_iter().enumerate() {
-            state
-                .apply_action(action)
-                .map_err(|e| GameError::BadSave(format!("action {} ({action}): {e}", i + 1)))?;
+            state.apply_action(action).map_err(|e| GameError::BadSave(format!("action {} ({action}): {e}", i + 1)))?;
         }
         Ok(state)
     }
@@ -391,12 +393,13 @@ impl State {
 
     /// Deals hands given as rank multisets (17 each) and the bottom (3), giving the cards suits.
     pub fn deal_counts(&mut self, hands: [Counts; NUM_PLAYERS], bottom: Counts) -> Result<(), GameError> {
-        let sets = crate::cards::assign_suits(&[hands[0], hands[1], hands[2], bottom]).ok_or_else(|| GameError::Illegal {
-            action: "deal".into(),
-            player: None,
-            phase: self.phase,
-            reason: "the hands and bottom hold more cards of some rank than the deck".into(),
-        })?;
+        let sets =
+            crate::cards::assign_suits(&[hands[0], hands[1], hands[2], bottom]).ok_or_else(|| GameError::Illegal {
+                action: "deal".into(),
+                player: None,
+                phase: self.phase,
+                reason: "the hands and bottom hold more cards of some rank than the deck".into(),
+            })?;
         self.deal_hands([sets[0], sets[1], sets[2]], sets[3])
     }
 
@@ -622,7 +625,13 @@ fn kind_of(action: Action) -> &'static str {
 
 /// For tools that reset internal fields while rewriting a state (resampling).
 impl State {
-    pub(super) fn replace_hidden(&mut self, dealt: [CardSet; NUM_PLAYERS], bottom: CardSet, undealt: CardSet, hands: [Counts; NUM_PLAYERS]) {
+    pub(super) fn replace_hidden(
+        &mut self,
+        dealt: [CardSet; NUM_PLAYERS],
+        bottom: CardSet,
+        undealt: CardSet,
+        hands: [Counts; NUM_PLAYERS],
+    ) {
         self.dealt = dealt;
         self.bottom = bottom;
         self.undealt = undealt;

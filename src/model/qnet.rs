@@ -59,15 +59,16 @@ impl ModelConfig {
     /// The layer sizes of a saved network, read from its tensor names and shapes.
     pub fn infer(shapes: &[(String, Vec<i64>)]) -> Result<ModelConfig, ModelError> {
         let missing = |what: &str| ModelError::Invalid(format!("no {what}: not a ddz Q network"));
-        let dim = |name: &str, axis: usize| shapes.iter().find(|(n, _)| n == name).and_then(|(_, s)| s.get(axis).copied());
+        let dim =
+            |name: &str, axis: usize| shapes.iter().find(|(n, _)| n == name).and_then(|(_, s)| s.get(axis).copied());
         let out_dim = |name: &str| dim(name, 0);
         // A per-role file names every tensor after its role; the landlord's tells the sizes.
         let landlord = format!("{}.", Role::Landlord.name());
-        let per_role = out_dim("head_state.weight").is_none() && out_dim(&format!("{landlord}head_state.weight")).is_some();
+        let per_role =
+            out_dim("head_state.weight").is_none() && out_dim(&format!("{landlord}head_state.weight")).is_some();
         let prefix = if per_role { landlord } else { String::new() };
-        let layers = |name: &str| -> Vec<i64> {
-            (0..).map_while(|i| out_dim(&format!("{prefix}{name}{i}.weight"))).collect()
-        };
+        let layers =
+            |name: &str| -> Vec<i64> { (0..).map_while(|i| out_dim(&format!("{prefix}{name}{i}.weight"))).collect() };
         let config = ModelConfig {
             trunk: layers("trunk"),
             head: out_dim(&format!("{prefix}head_state.weight")).ok_or_else(|| missing("head_state.weight"))?,
@@ -81,7 +82,9 @@ impl ModelConfig {
 
     pub fn validate(&self) -> Result<(), ModelError> {
         if self.trunk.is_empty() || self.trunk.iter().chain(&self.head_hidden).chain([&self.head]).any(|&n| n <= 0) {
-            return Err(ModelError::Invalid("model sizes must be positive and the trunk needs at least one layer".into()));
+            return Err(ModelError::Invalid(
+                "model sizes must be positive and the trunk needs at least one layer".into(),
+            ));
         }
         if self.inputs != STATE_DIM && self.inputs != STATE_DIM_V1 {
             return Err(ModelError::Invalid(format!(
@@ -115,7 +118,8 @@ impl Tower {
         let mut trunk = nn::seq();
         let mut width = config.inputs as i64;
         for (i, &n) in config.trunk.iter().enumerate() {
-            trunk = trunk.add(nn::linear(root / format!("trunk{i}"), width, n, Default::default())).add_fn(|x| x.relu());
+            trunk =
+                trunk.add(nn::linear(root / format!("trunk{i}"), width, n, Default::default())).add_fn(|x| x.relu());
             width = n;
         }
         let head_state = nn::linear(root / "head_state", width, config.head, Default::default());
@@ -124,7 +128,8 @@ impl Tower {
         let mut head_out = nn::seq();
         let mut w = config.head;
         for (i, &n) in config.head_hidden.iter().enumerate() {
-            head_out = head_out.add(nn::linear(root / format!("head{i}"), w, n, Default::default())).add_fn(|x| x.relu());
+            head_out =
+                head_out.add(nn::linear(root / format!("head{i}"), w, n, Default::default())).add_fn(|x| x.relu());
             w = n;
         }
         head_out = head_out.add(nn::linear(root / "q", w, 1, Default::default()));
@@ -185,7 +190,11 @@ impl QNet {
                 .iter()
                 .map(|r| {
                     let prefix = format!("{}.", r.name());
-                    variables.iter().filter(|(name, _)| name.starts_with(&prefix)).map(|(_, t)| t.shallow_clone()).collect()
+                    variables
+                        .iter()
+                        .filter(|(name, _)| name.starts_with(&prefix))
+                        .map(|(_, t)| t.shallow_clone())
+                        .collect()
                 })
                 .collect()
         } else {
@@ -229,9 +238,14 @@ impl QNet {
                 continue;
             }
             let local = Tensor::arange(own_states.size()[0], (Kind::Int64, device));
-            let renumber = Tensor::full([states.size()[0]], -1, (Kind::Int64, device)).index_copy(0, &own_states, &local);
+            let renumber =
+                Tensor::full([states.size()[0]], -1, (Kind::Int64, device)).index_copy(0, &own_states, &local);
             let local_owner = renumber.index_select(0, &owner.index_select(0, &own_actions));
-            pieces.push(tower.forward(&states.index_select(0, &own_states), &actions.index_select(0, &own_actions), &local_owner));
+            pieces.push(tower.forward(
+                &states.index_select(0, &own_states),
+                &actions.index_select(0, &own_actions),
+                &local_owner,
+            ));
             order.push(own_actions);
         }
         if pieces.is_empty() {
@@ -288,7 +302,8 @@ impl QNet {
             .into_iter()
             .map(|(name, t)| {
                 let shape = t.size();
-                let data = Vec::<f32>::try_from(t.detach().to_device(Device::Cpu).flatten(0, -1)).expect("float weights");
+                let data =
+                    Vec::<f32>::try_from(t.detach().to_device(Device::Cpu).flatten(0, -1)).expect("float weights");
                 (name, shape, data)
             })
             .collect();
@@ -300,7 +315,11 @@ impl QNet {
     pub fn import(&mut self, weights: &Weights) -> Result<(), ModelError> {
         let vars = self.vs.variables();
         if vars.len() != weights.tensors.len() {
-            return Err(ModelError::Mismatch(format!("{} tensors given, the network has {}", weights.tensors.len(), vars.len())));
+            return Err(ModelError::Mismatch(format!(
+                "{} tensors given, the network has {}",
+                weights.tensors.len(),
+                vars.len()
+            )));
         }
         for (name, shape, data) in &weights.tensors {
             let var = vars.get(name).ok_or_else(|| ModelError::Mismatch(format!("unknown tensor {name}")))?;
@@ -349,10 +368,14 @@ mod tests {
         crate::runtime::configure_threads(1);
         let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], per_role: true, ..Default::default() };
         let net = QNet::cpu(&cfg, 1);
-        assert_eq!(net.vs.variables().len(), 3 * QNet::cpu(&ModelConfig { per_role: false, ..cfg.clone() }, 1).vs.variables().len());
+        assert_eq!(
+            net.vs.variables().len(),
+            3 * QNet::cpu(&ModelConfig { per_role: false, ..cfg.clone() }, 1).vs.variables().len()
+        );
         // Six states, two per role, interleaved: up, landlord, down, landlord, up, down.
         let roles = [2usize, 0, 1, 0, 2, 1];
-        let mut states: Vec<f32> = (0..roles.len() * STATE_DIM).map(|i| (i % 5) as f32 / 5.0 + (i / STATE_DIM) as f32 * 0.1).collect();
+        let mut states: Vec<f32> =
+            (0..roles.len() * STATE_DIM).map(|i| (i % 5) as f32 / 5.0 + (i / STATE_DIM) as f32 * 0.1).collect();
         for (i, &role) in roles.iter().enumerate() {
             states[i * STATE_DIM + OFF_ROLE..i * STATE_DIM + OFF_ROLE + 3].fill(0.0);
             states[i * STATE_DIM + OFF_ROLE + role] = 1.0;
@@ -380,7 +403,12 @@ mod tests {
         for (i, &o) in owner.iter().enumerate() {
             let changed = (q2[i] - q[i]).abs() > 1e-4;
             let same = (q2[i] - q[i]).abs() <= 1e-6 * q[i].abs().max(1.0);
-            assert!(if roles[o as usize] == 1 { changed } else { same }, "play {i} of state {o}: {} vs {}", q2[i], q[i]);
+            assert!(
+                if roles[o as usize] == 1 { changed } else { same },
+                "play {i} of state {o}: {} vs {}",
+                q2[i],
+                q[i]
+            );
         }
         let shapes: Vec<(String, Vec<i64>)> = net.vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
         assert_eq!(ModelConfig::infer(&shapes).unwrap(), cfg);
@@ -411,14 +439,21 @@ mod tests {
         assert!((after[2] - before[2]).abs() < 1e-6 * before[2], "landlord_up untouched: {after:?}");
         assert_eq!(after[1], 0.0);
         // The clipped gradients are the variable store's own, which the optimizer reads.
-        let stored: f64 = net.vs.variables().iter().filter(|(n, _)| n.starts_with("landlord.")).map(|(_, t)| t.grad().square().sum(Kind::Double).double_value(&[])).sum();
+        let stored: f64 = net
+            .vs
+            .variables()
+            .iter()
+            .filter(|(n, _)| n.starts_with("landlord."))
+            .map(|(_, t)| t.grad().square().sum(Kind::Double).double_value(&[]))
+            .sum();
         assert!((stored.sqrt() - max).abs() < 1e-3 * max, "{} vs {max}", stored.sqrt());
     }
 
     #[test]
     fn a_network_of_the_first_layout_reads_only_its_features() {
         crate::runtime::configure_threads(1);
-        let cfg = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], inputs: STATE_DIM_V1, ..Default::default() };
+        let cfg =
+            ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![4], inputs: STATE_DIM_V1, ..Default::default() };
         let net = QNet::cpu(&cfg, 1);
         let shapes: Vec<(String, Vec<i64>)> = net.vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
         assert_eq!(ModelConfig::infer(&shapes).unwrap(), cfg);
@@ -428,7 +463,10 @@ mod tests {
         let mut later = states.clone();
         later[STATE_DIM_V1..].iter_mut().for_each(|x| *x += 1.0);
         let q_later = net.q_values(&later, &actions, &[0]);
-        assert!((q_later[0] - q[0]).abs() <= 1e-6 * q[0].abs().max(1.0), "features after the first layout are not read");
+        assert!(
+            (q_later[0] - q[0]).abs() <= 1e-6 * q[0].abs().max(1.0),
+            "features after the first layout are not read"
+        );
         let mut earlier = states.clone();
         earlier[..STATE_DIM_V1].iter_mut().for_each(|x| *x += 1.0);
         assert_ne!(net.q_values(&earlier, &actions, &[0]), q);

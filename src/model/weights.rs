@@ -90,7 +90,11 @@ pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), WeightsError
         let shared = std::mem::take(&mut weights.tensors);
         weights.tensors = crate::game::Role::ALL
             .iter()
-            .flat_map(|role| shared.iter().map(move |(name, shape, data)| (format!("{}.{name}", role.name()), shape.clone(), data.clone())))
+            .flat_map(|role| {
+                shared
+                    .iter()
+                    .map(move |(name, shape, data)| (format!("{}.{name}", role.name()), shape.clone(), data.clone()))
+            })
             .collect();
     }
     net.import(&weights).map_err(|e| WeightsError::Mismatch { path: file, reason: e.to_string() })
@@ -109,10 +113,11 @@ pub fn load_network(path: &Path) -> Result<QNet, WeightsError> {
         return Err(WeightsError::NotFound(file));
     }
     check_safetensors_header(&file).map_err(|reason| WeightsError::Corrupt { path: file.clone(), reason })?;
-    let tensors = tch::Tensor::read_safetensors(&file).map_err(|e| WeightsError::Corrupt { path: file.clone(), reason: e.to_string() })?;
+    let tensors = tch::Tensor::read_safetensors(&file)
+        .map_err(|e| WeightsError::Corrupt { path: file.clone(), reason: e.to_string() })?;
     let shapes: Vec<(String, Vec<i64>)> = tensors.iter().map(|(n, t)| (n.clone(), t.size())).collect();
-    let config =
-        super::ModelConfig::infer(&shapes).map_err(|e| WeightsError::Mismatch { path: file.clone(), reason: e.to_string() })?;
+    let config = super::ModelConfig::infer(&shapes)
+        .map_err(|e| WeightsError::Mismatch { path: file.clone(), reason: e.to_string() })?;
     let mut net = QNet::cpu(&config, 0);
     load_weights_file(&mut net, &file)?;
     Ok(net)

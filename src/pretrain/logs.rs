@@ -53,6 +53,9 @@ pub enum ImportError {
     Replay(#[from] ReplayError),
 }
 
+/// A log with its replay.
+pub type Replayed = (GameLog, ReplayedGame);
+
 /// A log replayed through the engine: the final state (its history holds every decision).
 #[derive(Debug)]
 pub struct ReplayedGame {
@@ -91,7 +94,10 @@ impl GameLog {
                     }
                 }
                 if hands[l].len() != 20 {
-                    return Err(err(None, format!("without a bottom the landlord's hand must hold 20 cards, not {}", hands[l].len())));
+                    return Err(err(
+                        None,
+                        format!("without a bottom the landlord's hand must hold 20 cards, not {}", hands[l].len()),
+                    ));
                 }
                 hands[l] = hands[l].minus(b);
                 (b, false)
@@ -111,7 +117,14 @@ impl GameLog {
                 .filter(|&r| all.get(r) > crate::cards::rank_capacity(r))
                 .map(|r| crate::cards::rank_char(r).to_string())
                 .collect();
-            return Err(err(None, if dup.is_empty() { "the hands and bottom are not one deck".into() } else { format!("duplicated cards: {}", dup.join(" ")) }));
+            return Err(err(
+                None,
+                if dup.is_empty() {
+                    "the hands and bottom are not one deck".into()
+                } else {
+                    format!("duplicated cards: {}", dup.join(" "))
+                },
+            ));
         }
         let mut state = State::new(GameConfig { landlord_seat: self.landlord, ..GameConfig::default() });
         state.deal_counts(hands, bottom).map_err(|e| err(None, e.to_string()))?;
@@ -148,7 +161,7 @@ impl GameLog {
 
 /// Reads a log file. With `skip_invalid`, bad games are left out and returned as errors beside
 /// the good ones; without it, the first bad game is the error.
-pub fn read_logs(path: &Path, skip_invalid: bool) -> Result<(Vec<(GameLog, ReplayedGame)>, Vec<LogError>), LogError> {
+pub fn read_logs(path: &Path, skip_invalid: bool) -> Result<(Vec<Replayed>, Vec<LogError>), LogError> {
     let fail = |line: Option<usize>, move_no: Option<usize>, reason: String| LogError {
         file: path.to_path_buf(),
         line,
@@ -258,13 +271,18 @@ pub fn import_showdown(text: &str) -> Result<GameLog, ImportError> {
         .find(|p| p.role == "landlord")
         .map(|p| p.index)
         .ok_or_else(|| format("no player has the role \"landlord\"".into()))?;
-    let hands: Vec<String> = r.init_hands.iter().map(|h| showdown_cards(h)).collect::<Result<_, _>>().map_err(format)?;
+    let hands: Vec<String> =
+        r.init_hands.iter().map(|h| showdown_cards(h)).collect::<Result<_, _>>().map_err(format)?;
     let plays = r
         .move_history
         .iter()
         .enumerate()
         .map(|(k, m)| {
-            let cards = if m.mv.trim() == "P" { "pass".to_string() } else { showdown_cards(&m.mv).map_err(|e| format!("move {}: {e}", k + 1))? };
+            let cards = if m.mv.trim() == "P" {
+                "pass".to_string()
+            } else {
+                showdown_cards(&m.mv).map_err(|e| format!("move {}: {e}", k + 1))?
+            };
             Ok((m.player_idx, cards))
         })
         .collect::<Result<Vec<_>, String>>()

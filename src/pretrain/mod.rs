@@ -9,7 +9,7 @@ use crate::game::{Action, ActionTable, MoveList, Play, State, generate_deals};
 use crate::model::{ChoiceBatch, Imitation, LearnerError, ModelConfig, ModelError, WeightsError, save_weights_file};
 use crate::runtime::Device;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use logs::{GameLog, ReplayedGame};
+use logs::{GameLog, Replayed};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
@@ -48,7 +48,11 @@ pub struct Sample {
 /// Every decision with a choice (two or more legal plays) of the given seats' roles, identical
 /// (information state, play) pairs kept once. Returns the samples per game and how many
 /// duplicates were dropped.
-pub fn decisions(games: &[(GameLog, ReplayedGame)], roles: &[crate::game::Role], seen: &mut HashSet<u64>) -> (Vec<Vec<Sample>>, usize) {
+pub fn decisions(
+    games: &[Replayed],
+    roles: &[crate::game::Role],
+    seen: &mut HashSet<u64>,
+) -> (Vec<Vec<Sample>>, usize) {
     let table = ActionTable::get();
     let mut dropped = 0;
     let mut out = Vec::new();
@@ -69,7 +73,13 @@ pub fn decisions(games: &[(GameLog, ReplayedGame)], roles: &[crate::game::Role],
                     chosen_play.cards.hash(&mut h);
                     if seen.insert(h.finish()) {
                         let chosen = plays.iter().position(|p| p == chosen_play).expect("a replayed play is legal");
-                        samples.push(Sample { state: s.clone(), seat, plays: plays.clone(), chosen, bottom_known: game.bottom_known });
+                        samples.push(Sample {
+                            state: s.clone(),
+                            seat,
+                            plays: plays.clone(),
+                            chosen,
+                            bottom_known: game.bottom_known,
+                        });
                     } else {
                         dropped += 1;
                     }
@@ -100,7 +110,17 @@ pub struct PretrainConfig {
 
 impl Default for PretrainConfig {
     fn default() -> Self {
-        PretrainConfig { steps: 3000, batch_size: 256, lr: 1e-4, val_share: 0.1, val_every: 100, patience: 5, seed: 1, model: ModelConfig::default(), device: Device::Auto }
+        PretrainConfig {
+            steps: 3000,
+            batch_size: 256,
+            lr: 1e-4,
+            val_share: 0.1,
+            val_every: 100,
+            patience: 5,
+            seed: 1,
+            model: ModelConfig::default(),
+            device: Device::Auto,
+        }
     }
 }
 
@@ -166,11 +186,7 @@ fn evaluate(trainer: &Imitation, samples: &[Sample]) -> (f64, f64) {
 
 /// The games split into (validation, training) at random by `cfg.seed`, a `val_share` of them
 /// held out (always leaving one to train on).
-fn split_games(
-    games: Vec<(GameLog, ReplayedGame)>,
-    cfg: &PretrainConfig,
-    rng: &mut SmallRng,
-) -> (Vec<(GameLog, ReplayedGame)>, Vec<(GameLog, ReplayedGame)>) {
+fn split_games(games: Vec<Replayed>, cfg: &PretrainConfig, rng: &mut SmallRng) -> (Vec<Replayed>, Vec<Replayed>) {
     let mut order: Vec<usize> = (0..games.len()).collect();
     for i in (1..order.len()).rev() {
         order.swap(i, rng.random_range(0..=i));
@@ -203,7 +219,7 @@ struct Fit {
 /// Pretrains on `games`, writing `out/model.safetensors` (best validation loss), `out/tb` and
 /// `out/pretrain.json`.
 pub fn pretrain(
-    games: Vec<(GameLog, ReplayedGame)>,
+    games: Vec<Replayed>,
     skipped: usize,
     out: &Path,
     cfg: &PretrainConfig,
@@ -273,7 +289,11 @@ fn fit(
         tb.add_scalar("pretrain/train_loss", last_loss as f32, step as usize);
         bar.inc(1);
         if step % cfg.val_every.max(1) == 0 || step == cfg.steps {
-            let (vl, va) = if val.is_empty() { evaluate(trainer, &train[..train.len().min(2048)]) } else { evaluate(trainer, val) };
+            let (vl, va) = if val.is_empty() {
+                evaluate(trainer, &train[..train.len().min(2048)])
+            } else {
+                evaluate(trainer, val)
+            };
             tb.add_scalar("pretrain/val_loss", vl as f32, step as usize);
             tb.add_scalar("pretrain/val_top1", va as f32, step as usize);
             bar.set_message(format!("train loss {last_loss:.3} | val loss {vl:.3} top-1 {va:.3}"));
@@ -295,7 +315,9 @@ fn fit(
 
 fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
     let bar = ProgressBar::new(steps);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} steps ({eta} left) {msg}").expect("a valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} steps ({eta} left) {msg}").expect("a valid template"),
+    );
     if quiet || !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }

@@ -121,7 +121,7 @@ type NetKey = Option<u64>;
 
 /// Feature buffers of one batched forward pass, reused across passes.
 #[derive(Default)]
-struct Batch {
+struct Encoded {
     states: Vec<f32>,
     actions: Vec<f32>,
     owner: Vec<i64>,
@@ -142,7 +142,7 @@ pub struct Actor {
     games_since_draw: u64,
     rule: RuleAgent,
     slots: Vec<Slot>,
-    batch: Batch,
+    batch: Encoded,
 }
 
 impl Actor {
@@ -160,7 +160,7 @@ impl Actor {
             games_since_draw: u64::MAX,
             rule: RuleAgent::new(),
             slots: Vec::new(),
-            batch: Batch::default(),
+            batch: Encoded::default(),
             cfg,
             shared,
         }
@@ -202,7 +202,8 @@ impl Actor {
         }
         let (opponent, slots) = (self.opponent, &self.slots);
         self.frozen.retain(|(s, _)| {
-            *s == opponent || slots.iter().any(|sl| sl.learning != Learning::AllSeats && sl.opponent == Opponent::Snapshot(*s))
+            *s == opponent
+                || slots.iter().any(|sl| sl.learning != Learning::AllSeats && sl.opponent == Opponent::Snapshot(*s))
         });
     }
 
@@ -227,7 +228,7 @@ impl Actor {
         let u = self.rng.random::<f64>();
         let learning = if u < pool.self_play_share {
             Learning::AllSeats
-        } else if index % 2 == 0 {
+        } else if index.is_multiple_of(2) {
             Learning::Landlord
         } else {
             Learning::Farmers
@@ -272,11 +273,13 @@ impl Actor {
         let b = &self.batch;
         let q = match key {
             None => self.net.q_values(&b.states, &b.actions, &b.owner),
-            Some(step) => self.frozen.iter().find(|(s, _)| *s == step).expect("a drawn snapshot").1.q_values(
-                &b.states,
-                &b.actions,
-                &b.owner,
-            ),
+            Some(step) => self
+                .frozen
+                .iter()
+                .find(|(s, _)| *s == step)
+                .expect("a drawn snapshot")
+                .1
+                .q_values(&b.states, &b.actions, &b.owner),
         };
         let mut offset = 0;
         for (k, &i) in self.batch.members.iter().enumerate() {
@@ -395,8 +398,10 @@ mod tests {
     use crate::train::pool::PoolEntry;
 
     fn actor(rule_share: f64) -> Actor {
-        let mut cfg = TrainConfig::default();
-        cfg.model = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+        let mut cfg = TrainConfig {
+            model: ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() },
+            ..Default::default()
+        };
         cfg.actors.games_in_flight = 5;
         cfg.pool.self_play_share = 0.0;
         cfg.pool.rule_share = rule_share;
@@ -424,7 +429,10 @@ mod tests {
                 a.refill();
                 assert_eq!(a.slots.len(), 5);
                 a.decide();
-                assert!(a.slots.iter().all(|s| s.chosen.is_some_and(|c| c < s.plays.len())), "every game chose a legal play");
+                assert!(
+                    a.slots.iter().all(|s| s.chosen.is_some_and(|c| c < s.plays.len())),
+                    "every game chose a legal play"
+                );
                 finished.extend(a.advance());
             }
             assert!(finished.len() >= 5, "{} games ended", finished.len());

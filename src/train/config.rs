@@ -140,7 +140,14 @@ pub struct PoolConfig {
 
 impl Default for PoolConfig {
     fn default() -> Self {
-        PoolConfig { size: 6, snapshot_every_steps: 2_000, snapshot_every_minutes: 10.0, redraw_every_games: 500, self_play_share: 0.5, rule_share: 0.0 }
+        PoolConfig {
+            size: 6,
+            snapshot_every_steps: 2_000,
+            snapshot_every_minutes: 10.0,
+            redraw_every_games: 500,
+            self_play_share: 0.5,
+            rule_share: 0.0,
+        }
     }
 }
 
@@ -239,13 +246,15 @@ pub enum ConfigError {
 
 impl TrainConfig {
     pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read { path: path.into(), reason: e.to_string() })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::Read { path: path.into(), reason: e.to_string() })?;
         TrainConfig::parse(&text, path)
     }
 
     /// Parses TOML; `origin` names the source in errors (the toml error carries line and key).
     pub fn parse(text: &str, origin: &Path) -> Result<TrainConfig, ConfigError> {
-        let config: TrainConfig = toml::from_str(text).map_err(|e| ConfigError::Parse { path: origin.into(), reason: e.to_string() })?;
+        let config: TrainConfig =
+            toml::from_str(text).map_err(|e| ConfigError::Parse { path: origin.into(), reason: e.to_string() })?;
         config.validate().map_err(|reason| ConfigError::Invalid { path: origin.into(), reason })?;
         Ok(config)
     }
@@ -254,8 +263,8 @@ impl TrainConfig {
         self.model.validate().map_err(|e| e.to_string())?;
         let checks = [
             (self.learner.batch_size == 0, "learner.batch_size must be at least 1"),
-            (!(self.learner.lr > 0.0), "learner.lr must be positive"),
-            (!(self.learner.lr_end > 0.0), "learner.lr_end must be positive"),
+            (self.learner.lr.is_nan() || self.learner.lr <= 0.0, "learner.lr must be positive"),
+            (self.learner.lr_end.is_nan() || self.learner.lr_end <= 0.0, "learner.lr_end must be positive"),
             (!(0.0..=1.0).contains(&self.reward.lambda), "reward.lambda must be in [0, 1]"),
             (self.actors.games_in_flight == 0, "actors.games_in_flight must be at least 1"),
             (!(0.0..=1.0).contains(&self.actors.epsilon), "actors.epsilon must be in [0, 1]"),
@@ -267,7 +276,10 @@ impl TrainConfig {
             (self.pool.size < 1, "pool.size must be at least 1"),
             (self.learner.queue_games == 0, "learner.queue_games must be at least 1"),
             (self.checkpoint.keep_last == 0, "checkpoint.keep_last must be at least 1"),
-            (self.actors.temperature_start <= 0.0 || self.actors.temperature_end <= 0.0, "temperatures must be positive"),
+            (
+                self.actors.temperature_start <= 0.0 || self.actors.temperature_end <= 0.0,
+                "temperatures must be positive",
+            ),
         ];
         match checks.iter().find(|(bad, _)| *bad) {
             Some((_, why)) => Err(why.to_string()),
@@ -280,7 +292,11 @@ impl TrainConfig {
     }
 
     pub fn actor_count(&self) -> usize {
-        if self.actors.count > 0 { self.actors.count } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) }
+        if self.actors.count > 0 {
+            self.actors.count
+        } else {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        }
     }
 }
 

@@ -160,8 +160,11 @@ pub struct Trainer {
     buffer: Vec<Frame>,
     last: StepStats,
     losses: Vec<f32>,
-    on_checkpoint: Option<Box<dyn FnMut(&Path)>>,
+    on_checkpoint: Option<CheckpointHook>,
 }
+
+/// What runs after each periodic checkpoint, with the checkpoint's folder.
+type CheckpointHook = Box<dyn FnMut(&Path)>;
 
 impl Trainer {
     /// Sets a run up: a new run folder, or the newest checkpoint of an existing one with its
@@ -174,11 +177,17 @@ impl Trainer {
         let mut learner = Learner::new(&cfg.model, cfg.learner.settings(), cfg.run.device, cfg.run.seed)?;
         let (meta, mut pool) = match &start {
             Start::Resume => restore(&run, &cfg, &mut learner.net)?,
-            Start::Fresh { init_from } => (begin(&run, &cfg, &mut learner.net, init_from.as_deref())?, Pool::new(cfg.pool.size)),
+            Start::Fresh { init_from } => {
+                (begin(&run, &cfg, &mut learner.net, init_from.as_deref())?, Pool::new(cfg.pool.size))
+            }
         };
         if pool.is_empty() {
             crate::model::save_weights_file(&learner.net, &run::pool_file(&run, meta.step))?;
-            pool.add(PoolEntry { step: meta.step, frames: meta.frames, weights: Arc::new(learner.net.export(meta.step)) });
+            pool.add(PoolEntry {
+                step: meta.step,
+                frames: meta.frames,
+                weights: Arc::new(learner.net.export(meta.step)),
+            });
         }
         let shared = Arc::new(Shared {
             weights: Mutex::new(Arc::new(learner.net.export(meta.step))),
@@ -296,13 +305,13 @@ impl Trainer {
             self.now.step += 1;
             self.now.frames += batch as u64;
             self.shared.frames.store(self.now.frames, Ordering::Relaxed);
-            if self.now.step % self.cfg.learner.publish_every_steps.max(1) == 0 {
+            if self.now.step.is_multiple_of(self.cfg.learner.publish_every_steps.max(1)) {
                 self.shared.publish(self.learner.net.export(self.now.step));
             }
             if self.snapshot_due() {
                 self.snapshot()?;
             }
-            if self.now.step % self.cfg.log.every_steps.max(1) == 0 {
+            if self.now.step.is_multiple_of(self.cfg.log.every_steps.max(1)) {
                 self.write_scalars();
             }
         }
@@ -312,7 +321,7 @@ impl Trainer {
 
     fn snapshot_due(&self) -> bool {
         let pool = &self.cfg.pool;
-        (pool.snapshot_every_steps > 0 && self.now.step % pool.snapshot_every_steps == 0)
+        (pool.snapshot_every_steps > 0 && self.now.step.is_multiple_of(pool.snapshot_every_steps))
             || (pool.snapshot_every_minutes > 0.0
                 && self.last_snapshot.elapsed().as_secs_f64() >= 60.0 * pool.snapshot_every_minutes)
     }
@@ -378,7 +387,11 @@ impl Trainer {
 
     /// Stops the actors, waits for what runs after checkpoints, writes the final checkpoint and
     /// sums the session up.
-    pub fn shutdown(mut self, stopped: Result<StopReason, TrainError>, actors: Vec<JoinHandle<()>>) -> Result<TrainSummary, TrainError> {
+    pub fn shutdown(
+        mut self,
+        stopped: Result<StopReason, TrainError>,
+        actors: Vec<JoinHandle<()>>,
+    ) -> Result<TrainSummary, TrainError> {
         // Actors exit at their next step, or when a send finds the channel closed.
         self.shared.stop.store(true, Ordering::SeqCst);
         let (tx, rx) = crossbeam_channel::bounded(0);

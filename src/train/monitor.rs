@@ -72,12 +72,24 @@ impl Monitor {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
         let window = log.win_rate_window.max(1);
-        Monitor { tb, bar, unit, window, landlord: VecDeque::new(), farmers: VecDeque::new(), rule_landlord: VecDeque::new(), rule_farmers: VecDeque::new() }
+        Monitor {
+            tb,
+            bar,
+            unit,
+            window,
+            landlord: VecDeque::new(),
+            farmers: VecDeque::new(),
+            rule_landlord: VecDeque::new(),
+            rule_farmers: VecDeque::new(),
+        }
     }
 
     pub fn record_game(&mut self, learning: Learning, vs_rule: bool, landlord_won: bool) {
-        let (landlord, farmers) =
-            if vs_rule { (&mut self.rule_landlord, &mut self.rule_farmers) } else { (&mut self.landlord, &mut self.farmers) };
+        let (landlord, farmers) = if vs_rule {
+            (&mut self.rule_landlord, &mut self.rule_farmers)
+        } else {
+            (&mut self.landlord, &mut self.farmers)
+        };
         match learning {
             Learning::Landlord => push(landlord, landlord_won, self.window),
             Learning::Farmers => push(farmers, !landlord_won, self.window),
@@ -96,7 +108,16 @@ impl Monitor {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn scalars(&mut self, step: u64, stats: &StepStats, frames_per_s: f64, games_per_s: f64, queue: usize, pool: usize, frames: u64) {
+    pub fn scalars(
+        &mut self,
+        step: u64,
+        stats: &StepStats,
+        frames_per_s: f64,
+        games_per_s: f64,
+        queue: usize,
+        pool: usize,
+        frames: u64,
+    ) {
         let (wl, wf) = self.win_rates();
         let (rl, rf) = self.rule_win_rates();
         self.bar.set_message(format!(

@@ -111,7 +111,11 @@ mod tests {
         let m = s.multiplier() as f32;
         for f in frames {
             let base = if f.role == Role::Landlord { 2.0 * m } else { m };
-            assert!((f.target.abs() - base).abs() < 1e-6 || (f.target - (base + 0.1)).abs() < 1e-6, "{} vs {base}", f.target);
+            assert!(
+                (f.target.abs() - base).abs() < 1e-6 || (f.target - (base + 0.1)).abs() < 1e-6,
+                "{} vs {base}",
+                f.target
+            );
         }
     }
 

@@ -1,0 +1,220 @@
+//! The shape README's Architecture section promises, checked on the source itself: layers that
+//! only point down, tch only in `model` and `runtime`, and functions of at most 80 lines.
+
+use std::path::{Path, PathBuf};
+
+/// Source files under `src/`, with their paths relative to the crate root.
+fn sources() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("src"), &mut files);
+    files.sort();
+    let files: Vec<(String, String)> = files
+        .into_iter()
+        .map(|p| (p.strip_prefix(root).unwrap().display().to_string(), std::fs::read_to_string(&p).unwrap()))
+        .collect();
+    assert!(files.len() > 20, "the walk found the sources");
+    files
+}
+
+/// The top-level module a file belongs to (`src/train/actor.rs` → `train`).
+fn module_of(path: &str) -> &str {
+    let rest = path.strip_prefix("src/").unwrap();
+    let first = rest.split('/').next().unwrap();
+    first.strip_suffix(".rs").unwrap_or(first)
+}
+
+/// Layers from the bottom; a module may use modules of lower layers only, and none of its own
+/// layer except the engine pair and the model pair, each of which is one layer in two files.
+const LAYERS: &[&[&str]] = &[
+    &["cards", "game"],
+    &["encode"],
+    &["runtime", "model"],
+    &["agents"],
+    &["run"],
+    &["train", "eval", "pretrain", "bot", "moves", "replay"],
+    &["bench"],
+];
+const ONE_LAYER_IN_TWO_FILES: &[&[&str]] = &[&["cards", "game"], &["runtime", "model"]];
+
+fn layer(module: &str) -> usize {
+    LAYERS.iter().position(|l| l.contains(&module)).unwrap_or_else(|| panic!("module {module} is in no layer"))
+}
+
+#[test]
+fn layers_point_down_only() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        if path == "src/main.rs" || path == "src/lib.rs" {
+            continue; // the CLI sits on top; lib.rs only declares the modules
+        }
+        let me = module_of(&path);
+        for (at, _) in text.match_indices("crate::") {
+            let used: String =
+                text[at + "crate::".len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if used == me
+                || ONE_LAYER_IN_TWO_FILES.iter().any(|pair| pair.contains(&me) && pair.contains(&used.as_str()))
+            {
+                continue;
+            }
+            if layer(&used) >= layer(me) {
+                wrong.push(format!("{path}: {me} uses crate::{used}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "uses that do not point down:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn only_model_and_runtime_know_tch() {
+    let users: Vec<String> = sources()
+        .into_iter()
+        .filter(|(_, text)| text.contains("tch::") || text.contains("use tch"))
+        .map(|(path, _)| path)
+        .filter(|path| !path.starts_with("src/model/") && path != "src/runtime.rs")
+        .collect();
+    assert!(users.is_empty(), "tch outside src/model and src/runtime.rs: {users:?}");
+}
+
+/// The text with comments, strings and character literals blanked out (their braces do not
+/// count), lines kept.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '"' || (c == 'r' && (next == Some('"') || next == Some('#'))) && !prev_is_ident(&chars, i) {
+            i = skip_string(&chars, i, &mut out);
+        } else if c == '\'' && is_char_literal(&chars, i) {
+            // 'x', '\n', '\'' or '\u{..}': past the (escaped) character, on to the closing quote.
+            let mut j = if chars[i + 1] == '\\' { i + 3 } else { i + 2 };
+            while chars[j] != '\'' {
+                j += 1;
+            }
+            out.extend((i..=j).map(|_| ' '));
+            i = j + 1;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn prev_is_ident(chars: &[char], i: usize) -> bool {
+    i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
+}
+
+/// `'x'` or `'\n'`, not a lifetime `'a`.
+fn is_char_literal(chars: &[char], i: usize) -> bool {
+    matches!((chars.get(i + 1), chars.get(i + 2)), (Some('\\'), _) | (Some(_), Some('\'')))
+}
+
+/// Skips a string literal (plain or raw) starting at `i`, writing blanks (newlines kept).
+fn skip_string(chars: &[char], mut i: usize, out: &mut String) -> usize {
+    let raw = chars[i] == 'r';
+    let mut hashes = 0;
+    if raw {
+        out.push(' ');
+        i += 1;
+        while chars[i] == '#' {
+            hashes += 1;
+            out.push(' ');
+            i += 1;
+        }
+    }
+    out.push(' '); // the opening quote
+    i += 1;
+    while i < chars.len() {
+        let c = chars[i];
+        if !raw && c == '\\' {
+            out.push(' ');
+            out.push(if chars[i + 1] == '\n' { '\n' } else { ' ' });
+            i += 2;
+            continue;
+        }
+        if c == '"' && (0..hashes).all(|k| chars.get(i + 1 + k) == Some(&'#')) {
+            out.extend((0..=hashes).map(|_| ' '));
+            return i + 1 + hashes;
+        }
+        out.push(if c == '\n' { '\n' } else { ' ' });
+        i += 1;
+    }
+    i
+}
+
+/// (name, first line, lines) of every function with a body.
+fn functions(text: &str) -> Vec<(String, usize, usize)> {
+    let code = code_only(text);
+    let lines: Vec<&str> = code.lines().collect();
+    let mut found = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let Some(at) = line.find("fn ") else { continue };
+        let before = line[..at].trim();
+        let is_def = before.split_whitespace().all(|w| {
+            matches!(w, "pub" | "const" | "async" | "unsafe" | "extern") || w.starts_with("pub(") || w == "\"C\""
+        });
+        if !is_def || (at > 0 && !line[..at].ends_with(' ')) {
+            continue;
+        }
+        let name: String = line[at + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let mut depth = 0i32;
+        let mut opened = false;
+        'scan: for (k, l) in lines[start..].iter().enumerate() {
+            let from = if k == 0 { at } else { 0 };
+            for c in l[from..].chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    ';' if !opened && depth == 0 => break 'scan, // a declaration without a body
+                    _ => {}
+                }
+                if opened && depth == 0 {
+                    found.push((name.clone(), start + 1, k + 1));
+                    break 'scan;
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_function_is_longer_than_80_lines() {
+    let mut long = Vec::new();
+    for (path, text) in sources() {
+        for (name, line, length) in functions(&text) {
+            if length > 80 {
+                long.push(format!("{path}:{line}: fn {name} is {length} lines"));
+            }
+        }
+    }
+    assert!(long.is_empty(), "functions longer than 80 lines:\n{}", long.join("\n"));
+}
+
+#[test]
+fn the_length_check_sees_bodies_and_skips_strings_and_declarations() {
+    let text = "fn a() {\n    let s = \"}}}\";\n    let c = '}';\n}\ntrait T {\n    fn b(&self);\n}\n\
+                pub(crate) fn c<'a>(x: &'a str) -> &'a str {\n    // }\n    x\n}\n";
+    let found = functions(text);
+    assert_eq!(found, vec![("a".to_string(), 1, 4), ("c".to_string(), 8, 4)]);
+}
