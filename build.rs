@@ -20,8 +20,7 @@ fn main() {
     let version = std::fs::read_to_string(&version_file)
         .ok()
         .and_then(|text| {
-            text.lines()
-                .find_map(|l| l.strip_prefix("__version__ = ").map(|v| v.trim_matches(['\'', '"']).to_string()))
+            text.lines().find_map(|l| l.strip_prefix("__version__ = ").map(|v| v.trim_matches(['\'', '"']).to_string()))
         })
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=DDZ_LIBTORCH_VERSION={version}");

@@ -242,6 +242,9 @@ pub enum ConfigError {
     Parse { path: PathBuf, reason: String },
     #[error("config {path}: {reason}")]
     Invalid { path: PathBuf, reason: String },
+    /// A value no run can use; the reason names the key.
+    #[error("{0}")]
+    Value(String),
 }
 
 impl TrainConfig {
@@ -255,12 +258,12 @@ impl TrainConfig {
     pub fn parse(text: &str, origin: &Path) -> Result<TrainConfig, ConfigError> {
         let config: TrainConfig =
             toml::from_str(text).map_err(|e| ConfigError::Parse { path: origin.into(), reason: e.to_string() })?;
-        config.validate().map_err(|reason| ConfigError::Invalid { path: origin.into(), reason })?;
+        config.validate().map_err(|e| ConfigError::Invalid { path: origin.into(), reason: e.to_string() })?;
         Ok(config)
     }
 
-    pub fn validate(&self) -> Result<(), String> {
-        self.model.validate().map_err(|e| e.to_string())?;
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.model.validate().map_err(|e| ConfigError::Value(e.to_string()))?;
         let checks = [
             (self.learner.batch_size == 0, "learner.batch_size must be at least 1"),
             (self.learner.lr.is_nan() || self.learner.lr <= 0.0, "learner.lr must be positive"),
@@ -282,7 +285,7 @@ impl TrainConfig {
             ),
         ];
         match checks.iter().find(|(bad, _)| *bad) {
-            Some((_, why)) => Err(why.to_string()),
+            Some((_, why)) => Err(ConfigError::Value(why.to_string())),
             None => Ok(()),
         }
     }

@@ -7,8 +7,8 @@
 //! ```
 //!
 //! A [`Trainer`] runs named steps in a loop: [`Trainer::ingest`] finished games,
-//! [`Trainer::learn`] on every full batch (publishing weights and taking pool snapshots as
-//! they fall due), [`Trainer::stop_reason`], [`Trainer::checkpoint`] when due, and at the end
+//! [`Trainer::learn`] on every full batch ([`Trainer::publish`] weights and take pool
+//! [`Trainer::snapshot`]s as they fall due), [`Trainer::stop_reason`], [`Trainer::checkpoint`] when due, and at the end
 //! [`Trainer::shutdown`]. What should happen after a checkpoint (evaluation, for the CLI) is
 //! handed in with [`Trainer::on_checkpoint`]: training never imports evaluation.
 
@@ -90,8 +90,6 @@ pub struct TrainSummary {
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
-    #[error("invalid configuration: {0}")]
-    Invalid(String),
     #[error(transparent)]
     Config(#[from] config::ConfigError),
     #[error("{0} already holds a run: continue it with --resume {0}, or pick another --run-dir")]
@@ -170,7 +168,7 @@ impl Trainer {
     /// Sets a run up: a new run folder, or the newest checkpoint of an existing one with its
     /// pool. Nothing plays until [`Trainer::run`].
     pub fn new(cfg: TrainConfig, start: Start, quiet: bool) -> Result<Trainer, TrainError> {
-        cfg.validate().map_err(TrainError::Invalid)?;
+        cfg.validate()?;
         crate::runtime::configure_threads(cfg.learner.threads);
         let run = cfg.run.dir.clone();
         // The run seed draws the initial weights, so a run is reproducible from its config.
@@ -306,7 +304,7 @@ impl Trainer {
             self.now.frames += batch as u64;
             self.shared.frames.store(self.now.frames, Ordering::Relaxed);
             if self.now.step.is_multiple_of(self.cfg.learner.publish_every_steps.max(1)) {
-                self.shared.publish(self.learner.net.export(self.now.step));
+                self.publish();
             }
             if self.snapshot_due() {
                 self.snapshot()?;
@@ -317,6 +315,11 @@ impl Trainer {
         }
         self.buffer.drain(..consumed);
         Ok(())
+    }
+
+    /// Hands the current weights to the actors.
+    pub fn publish(&mut self) {
+        self.shared.publish(self.learner.net.export(self.now.step));
     }
 
     fn snapshot_due(&self) -> bool {
