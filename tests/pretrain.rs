@@ -119,31 +119,17 @@ fn import_and_check_name_file_line_move_and_reason() {
     std::fs::write(&bad, broken.to_string()).unwrap();
     let out = dir.join("imported.jsonl");
     let ddz = env!("CARGO_BIN_EXE_ddz");
+    let (good_path, bad_path, out_path) = (good.to_str().unwrap(), bad.to_str().unwrap(), out.to_str().unwrap());
     let run = |args: &[&str]| Command::new(ddz).args(args).output().unwrap();
-    let r = run(&[
-        "logs",
-        "import",
-        "--from",
-        "rlcard-showdown",
-        good.to_str().unwrap(),
-        bad.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let import = |extra: &[&str]| {
+        let args = ["logs", "import", "--from", "rlcard-showdown", good_path, bad_path, "--out", out_path];
+        Command::new(ddz).args(args).args(extra).output().unwrap()
+    };
+    let r = import(&[]);
     assert!(!r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("bad.json") && err.contains("move 3"), "{err}");
-    let r = run(&[
-        "logs",
-        "import",
-        "--from",
-        "rlcard-showdown",
-        good.to_str().unwrap(),
-        bad.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--skip-invalid",
-    ]);
+    let r = import(&["--skip-invalid"]);
     assert!(r.status.success());
     assert!(
         String::from_utf8_lossy(&r.stdout).contains("imported 1 game(s)")
