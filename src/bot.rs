@@ -14,6 +14,7 @@
 use crate::agents::{Agent, decide};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
+use crate::lines::{Line, read_lines};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
@@ -203,7 +204,7 @@ fn choose(agent: &mut dyn Agent, state: &State) -> Play {
 }
 
 /// A Botzone game in progress: what the previous requests and our answers said.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct BotzoneSession {
     own: Vec<u32>,
     public: Vec<u32>,
@@ -239,8 +240,18 @@ impl BotzoneSession {
         }
     }
 
-    /// Takes one input line (full or single request); returns the answer's card ids.
+    /// Takes one input line (full or single request); returns the answer's card ids. A
+    /// rejected request leaves the session as it was.
     pub fn answer(&mut self, agent: &mut dyn Agent, line: &str) -> Result<Vec<u32>, BotError> {
+        let before = self.clone();
+        let answer = self.answer_request(agent, line);
+        if answer.is_err() {
+            *self = before;
+        }
+        answer
+    }
+
+    fn answer_request(&mut self, agent: &mut dyn Agent, line: &str) -> Result<Vec<u32>, BotError> {
         self.take_request(line)?;
         if self.answers.len() + 1 != self.turns.len() {
             return Err(BotError::Session(format!(
@@ -342,7 +353,17 @@ pub enum Protocol {
     Botzone,
 }
 
-/// Serves requests until end of input.
+/// The JSON answer to one request.
+fn reply(agent: &mut dyn Agent, protocol: Protocol, session: &mut BotzoneSession, line: &str) -> serde_json::Value {
+    let answer = match protocol {
+        Protocol::Native => answer_native(agent, line).map(|play| serde_json::json!({ "play": play })),
+        Protocol::Botzone => session.answer(agent, line).map(|ids| serde_json::json!({ "response": ids })),
+    };
+    answer.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+}
+
+/// Serves requests until end of input; a bad line (bad bytes included) gets `{"error": …}`
+/// and the next line is served.
 pub fn serve(
     agent: &mut dyn Agent,
     protocol: Protocol,
@@ -350,20 +371,12 @@ pub fn serve(
     mut output: impl Write,
 ) -> std::io::Result<()> {
     let mut session = BotzoneSession::default();
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let reply = match protocol {
-            Protocol::Native => match answer_native(agent, &line) {
-                Ok(play) => serde_json::json!({ "play": play }),
-                Err(e) => serde_json::json!({ "error": e.to_string() }),
-            },
-            Protocol::Botzone => match session.answer(agent, &line) {
-                Ok(ids) => serde_json::json!({ "response": ids }),
-                Err(e) => serde_json::json!({ "error": e.to_string() }),
-            },
+    for line in read_lines(input) {
+        let Line { number, text } = line?;
+        let reply = match text {
+            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) => reply(agent, protocol, &mut session, &text),
+            Err(e) => serde_json::json!({ "error": format!("line {number}: {e}") }),
         };
         writeln!(output, "{reply}")?;
         if protocol == Protocol::Botzone {
@@ -378,6 +391,30 @@ pub fn serve(
 mod tests {
     use super::*;
     use crate::agents::RuleAgent;
+
+    #[test]
+    fn a_rejected_botzone_request_leaves_the_session_as_it_was() {
+        let mut agent = RuleAgent::new();
+        let deal = &crate::game::generate_deals(1, 3)[0];
+        let ids = |set: CardSet| set.iter().map(|c| c.id() as u32).collect::<Vec<u32>>();
+        let own = ids(deal.hands[0].union(deal.bottom));
+        let mut twice = own.clone();
+        twice[1] = twice[0]; // a card held twice: rejected after the request was read
+        let request = |own: &[u32]| {
+            serde_json::json!({"own": own, "history": [[], []], "publiccard": ids(deal.bottom)}).to_string()
+        };
+        let mut session = BotzoneSession::default();
+        assert!(session.answer(&mut agent, &request(&twice)).unwrap_err().to_string().contains("repeat"));
+        let ids = session.answer(&mut agent, &request(&own)).expect("the next valid request is answered");
+        assert!(!ids.is_empty(), "the landlord leads");
+        let mut out = Vec::new();
+        let input = [&b"\xff\n"[..], request(&own).as_bytes(), b"\n"].concat();
+        serve(&mut agent, Protocol::Botzone, &input[..], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].contains("line 1: not UTF-8") && lines[1] == KEEP_RUNNING, "{text}");
+        assert!(lines[2].starts_with("{\"response\":["), "bad bytes are one bad line: {text}");
+    }
 
     #[test]
     fn native_requests_and_errors() {

@@ -1,6 +1,7 @@
 //! ddz: a Dou Dizhu engine and Deep Monte Carlo trainer.
 //!
 //! Layers, each using only the ones listed before it:
+//! - `lines`: input decoded line by line (bad bytes make one bad line).
 //! - `cards`, `game`: the engine (plays, move generation, the state, fixed deals); no tensors.
 //! - `encode`: game facts to features.
 //! - `runtime`, `model`: the only modules that know tch (devices and threads; networks, their
@@ -17,6 +18,7 @@ pub mod cards;
 pub mod encode;
 pub mod eval;
 pub mod game;
+pub mod lines;
 pub mod model;
 pub mod moves;
 pub mod pretrain;

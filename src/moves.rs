@@ -6,6 +6,7 @@
 
 use crate::cards::Counts;
 use crate::game::{Play, legal_plays_vec};
+use crate::lines::{Line, read_lines};
 use serde::Deserialize;
 use std::io::{BufRead, Write};
 
@@ -44,16 +45,16 @@ pub fn answer(line: &str) -> Result<Vec<String>, MovesError> {
 /// Serves requests until end of input. Returns the number of lines that were errors.
 pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<usize> {
     let mut errors = 0;
-    for (n, line) in input.lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
+    for line in read_lines(input) {
+        let Line { number, text } = line?;
+        if text.as_ref().is_ok_and(|t| t.trim().is_empty()) {
             continue;
         }
-        let reply = match answer(&line) {
+        let reply = match text.map_err(|e| e.to_string()).and_then(|t| answer(&t).map_err(|e| e.to_string())) {
             Ok(legal) => serde_json::json!({ "legal": legal }),
             Err(e) => {
                 errors += 1;
-                serde_json::json!({ "error": format!("line {}: {e}", n + 1) })
+                serde_json::json!({ "error": format!("line {number}: {e}") })
             }
         };
         writeln!(output, "{reply}")?;
@@ -72,9 +73,13 @@ mod tests {
         assert!(answer(r#"{"hand":"34x"}"#).unwrap_err().to_string().contains("unknown card"));
         assert!(answer(r#"{"hand":"3","rival":"34"}"#).unwrap_err().to_string().contains("not a valid play"));
         let mut out = Vec::new();
-        let errors = serve("{\"hand\":\"33\"}\nnot json\n".as_bytes(), &mut out).unwrap();
-        assert_eq!(errors, 1);
+        let errors = serve(&b"{\"hand\":\"33\"}\nnot json\n\xff\n{\"hand\":\"3\"}\n"[..], &mut out).unwrap();
+        assert_eq!(errors, 2);
         let text = String::from_utf8(out).unwrap();
-        assert!(text.starts_with("{\"legal\":[\"3\",\"33\"]}\n{\"error\":\"line 2: bad request"), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "{\"legal\":[\"3\",\"33\"]}");
+        assert!(lines[1].starts_with("{\"error\":\"line 2: bad request"), "{text}");
+        assert!(lines[2].starts_with("{\"error\":\"line 3: not UTF-8"), "bad bytes are one bad line: {text}");
+        assert_eq!(lines[3], "{\"legal\":[\"3\"]}", "and the stream goes on");
     }
 }

@@ -22,6 +22,8 @@ pub enum EvalError {
     Panicked,
     #[error("a league needs at least two agents")]
     LeagueTooSmall,
+    #[error("no deals to play")]
+    NoDeals,
     #[error(transparent)]
     Run(#[from] crate::run::RunError),
     #[error("{path}: {reason}")]
@@ -112,6 +114,9 @@ fn summarise(outcomes: &[(GameOutcome, bool)]) -> SeatingResult {
 /// A against B on every deal, both seatings, on all cores. Agents are built once per thread and
 /// reset per deal, so the results do not depend on the number of threads.
 pub fn evaluate(a: &AgentSpec, b: &AgentSpec, deals: &[Deal], threads: usize) -> Result<MatchReport, EvalError> {
+    if deals.is_empty() {
+        return Err(EvalError::NoDeals);
+    }
     let start = Instant::now();
     let threads = threads.max(1).min(deals.len().max(1));
     let chunk = deals.len().div_ceil(threads).max(1);
@@ -220,5 +225,6 @@ mod tests {
         assert_eq!(one.overall.wp.mean, three.overall.wp.mean);
         assert_eq!(one.overall.adp.mean, three.overall.adp.mean);
         assert_eq!(one.overall.games, 80);
+        assert!(matches!(evaluate(&AgentSpec::Rule, &AgentSpec::Random, &[], 1), Err(EvalError::NoDeals)));
     }
 }

@@ -6,6 +6,7 @@
 
 use super::state::{BOTTOM_SIZE, HAND_SIZE};
 use crate::cards::{Card, CardSet};
+use crate::lines::{Line, split_lines};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -116,19 +117,19 @@ pub fn write_deals(path: &Path, deals: &[Deal]) -> std::io::Result<()> {
 
 /// Reads a deal file; an error names the file, the line and the reason.
 pub fn read_deals(path: &Path) -> Result<Vec<Deal>, DealError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| DealError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            Deal::from_json(l).map_err(|e| DealError::Line {
-                path: path.to_path_buf(),
-                line: i + 1,
-                reason: e.to_string(),
-            })
+    let bytes = std::fs::read(path).map_err(|e| DealError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
+    let deals = split_lines(&bytes)
+        .filter(|l| !l.text.as_ref().is_ok_and(|t| t.trim().is_empty()))
+        .map(|Line { number, text }| {
+            let line_error = |reason: String| DealError::Line { path: path.to_path_buf(), line: number, reason };
+            let text = text.map_err(|e| line_error(e.to_string()))?;
+            Deal::from_json(&text).map_err(|e| line_error(e.to_string()))
         })
-        .collect()
+        .collect::<Result<Vec<Deal>, DealError>>()?;
+    if deals.is_empty() {
+        return Err(DealError::Read { path: path.to_path_buf(), reason: "no deals in the file".into() });
+    }
+    Ok(deals)
 }
 
 #[cfg(test)]
@@ -146,5 +147,14 @@ mod tests {
                 .contains("landlord: 1 cards")
         );
         assert!(Deal::from_json(r#"{"landlord":[99]}"#).is_err());
+        let dir = std::env::temp_dir().join(format!("ddz-deals-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.jsonl");
+        std::fs::write(&path, [d.to_json().as_bytes(), b"\n\xff\n"].concat()).unwrap();
+        let e = read_deals(&path).unwrap_err().to_string();
+        assert!(e.contains("d.jsonl:2: not UTF-8"), "{e}");
+        std::fs::write(&path, "\n").unwrap();
+        assert!(read_deals(&path).unwrap_err().to_string().contains("no deals"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

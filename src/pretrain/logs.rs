@@ -9,6 +9,7 @@
 
 use crate::cards::{Counts, rank_of_char};
 use crate::game::{GameConfig, Play, State};
+use crate::lines::{Line, split_lines};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -168,16 +169,20 @@ pub fn read_logs(path: &Path, skip_invalid: bool) -> Result<(Vec<Replayed>, Vec<
         move_no,
         reason,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(None, None, e.to_string()))?;
+    let bytes = std::fs::read(path).map_err(|e| fail(None, None, e.to_string()))?;
     let mut good = Vec::new();
     let mut bad = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+    for Line { number, text } in split_lines(&bytes) {
+        if text.as_ref().is_ok_and(|t| t.trim().is_empty()) {
             continue;
         }
-        let result = serde_json::from_str::<GameLog>(line)
-            .map_err(|e| fail(Some(i + 1), None, format!("not a game log: {e}")))
-            .and_then(|log| log.replay().map(|g| (log, g)).map_err(|e| fail(Some(i + 1), e.move_no, e.reason)));
+        let result = text
+            .map_err(|e| fail(Some(number), None, e.to_string()))
+            .and_then(|t| {
+                serde_json::from_str::<GameLog>(&t)
+                    .map_err(|e| fail(Some(number), None, format!("not a game log: {e}")))
+            })
+            .and_then(|log| log.replay().map(|g| (log, g)).map_err(|e| fail(Some(number), e.move_no, e.reason)));
         match result {
             Ok(g) => good.push(g),
             Err(e) if skip_invalid => bad.push(e),
@@ -318,6 +323,28 @@ mod tests {
         let replayed = back.replay().unwrap();
         assert_eq!(replayed.state.returns(), s.returns());
         assert!(replayed.bottom_known);
+    }
+
+    #[test]
+    fn bad_bytes_in_a_log_file_are_one_bad_line() {
+        let mut s = crate::game::new_initial_state();
+        s.deal_random(&mut <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(4));
+        let mut plays = Vec::new();
+        while !s.is_terminal() {
+            s.legal_plays_into(&mut plays);
+            s.apply_play(plays[0]).unwrap();
+        }
+        let good = serde_json::to_string(&GameLog::from_state(&s, "test")).unwrap();
+        let dir = std::env::temp_dir().join(format!("ddz-logs-utf8-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        std::fs::write(&path, [good.as_bytes(), b"\n\xc3\x28\n", good.as_bytes(), b"\n"].concat()).unwrap();
+        let e = read_logs(&path, false).unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        assert!(e.to_string().contains("games.jsonl:2: not UTF-8"), "{e}");
+        let (ok, bad) = read_logs(&path, true).unwrap();
+        assert_eq!((ok.len(), bad.len()), (2, 1), "the file goes on past the bad line");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

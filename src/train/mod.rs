@@ -395,11 +395,11 @@ impl Trainer {
         stopped: Result<StopReason, TrainError>,
         actors: Vec<JoinHandle<()>>,
     ) -> Result<TrainSummary, TrainError> {
-        // Actors exit at their next step, or when a send finds the channel closed.
+        // Actors exit at their next step, or when a send finds the channel closed: our receiver
+        // is swapped for a closed stand-in, so an actor blocked on a full channel wakes up.
         self.shared.stop.store(true, Ordering::SeqCst);
-        let (tx, rx) = crossbeam_channel::bounded(0);
-        drop(std::mem::replace(&mut self.games_rx, rx));
-        drop(tx);
+        let (_, closed) = crossbeam_channel::bounded(0);
+        drop(std::mem::replace(&mut self.games_rx, closed));
         let failure = actors.into_iter().filter_map(|a| a.join().err()).map(|panic| panic_message(&*panic)).last();
         self.on_checkpoint = None; // waits for a background round still running
         let stopped_by = stopped?;

@@ -1,0 +1,59 @@
+//! Lines of input, decoded one at a time: what the stream servers (`ddz bot`, `ddz moves`) read
+//! and what the line formats (game logs, deal files) are made of. Bytes that are not UTF-8
+//! make one bad line with its number, never the end of the stream or of the file.
+
+use std::io::BufRead;
+
+/// Why a line is not text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("not UTF-8 text (invalid byte at column {column})")]
+    NotUtf8 { column: usize },
+}
+
+/// One line: its number (from 1) and its text, without the line ending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub number: usize,
+    pub text: Result<String, LineError>,
+}
+
+fn decode(number: usize, mut bytes: Vec<u8>) -> Line {
+    if bytes.last() == Some(&b'\r') {
+        bytes.pop();
+    }
+    let text = String::from_utf8(bytes).map_err(|e| LineError::NotUtf8 { column: e.utf8_error().valid_up_to() + 1 });
+    Line { number, text }
+}
+
+/// The lines of a stream as they arrive; an error only where reading itself fails.
+pub fn read_lines(input: impl BufRead) -> impl Iterator<Item = std::io::Result<Line>> {
+    input.split(b'\n').enumerate().map(|(i, bytes)| bytes.map(|b| decode(i + 1, b)))
+}
+
+/// The lines of a file's bytes.
+pub fn split_lines(bytes: &[u8]) -> impl Iterator<Item = Line> + '_ {
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let lines = if bytes.is_empty() { None } else { Some(body.split(|&b| b == b'\n')) };
+    lines.into_iter().flatten().enumerate().map(|(i, b)| decode(i + 1, b.to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_bytes_are_one_bad_line() {
+        let input: &[u8] = b"one\r\n\xff\xfe two\nthree";
+        let from_stream: Vec<Line> = read_lines(input).map(|l| l.unwrap()).collect();
+        let from_file: Vec<Line> = split_lines(input).collect();
+        for lines in [from_stream, from_file] {
+            assert_eq!(lines.len(), 3);
+            assert_eq!(lines[0].text.as_deref(), Ok("one"));
+            assert_eq!(lines[1].text, Err(LineError::NotUtf8 { column: 1 }));
+            assert_eq!((lines[2].number, lines[2].text.as_deref()), (3, Ok("three")));
+        }
+        assert_eq!(split_lines(b"").count(), 0);
+        assert_eq!(split_lines(b"a\n").count(), 1);
+    }
+}
