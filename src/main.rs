@@ -442,6 +442,7 @@ fn eval(args: EvalArgs) -> Result<()> {
 }
 
 fn eval_run(run: &Path, deals: &[Deal], also: &[AgentSpec], threads: usize) -> Result<()> {
+    runtime::stop_cleanly_on_signals("after the checkpoint being played");
     let points = ddz::eval::curve::evaluate_run(run, deals, also, threads, |p| {
         eprintln!(
             "step {:>8} ({:.2} h): vs random L {:.3} F {:.3} | vs rule L {:.3} F {:.3}",
@@ -534,7 +535,13 @@ fn pretrain(args: PretrainArgs) -> Result<()> {
         s.val_samples,
         s.duplicates_dropped,
         s.steps,
-        if s.stopped_early { " (early stop)" } else { "" },
+        if s.interrupted {
+            " (interrupted)"
+        } else if s.stopped_early {
+            " (early stop)"
+        } else {
+            ""
+        },
         s.best_val_loss,
         s.best_val_top1,
         s.checkpoint.display()

@@ -78,14 +78,59 @@ pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<Pat
     std::fs::write(&meta_path, serde_json::to_string_pretty(meta).unwrap()).map_err(io(&meta_path))?;
     let final_dir = dir.join(&name);
     if final_dir.exists() {
-        std::fs::remove_dir_all(&final_dir).map_err(io(&final_dir))?;
+        // A checkpoint of the same step: move it aside rather than delete it first, so that a
+        // crash in between leaves a checkpoint under one name or the other.
+        let aside = dir.join(format!(".old-{name}-{}", std::process::id()));
+        std::fs::rename(&final_dir, &aside).map_err(io(&final_dir))?;
+        std::fs::rename(&tmp, &final_dir).map_err(io(&final_dir))?;
+        let _ = std::fs::remove_dir_all(&aside);
+    } else {
+        std::fs::rename(&tmp, &final_dir).map_err(io(&final_dir))?;
     }
-    std::fs::rename(&tmp, &final_dir).map_err(io(&final_dir))?;
     let all = list(run)?;
     for old in all.iter().take(all.len().saturating_sub(keep_last)) {
         let _ = std::fs::remove_dir_all(old);
     }
     Ok(final_dir)
+}
+
+/// Deletes the pool snapshots that neither `live` (the pool now) nor any kept checkpoint lists.
+/// A snapshot thus lives as long as a checkpoint that names it, so a run can always resume from
+/// its newest checkpoint, whenever it is stopped. When a checkpoint's meta cannot be read,
+/// nothing is deleted.
+pub fn prune_pool(run: &Path, live: &[u64]) -> Result<(), RunError> {
+    let mut keep: std::collections::HashSet<u64> = live.iter().copied().collect();
+    for dir in list(run)? {
+        match read_meta(&dir) {
+            Ok(meta) => keep.extend(meta.pool_steps),
+            Err(_) => return Ok(()),
+        }
+    }
+    let pool = pool_dir(run);
+    for entry in std::fs::read_dir(&pool).map_err(io(&pool))?.filter_map(|e| e.ok()) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let step = name.strip_prefix("step-").and_then(|n| n.strip_suffix(".safetensors")).and_then(|n| n.parse().ok());
+        if step.is_some_and(|s| !keep.contains(&s)) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// Removes what an interrupted write left behind: temporary checkpoint folders and temporary
+/// weights files (their names start with a dot).
+pub fn remove_leftovers(run: &Path) {
+    for dir in [checkpoints_dir(run), pool_dir(run)] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.filter_map(|e| e.ok()) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(".tmp-") || name.starts_with(".old-") {
+                let _ = std::fs::remove_dir_all(entry.path());
+            } else if name.starts_with('.') && name.contains(".tmp-") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
 }
 
 /// Checkpoint folders, oldest first.

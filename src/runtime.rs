@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// libtorch's version, read from the PyTorch package at build time.
 pub const LIBTORCH_VERSION: &str = env!("DDZ_LIBTORCH_VERSION");
@@ -14,6 +15,28 @@ pub fn configure_threads(intra_op: i32) {
     // Inter-op threads can only be set once, before any parallel work; ignore a second call.
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| tch::set_num_interop_threads(1));
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes Ctrl-C, SIGTERM (`kill`, `timeout`, a container stop, a scheduler) and SIGHUP ask a
+/// long job to stop cleanly: the job polls [`interrupted`] and stops at its next safe point
+/// (`then` says what it does, e.g. "after a checkpoint"). A second signal quits at once.
+pub fn stop_cleanly_on_signals(then: &'static str) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(move || {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130); // a second signal: stop now
+            }
+            eprintln!("\nstopping {then} (Ctrl-C again to quit at once)");
+        });
+    });
+}
+
+/// Whether a stop was asked for since the handler was installed.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// Where a network computes, as a config or the command line names it: `auto` (CUDA when

@@ -62,36 +62,39 @@ fn bench_engine_reports_json() {
 
 #[test]
 #[ignore = "slow: a training process (scripts/test runs it)"]
-fn train_stops_cleanly_on_ctrl_c_with_a_checkpoint() {
+fn train_stops_cleanly_on_ctrl_c_and_sigterm_with_a_checkpoint() {
     let dir = std::env::temp_dir().join(format!("ddz-sigint-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let config = dir.join("tiny.toml");
     std::fs::write(&config, "[actors]\ncount = 1\ngames_in_flight = 8\n[model]\ntrunk = [32]\nhead = 16\nhead_hidden = []\n[learner]\nbatch_size = 64\n").unwrap();
-    let run = dir.join("run");
-    let child = ddz()
-        .args(["train", "--config"])
-        .arg(&config)
-        .arg("--run-dir")
-        .arg(&run)
-        .args(["--device", "cpu"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait until it is learning (the first pool snapshot exists), then interrupt.
-    let start = std::time::Instant::now();
-    while !run.join("pool").is_dir() && start.elapsed().as_secs() < 60 {
-        std::thread::sleep(std::time::Duration::from_millis(100));
+    for signal in ["INT", "TERM"] {
+        let run = dir.join(format!("run-{signal}"));
+        let child = ddz()
+            .args(["train", "--config"])
+            .arg(&config)
+            .arg("--run-dir")
+            .arg(&run)
+            .args(["--device", "cpu"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until it is learning (the first pool snapshot exists), then interrupt.
+        let start = std::time::Instant::now();
+        while !run.join("pool").is_dir() && start.elapsed().as_secs() < 60 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        let status = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "SIG{signal}: exit {:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains("stopped by interrupted"), "SIG{signal}: {stdout}");
+        let checkpoints: Vec<_> = run.join("checkpoints").read_dir().unwrap().collect();
+        assert!(!checkpoints.is_empty(), "SIG{signal}: a checkpoint was written");
     }
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "exit {:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("stopped by interrupted"), "{stdout}");
-    assert!(run.join("checkpoints").read_dir().unwrap().count() >= 1);
     // Unknown config keys are named.
     std::fs::write(&config, "[learner]\nbatchsize = 3\n").unwrap();
     let out = ddz().args(["train", "--config"]).arg(&config).output().unwrap();

@@ -157,3 +157,35 @@ fn import_and_check_name_file_line_move_and_reason() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("--skip-invalid"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+#[ignore = "slow: a pretraining process (scripts/test runs it)"]
+fn sigterm_during_pretraining_writes_the_best_model_so_far() {
+    let dir = scratch("sigterm");
+    let out = dir.join("pre");
+    let child = Command::new(env!("CARGO_BIN_EXE_ddz"))
+        .args(["pretrain", "--logs", shipped_logs().to_str().unwrap(), "--steps", "1000000", "--device", "cpu"])
+        .args(["--config", Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dmc.toml").to_str().unwrap()])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The TensorBoard folder appears when the training loop starts.
+    let start = std::time::Instant::now();
+    while !out.join("tb").is_dir() && start.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let done = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    assert!(done.status.success(), "exit {:?}: {}", done.status, String::from_utf8_lossy(&done.stderr));
+    assert!(stdout.contains("(interrupted)"), "{stdout}");
+    load_network(&out.join("model.safetensors")).expect("the best model so far was written");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("pretrain.json")).unwrap()).unwrap();
+    assert!(summary["summary"]["best_val_loss"].as_f64().unwrap().is_finite(), "it was validated before stopping");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

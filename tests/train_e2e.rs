@@ -211,3 +211,30 @@ fn games_against_the_rule_agent_when_asked() {
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&rule_dir).unwrap();
 }
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn every_kept_checkpoint_keeps_the_pool_snapshots_it_names() {
+    // A full pool that drops snapshots between checkpoints: each kept checkpoint must still
+    // find its snapshots, or a crash after it would leave a run that cannot resume.
+    let dir = scratch("full-pool");
+    let mut cfg = tiny(&dir);
+    cfg.pool.size = 2;
+    cfg.pool.snapshot_every_steps = 3;
+    cfg.checkpoint.every_minutes = 0.005;
+    cfg.checkpoint.keep_last = 3;
+    cfg.budget.max_seconds = 4.0;
+    train::train(cfg, Start::Fresh { init_from: None }, true).unwrap();
+    let kept = checkpoint::list(&dir).unwrap();
+    assert_eq!(kept.len(), 3);
+    let mut named = std::collections::BTreeSet::new();
+    for ck in &kept {
+        for step in checkpoint::read_meta(ck).unwrap().pool_steps {
+            assert!(checkpoint::pool_file(&dir, step).is_file(), "{} names snapshot {step}", ck.display());
+            named.insert(step);
+        }
+    }
+    let files = std::fs::read_dir(checkpoint::pool_dir(&dir)).unwrap().count();
+    assert_eq!(files, named.len(), "snapshots no checkpoint names are deleted");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -43,6 +43,9 @@ pub fn evaluate_run(
         return Err(run::RunError::None(run::checkpoints_dir(run)).into());
     }
     for dir in checkpoints {
+        if crate::runtime::interrupted() {
+            break; // what was measured so far is written below
+        }
         let meta = run::read_meta(&dir)?;
         if points.iter().any(|p| p.step == meta.step) {
             continue;

@@ -58,6 +58,9 @@ pub enum LearnerError {
     Model(#[from] ModelError),
     #[error("building the optimizer: {0}")]
     Optimizer(String),
+    /// A non-finite loss or gradient: the update was refused, the weights are unchanged.
+    #[error("{0}: the update was refused")]
+    NonFinite(String),
 }
 
 impl Learner {
@@ -84,25 +87,33 @@ impl Learner {
     }
 
     /// One update on `frames`.
-    pub fn step(&mut self, frames: &[Frame]) -> StepStats {
+    /// A batch whose loss or gradient is not finite is refused before the weights change.
+    pub fn step(&mut self, frames: &[Frame]) -> Result<StepStats, LearnerError> {
         let (s, a, y) = self.tensors(frames);
         let owner = Tensor::arange(frames.len() as i64, (Kind::Int64, self.net.device()));
         let q = self.net.forward(&s, &a, &owner);
         let sq = (&q - &y).square();
         let loss = sq.mean(Kind::Float);
+        let loss_value = loss.double_value(&[]);
+        if !loss_value.is_finite() {
+            return Err(LearnerError::NonFinite(format!("the loss is {loss_value}")));
+        }
         self.opt.zero_grad();
         loss.backward();
-        if self.grad_clip > 0.0 {
-            self.net.clip_grad_norm(self.grad_clip);
+        let clip = if self.grad_clip > 0.0 { self.grad_clip } else { f64::INFINITY };
+        let norms = self.net.clip_grad_norm(clip);
+        if let Some(norm) = norms.iter().find(|n| !n.is_finite()) {
+            self.opt.zero_grad();
+            return Err(LearnerError::NonFinite(format!("the gradient norm is {norm}")));
         }
         self.opt.step();
         let sq: Vec<f32> = Vec::try_from(sq.detach().to_device(Device::Cpu)).expect("a float vector");
-        StepStats {
-            loss: loss.double_value(&[]),
+        Ok(StepStats {
+            loss: loss_value,
             loss_by_role: loss_by_role(&sq, frames),
             mean_q: q.mean(Kind::Float).double_value(&[]),
             lr: self.lr,
-        }
+        })
     }
 
     /// States [N, S], actions [N, A] and targets [N] on the network's device.
@@ -137,3 +148,29 @@ fn loss_by_role(squared_errors: &[f32], frames: &[Frame]) -> [f64; 3] {
 
 /// Role names in loss order.
 pub const ROLE_NAMES: [&str; 3] = [Role::Landlord.name(), Role::LandlordDown.name(), Role::LandlordUp.name()];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_non_finite_batch_is_refused_and_the_weights_stay() {
+        let model = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+        let settings = LearnerSettings { optimizer: Optimizer::Adam, lr: 1e-2, grad_clip: 40.0 };
+        let mut learner = Learner::new(&model, settings, runtime::Device::Cpu, 5).unwrap();
+        let frame = |target: f32| Frame {
+            state: vec![0.5; STATE_DIM],
+            action: vec![0.25; ACTION_DIM],
+            target,
+            role: Role::Landlord,
+        };
+        let before = learner.net.export(0).tensors;
+        let e = learner.step(&[frame(1.0), frame(f32::NAN)]).unwrap_err();
+        assert!(e.to_string().contains("loss is NaN"), "{e}");
+        assert_eq!(learner.net.export(0).tensors, before, "no weight changed");
+        let e = learner.step(&[frame(f32::INFINITY)]).unwrap_err();
+        assert!(matches!(e, LearnerError::NonFinite(_)), "{e}");
+        assert!(learner.step(&[frame(1.0), frame(-1.0)]).unwrap().loss.is_finite());
+        assert_ne!(learner.net.export(0).tensors, before, "a finite batch learns");
+    }
+}

@@ -53,6 +53,9 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), WeightsError
             }
             return Err(mismatch(reason));
         }
+        if !bool::try_from(t.isfinite().all()).unwrap_or(false) {
+            return Err(corrupt(format!("{name} holds values that are not finite (NaN or infinite)")));
+        }
     }
     tch::no_grad(|| {
         for (name, t) in &tensors {
@@ -174,6 +177,14 @@ mod tests {
         assert!(matches!(e, WeightsError::Corrupt { .. }), "{e}");
         std::fs::write(&truncated, b"garbage").unwrap();
         assert!(matches!(load_weights_file(&mut other, &truncated).unwrap_err(), WeightsError::Corrupt { .. }));
+
+        let mut poisoned = net.export(0);
+        poisoned.tensors[0].2[0] = f32::NAN;
+        other.import(&poisoned).unwrap();
+        let nan_path = dir.join("nan.safetensors");
+        save_weights_file(&other, &nan_path).unwrap();
+        let e = load_weights_file(&mut other, &nan_path).unwrap_err();
+        assert!(matches!(e, WeightsError::Corrupt { .. }) && e.to_string().contains("not finite"), "{e}");
 
         let mut bigger = QNet::cpu(&ModelConfig { trunk: vec![16], ..cfg.clone() }, 13);
         let e = load_weights_file(&mut bigger, &path).unwrap_err();

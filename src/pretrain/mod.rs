@@ -136,6 +136,8 @@ pub struct PretrainSummary {
     pub best_val_top1: f64,
     pub final_train_loss: f64,
     pub stopped_early: bool,
+    /// Stopped by Ctrl-C or SIGTERM (the best model so far was written).
+    pub interrupted: bool,
     pub checkpoint: PathBuf,
 }
 
@@ -214,6 +216,7 @@ struct Fit {
     best: Best,
     last_loss: f64,
     stopped_early: bool,
+    interrupted: bool,
 }
 
 /// Pretrains on `games`, writing `out/model.safetensors` (best validation loss), `out/tb` and
@@ -244,7 +247,9 @@ pub fn pretrain(
         return Err(PretrainError::NoDecisions);
     }
     let mut trainer = Imitation::new(&cfg.model, cfg.device, cfg.lr, cfg.seed)?;
-    let Fit { steps, best, last_loss, stopped_early } = fit(&mut trainer, &train, &val, cfg, &mut rng, out, quiet);
+    crate::runtime::stop_cleanly_on_signals("after saving the best model so far");
+    let Fit { steps, best, last_loss, stopped_early, interrupted } =
+        fit(&mut trainer, &train, &val, cfg, &mut rng, out, quiet);
     trainer.net.import(&best.weights)?;
     let checkpoint = out.join("model.safetensors");
     save_weights_file(&trainer.net, &checkpoint)?;
@@ -259,6 +264,7 @@ pub fn pretrain(
         best_val_top1: best.top1,
         final_train_loss: last_loss,
         stopped_early,
+        interrupted,
         checkpoint,
     };
     let json = serde_json::json!({ "summary": summary, "config": cfg });
@@ -282,18 +288,13 @@ fn fit(
     let bar = progress_bar(cfg.steps, quiet);
     let mut best = Best { loss: f64::INFINITY, top1: 0.0, weights: trainer.net.export(0), since: 0 };
     let (mut step, mut last_loss, mut stopped_early) = (0, f64::NAN, false);
-    while step < cfg.steps {
-        let batch: Vec<&Sample> = (0..cfg.batch_size).map(|_| &train[rng.random_range(0..train.len())]).collect();
-        last_loss = trainer.step(&encode_batch(&batch));
-        step += 1;
-        tb.add_scalar("pretrain/train_loss", last_loss as f32, step as usize);
-        bar.inc(1);
-        if step % cfg.val_every.max(1) == 0 || step == cfg.steps {
-            let (vl, va) = if val.is_empty() {
-                evaluate(trainer, &train[..train.len().min(2048)])
-            } else {
-                evaluate(trainer, val)
-            };
+    loop {
+        let interrupted = crate::runtime::interrupted();
+        // Validate on schedule, at the end, and when interrupted, so the model written is the
+        // best one measured.
+        let due = step > 0 && (step % cfg.val_every.max(1) == 0 || step == cfg.steps || interrupted);
+        if due {
+            let (vl, va) = validation(trainer, train, val);
             tb.add_scalar("pretrain/val_loss", vl as f32, step as usize);
             tb.add_scalar("pretrain/val_top1", va as f32, step as usize);
             bar.set_message(format!("train loss {last_loss:.3} | val loss {vl:.3} top-1 {va:.3}"));
@@ -301,16 +302,27 @@ fn fit(
                 best = Best { loss: vl, top1: va, weights: trainer.net.export(step), since: 0 };
             } else {
                 best.since += 1;
-                if best.since >= cfg.patience {
-                    stopped_early = true;
-                    break;
-                }
+                stopped_early = best.since >= cfg.patience;
             }
         }
+        if step >= cfg.steps || interrupted || stopped_early {
+            break;
+        }
+        let batch: Vec<&Sample> = (0..cfg.batch_size).map(|_| &train[rng.random_range(0..train.len())]).collect();
+        last_loss = trainer.step(&encode_batch(&batch));
+        step += 1;
+        tb.add_scalar("pretrain/train_loss", last_loss as f32, step as usize);
+        bar.inc(1);
     }
     bar.finish_and_clear();
     tb.flush();
-    Fit { steps: step, best, last_loss, stopped_early }
+    Fit { steps: step, best, last_loss, stopped_early, interrupted: crate::runtime::interrupted() }
+}
+
+/// Loss and top-1 accuracy on the validation decisions (on at most 2,048 training decisions
+/// when none were held out).
+fn validation(trainer: &Imitation, train: &[Sample], val: &[Sample]) -> (f64, f64) {
+    if val.is_empty() { evaluate(trainer, &train[..train.len().min(2048)]) } else { evaluate(trainer, val) }
 }
 
 fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {

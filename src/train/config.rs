@@ -264,6 +264,9 @@ impl TrainConfig {
 
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.model.validate().map_err(|e| ConfigError::Value(e.to_string()))?;
+        if let Some((key, value)) = self.numbers().into_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(ConfigError::Value(format!("{key} is {value}: every number must be finite")));
+        }
         let checks = [
             (self.learner.batch_size == 0, "learner.batch_size must be at least 1"),
             (self.learner.lr.is_nan() || self.learner.lr <= 0.0, "learner.lr must be positive"),
@@ -283,11 +286,34 @@ impl TrainConfig {
                 self.actors.temperature_start <= 0.0 || self.actors.temperature_end <= 0.0,
                 "temperatures must be positive",
             ),
+            (self.learner.grad_clip < 0.0, "learner.grad_clip must be 0 (off) or positive"),
+            (self.budget.max_seconds < 0.0, "budget.max_seconds must be 0 (no bound) or positive"),
+            (self.checkpoint.every_minutes < 0.0, "checkpoint.every_minutes must be 0 (only at the end) or positive"),
+            (self.pool.snapshot_every_minutes < 0.0, "pool.snapshot_every_minutes must be 0 (off) or positive"),
         ];
         match checks.iter().find(|(bad, _)| *bad) {
             Some((_, why)) => Err(ConfigError::Value(why.to_string())),
             None => Ok(()),
         }
+    }
+
+    /// Every real-valued key, by name.
+    fn numbers(&self) -> [(&'static str, f64); 13] {
+        [
+            ("budget.max_seconds", self.budget.max_seconds),
+            ("reward.speed_bonus", self.reward.speed_bonus as f64),
+            ("reward.lambda", self.reward.lambda as f64),
+            ("actors.epsilon", self.actors.epsilon),
+            ("actors.temperature_start", self.actors.temperature_start),
+            ("actors.temperature_end", self.actors.temperature_end),
+            ("pool.snapshot_every_minutes", self.pool.snapshot_every_minutes),
+            ("pool.self_play_share", self.pool.self_play_share),
+            ("pool.rule_share", self.pool.rule_share),
+            ("learner.lr", self.learner.lr),
+            ("learner.grad_clip", self.learner.grad_clip),
+            ("learner.lr_end", self.learner.lr_end),
+            ("checkpoint.every_minutes", self.checkpoint.every_minutes),
+        ]
     }
 
     pub fn to_toml(&self) -> String {
@@ -330,6 +356,15 @@ mod tests {
         let e = TrainConfig::parse("[pool]\nrule_share = 0.6\n", Path::new("x.toml")).unwrap_err().to_string();
         assert!(e.contains("rule_share"), "with the default self_play_share 0.5 the shares pass 1: {e}");
         assert!(TrainConfig::parse("[pool]\nrule_share = 0.5\n", Path::new("x.toml")).is_ok());
+        for (text, key) in [
+            ("[learner]\nlr = inf\n", "learner.lr"),
+            ("[reward]\nspeed_bonus = nan\n", "reward.speed_bonus"),
+            ("[learner]\ngrad_clip = nan\n", "learner.grad_clip"),
+            ("[budget]\nmax_seconds = -5.0\n", "budget.max_seconds"),
+        ] {
+            let e = TrainConfig::parse(text, Path::new("x.toml")).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("x.toml"), "{text}: {e}");
+        }
         assert!(matches!(TrainConfig::load(Path::new("/nonexistent.toml")), Err(ConfigError::Read { .. })));
         let round = TrainConfig::parse(&c.to_toml(), Path::new("round")).unwrap();
         assert_eq!(round, c);

@@ -55,7 +55,7 @@ pub enum StopReason {
 impl std::fmt::Display for StopReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            StopReason::Interrupted => "interrupted (Ctrl-C)",
+            StopReason::Interrupted => "interrupted (Ctrl-C or SIGTERM)",
             StopReason::MaxFrames => "max_frames",
             StopReason::MaxGames => "max_games",
             StopReason::MaxSeconds => "max_seconds",
@@ -102,27 +102,16 @@ pub enum TrainError {
     Run(#[from] RunError),
     #[error("an actor thread failed: {0}")]
     Actor(String),
+    /// Training stopped before learner step `step`; the checkpoints written before stay, and
+    /// none is written after.
+    #[error("learner step {step}: {reason}; training stopped, the last checkpoint is the last good one")]
+    NonFinite { step: u64, reason: String },
 }
 
 impl From<WeightsError> for TrainError {
     fn from(e: WeightsError) -> TrainError {
         TrainError::Run(e.into())
     }
-}
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Makes Ctrl-C stop training cleanly (after a checkpoint) instead of killing the process.
-pub fn install_interrupt_handler() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
-            if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                std::process::exit(130); // a second Ctrl-C: stop now
-            }
-            eprintln!("\nstopping after the next checkpoint (Ctrl-C again to quit at once)");
-        });
-    });
 }
 
 /// Runs training until a budget is met or Ctrl-C; `quiet` hides the progress bar.
@@ -171,6 +160,7 @@ impl Trainer {
         cfg.validate()?;
         crate::runtime::configure_threads(cfg.learner.threads);
         let run = cfg.run.dir.clone();
+        run::remove_leftovers(&run);
         // The run seed draws the initial weights, so a run is reproducible from its config.
         let mut learner = Learner::new(&cfg.model, cfg.learner.settings(), cfg.run.device, cfg.run.seed)?;
         let (meta, mut pool) = match &start {
@@ -225,11 +215,11 @@ impl Trainer {
         self
     }
 
-    /// Plays and learns until a budget is met, Ctrl-C, or the actors stop; then checkpoints.
+    /// Plays and learns until a budget is met, Ctrl-C or SIGTERM, or the actors stop; then
+    /// checkpoints.
     pub fn run(mut self) -> Result<TrainSummary, TrainError> {
+        crate::runtime::stop_cleanly_on_signals("after a checkpoint");
         let actors = self.spawn_actors();
-        install_interrupt_handler();
-        INTERRUPTED.store(false, Ordering::SeqCst);
         self.session = Instant::now();
         self.last_checkpoint = Instant::now();
         self.last_snapshot = Instant::now();
@@ -297,7 +287,10 @@ impl Trainer {
             if self.cfg.learner.lr_decay_frames > 0 {
                 self.learner.set_lr(self.cfg.learner.lr_at(self.now.frames));
             }
-            self.last = self.learner.step(&self.buffer[consumed..consumed + batch]);
+            self.last = self
+                .learner
+                .step(&self.buffer[consumed..consumed + batch])
+                .map_err(|e| TrainError::NonFinite { step: self.now.step + 1, reason: e.to_string() })?;
             self.losses.push(self.last.loss as f32);
             consumed += batch;
             self.now.step += 1;
@@ -330,13 +323,14 @@ impl Trainer {
     }
 
     /// Freezes the current weights into the pool (and its folder); the snapshot the pool drops
-    /// to make room is deleted.
+    /// to make room is deleted once no kept checkpoint names it.
     pub fn snapshot(&mut self) -> Result<(), TrainError> {
         let step = self.now.step;
         crate::model::save_weights_file(&self.learner.net, &run::pool_file(&self.run, step))?;
         let entry = PoolEntry { step, frames: self.now.frames, weights: Arc::new(self.learner.net.export(step)) };
-        if let Some(dropped) = self.shared.pool.write().unwrap().add(entry) {
-            let _ = std::fs::remove_file(run::pool_file(&self.run, dropped.step));
+        let dropped = self.shared.pool.write().unwrap().add(entry);
+        if dropped.is_some() {
+            run::prune_pool(&self.run, &self.pool_steps())?;
         }
         self.last_snapshot = Instant::now();
         Ok(())
@@ -356,7 +350,7 @@ impl Trainer {
     /// The budget that is met, or Ctrl-C; None to go on.
     pub fn stop_reason(&self) -> Option<StopReason> {
         let budget = &self.cfg.budget;
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if crate::runtime::interrupted() {
             Some(StopReason::Interrupted)
         } else if budget.max_frames > 0 && self.now.frames >= budget.max_frames {
             Some(StopReason::MaxFrames)
@@ -379,13 +373,18 @@ impl Trainer {
             games: self.now.games,
             elapsed_seconds: self.elapsed_before + self.session.elapsed().as_secs_f64(),
             next_game_index: shared.next_game.load(Ordering::SeqCst),
-            pool_steps: shared.pool.read().unwrap().entries().iter().map(|e| e.step).collect(),
+            pool_steps: self.pool_steps(),
             model: self.cfg.model.clone(),
         };
         let dir = run::save(&self.run, &self.learner.net, &meta, self.cfg.checkpoint.keep_last)?;
+        run::prune_pool(&self.run, &meta.pool_steps)?;
         self.monitor.flush();
         self.last_checkpoint = Instant::now();
         Ok(dir)
+    }
+
+    fn pool_steps(&self) -> Vec<u64> {
+        self.shared.pool.read().unwrap().entries().iter().map(|e| e.step).collect()
     }
 
     /// Stops the actors, waits for what runs after checkpoints, writes the final checkpoint and
