@@ -1,8 +1,9 @@
 """Plots learning curves: win rate over training time.
 
 One run (as `ddz eval --run` calls it):
-    python plot_curve.py RUN/eval/curve.csv OUT.png
-    -> WP against every opponent in the file, as landlord and as farmers.
+    python plot_curve.py RUN/eval/curve.csv OUT.png [--deals N]
+    -> WP against every opponent in the file, as landlord and as farmers (only the points
+       measured on N deals, when given: the file keeps every deal set measured).
 Several runs, against the rule agent (e.g. from scratch vs from a pretrained checkpoint):
     python plot_curve.py --compare OUT.png LABEL=RUN/eval/curve.csv LABEL=RUN2/eval/curve.csv
     Optional, right after OUT.png: --target LANDLORD FARMERS draws a goal line for each side.
@@ -16,6 +17,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 SIDE_COLORS = {"landlord": "tab:red", "farmers": "tab:blue"}
+
+
+def value(row, key):
+    """A cell as a number; an empty cell (an opponent this point was not played against) is NaN."""
+    return float(row[key]) if row.get(key) else float("nan")
 
 
 def read(path):
@@ -37,15 +43,18 @@ def finish(ax, fig, title, deals, out, ylim=(0, 1), legend_below=False):
     fig.savefig(out)
 
 
-def one_run(path, out):
+def one_run(path, out, deals=None):
     rows, hours = read(path)
+    if deals is not None:
+        kept = [(r, h) for r, h in zip(rows, hours) if r["deals"] == deals]
+        rows, hours = [r for r, _ in kept], [h for _, h in kept]
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     line_styles = {"rule": "-", "random": ":"}
     opponents = [k[: -len("_landlord_wp")] for k in rows[0] if k.endswith("_landlord_wp")] if rows else []
     for opponent in opponents:
         for side in ("landlord", "farmers"):
             key = f"{opponent}_{side}_wp"
-            ax.plot(hours, [float(r[key]) for r in rows], line_styles.get(opponent, "--"), color=SIDE_COLORS[side],
+            ax.plot(hours, [value(r, key) for r in rows], line_styles.get(opponent, "--"), color=SIDE_COLORS[side],
                     marker="o", markersize=3, label=f"vs {opponent}, as {side}")
     finish(ax, fig, "ddz DMC learning curve", rows[-1]["deals"] if rows else "?", out)
 
@@ -75,4 +84,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "--compare":
         compare(sys.argv[2], sys.argv[3:])
     else:
-        one_run(sys.argv[1], sys.argv[2])
+        deals = sys.argv[sys.argv.index("--deals") + 1] if "--deals" in sys.argv else None
+        one_run(sys.argv[1], sys.argv[2], deals)

@@ -451,7 +451,7 @@ fn eval_run(run: &Path, deals: &[Deal], also: &[AgentSpec], threads: usize) -> R
     })?;
     let illegal: u32 = points.iter().map(|p| p.illegal_plays).sum();
     println!("{} checkpoints evaluated on {} deals; illegal plays: {illegal}", points.len(), deals.len());
-    match ddz::eval::curve::plot(run) {
+    match ddz::eval::curve::plot(run, deals.len()) {
         Ok(png) => println!("curve: {}", png.display()),
         Err(e) => eprintln!("{e} (the curve is in {}/eval/curve.csv)", run.display()),
     }
@@ -546,6 +546,11 @@ fn pretrain(args: PretrainArgs) -> Result<()> {
         s.best_val_top1,
         s.checkpoint.display()
     );
+    if s.validated_on_training_data {
+        eprintln!(
+            "note: no game was held out (--val-share too small for so few games): validation was measured on training decisions"
+        );
+    }
     Ok(())
 }
 

@@ -138,7 +138,7 @@ fn evaluation_during_training_and_learning_curves() {
     let points = ddz::eval::curve::evaluate_run(&dir, &deals, &[AgentSpec::Random], 2, |_| {}).unwrap();
     assert_eq!(points.len(), checkpoint::list(&dir).unwrap().len());
     assert!(points.iter().all(|p| p.illegal_plays == 0 && p.vs_others.len() == 1));
-    let png = ddz::eval::curve::plot(&dir).unwrap();
+    let png = ddz::eval::curve::plot(&dir, 20).unwrap();
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");
     std::fs::remove_dir_all(&dir).unwrap();

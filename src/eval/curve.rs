@@ -27,7 +27,9 @@ pub struct CurvePoint {
     pub illegal_plays: u32,
 }
 
-/// Evaluates the checkpoints of `run` not yet in its curve; returns the whole curve.
+/// Evaluates the checkpoints of `run` not yet measured on these deals against these opponents,
+/// and adds them to the curve files, which keep every point ever measured (also of checkpoints
+/// since deleted, and on other deal sets). Returns the points of this deal set and opponents.
 pub fn evaluate_run(
     run: &Path,
     deals: &[Deal],
@@ -37,7 +39,7 @@ pub fn evaluate_run(
 ) -> Result<Vec<CurvePoint>, EvalError> {
     let mut points = read_curve(run)?;
     let other_names: Vec<String> = others.iter().map(|o| o.to_string()).collect();
-    points.retain(|p| p.deals == deals.len() && p.vs_others.iter().map(|o| &o.0).eq(other_names.iter()));
+    let same_set = |p: &CurvePoint| p.deals == deals.len() && p.vs_others.iter().map(|o| &o.0).eq(other_names.iter());
     let checkpoints = run::list(run)?;
     if checkpoints.is_empty() {
         return Err(run::RunError::None(run::checkpoints_dir(run)).into());
@@ -47,17 +49,17 @@ pub fn evaluate_run(
             break; // what was measured so far is written below
         }
         let meta = run::read_meta(&dir)?;
-        if points.iter().any(|p| p.step == meta.step) {
+        if points.iter().any(|p| p.step == meta.step && same_set(p)) {
             continue;
         }
         let point = evaluate_checkpoint(&dir, &meta, deals, others, threads)?;
         progress(&point);
         points.push(point);
-        points.sort_by_key(|p| p.step);
+        points.sort_by_key(|p| (p.step, p.deals));
         write_curve(run, &points)?;
     }
     write_curve(run, &points)?;
-    Ok(points)
+    Ok(points.into_iter().filter(same_set).collect())
 }
 
 /// The curve recorded so far (none yet: empty).
@@ -143,10 +145,9 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     let mut csv = String::from(
         "step,frames,games,hours,deals,illegal_plays,random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp",
     );
-    if let Some(p) = points.first() {
-        for (k, _) in p.vs_others.iter().enumerate() {
-            csv.push_str(&format!(",other{k}_landlord_wp,other{k}_farmers_wp"));
-        }
+    let widest = points.iter().map(|p| p.vs_others.len()).max().unwrap_or(0);
+    for k in 0..widest {
+        csv.push_str(&format!(",other{k}_landlord_wp,other{k}_farmers_wp"));
     }
     csv.push('\n');
     for p in points {
@@ -166,6 +167,7 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
         for o in &p.vs_others {
             csv.push_str(&format!(",{:.4},{:.4}", o.1, o.2));
         }
+        csv.push_str(&",,".repeat(widest - p.vs_others.len()));
         csv.push('\n');
     }
     let write = |name: &str, text: String| {
@@ -190,8 +192,8 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
 }
 
 /// Renders `RUN/eval/curve.csv` to `curve.png` with the project venv's matplotlib (installed
-/// there on first use).
-pub fn plot(run: &Path) -> Result<PathBuf, EvalError> {
+/// there on first use): the points measured on `deals` deals.
+pub fn plot(run: &Path, deals: usize) -> Result<PathBuf, EvalError> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = root.join(".venv/bin/python");
     let script = root.join("scripts/plot_curve.py");
@@ -214,10 +216,50 @@ pub fn plot(run: &Path) -> Result<PathBuf, EvalError> {
         .arg(&script)
         .arg(&csv)
         .arg(&png)
+        .args(["--deals", &deals.to_string()])
         .output()
         .map_err(|e| EvalError::Plot(e.to_string()))?;
     if !out.status.success() {
         return Err(EvalError::Plot(format!("plotting failed: {}", String::from_utf8_lossy(&out.stderr))));
     }
     Ok(png)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ModelConfig, QNet};
+
+    #[test]
+    fn the_curve_keeps_every_point_ever_measured() {
+        let run = std::env::temp_dir().join(format!("ddz-curve-history-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&run);
+        let model = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+        for step in [10u64, 20, 30] {
+            let meta = run::Meta {
+                format: run::META_FORMAT,
+                step,
+                frames: step * 100,
+                games: step,
+                elapsed_seconds: step as f64,
+                next_game_index: step,
+                pool_steps: vec![],
+                model: model.clone(),
+            };
+            run::save(&run, &QNet::cpu(&model, step), &meta, 10).unwrap();
+        }
+        let deals = crate::game::generate_deals(4, 1);
+        assert_eq!(evaluate_run(&run, &deals[..3], &[], 1, |_| {}).unwrap().len(), 3);
+        // The oldest checkpoint is rotated out; the next evaluation uses another deal set.
+        std::fs::remove_dir_all(run::list(&run).unwrap()[0].clone()).unwrap();
+        assert_eq!(evaluate_run(&run, &deals, &[], 1, |_| {}).unwrap().len(), 2);
+        let csv = std::fs::read_to_string(eval_dir(&run).join("curve.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 1 + 5, "3 points on 3 deals and 2 on 4, none dropped:\n{csv}");
+        assert_eq!(read_curve(&run).unwrap().len(), 5);
+        // Measured points are not played again.
+        let mut replayed = 0;
+        evaluate_run(&run, &deals, &[], 1, |_| replayed += 1).unwrap();
+        assert_eq!(replayed, 0);
+        std::fs::remove_dir_all(&run).unwrap();
+    }
 }

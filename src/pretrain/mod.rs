@@ -25,6 +25,9 @@ pub enum PretrainError {
     NoGames,
     #[error("the logs hold no decision with a choice")]
     NoDecisions,
+    /// A setting no pretraining can use: its name and why.
+    #[error("{key}: {reason}")]
+    Invalid { key: &'static str, reason: String },
     #[error(transparent)]
     Model(#[from] ModelError),
     #[error(transparent)]
@@ -108,6 +111,31 @@ pub struct PretrainConfig {
     pub device: Device,
 }
 
+impl PretrainConfig {
+    /// Checks every setting before any work: the error names the setting.
+    pub fn validate(&self) -> Result<(), PretrainError> {
+        let checks: [(&'static str, bool, &str); 6] = [
+            ("steps", self.steps == 0, "must be at least 1"),
+            ("batch_size", self.batch_size == 0, "must be at least 1"),
+            ("lr", !(self.lr.is_finite() && self.lr > 0.0), "must be a positive finite number"),
+            ("val_share", !(0.0..1.0).contains(&self.val_share), "must be at least 0 and below 1"),
+            ("val_every", self.val_every == 0, "must be at least 1"),
+            ("patience", self.patience == 0, "must be at least 1"),
+        ];
+        if let Some((key, _, why)) = checks.iter().find(|(_, bad, _)| *bad) {
+            let value = match *key {
+                "lr" => self.lr.to_string(),
+                "val_share" => self.val_share.to_string(),
+                _ => String::new(),
+            };
+            let reason = if value.is_empty() { why.to_string() } else { format!("{value} {why}") };
+            return Err(PretrainError::Invalid { key, reason });
+        }
+        self.model.validate()?;
+        Ok(())
+    }
+}
+
 impl Default for PretrainConfig {
     fn default() -> Self {
         PretrainConfig {
@@ -134,6 +162,9 @@ pub struct PretrainSummary {
     pub steps: u64,
     pub best_val_loss: f64,
     pub best_val_top1: f64,
+    /// No game was held out (too few games for `val_share`): the "validation" figures were
+    /// measured on training decisions.
+    pub validated_on_training_data: bool,
     pub final_train_loss: f64,
     pub stopped_early: bool,
     /// Stopped by Ctrl-C or SIGTERM (the best model so far was written).
@@ -228,10 +259,10 @@ pub fn pretrain(
     cfg: &PretrainConfig,
     quiet: bool,
 ) -> Result<PretrainSummary, PretrainError> {
+    cfg.validate()?;
     if games.is_empty() {
         return Err(PretrainError::NoGames);
     }
-    cfg.model.validate()?;
     let io = |e: std::io::Error| PretrainError::Io { path: out.to_path_buf(), reason: e.to_string() };
     std::fs::create_dir_all(out).map_err(io)?;
     // Split by game, then take the decisions (deduplicated across both sets).
@@ -262,6 +293,7 @@ pub fn pretrain(
         steps,
         best_val_loss: best.loss,
         best_val_top1: best.top1,
+        validated_on_training_data: val.is_empty(),
         final_train_loss: last_loss,
         stopped_early,
         interrupted,
@@ -352,4 +384,30 @@ pub fn selfplay_logs(agent: &mut dyn Agent, games: usize, seed: u64, source: &st
         })
         .collect();
     (logs, illegal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_settings_are_named_before_any_work() {
+        let out = std::env::temp_dir().join(format!("ddz-pretrain-settings-{}", std::process::id()));
+        let base = PretrainConfig { device: Device::Cpu, ..Default::default() };
+        let cases = [
+            (PretrainConfig { batch_size: 0, ..base.clone() }, "batch_size"),
+            (PretrainConfig { lr: -1.0, ..base.clone() }, "lr: -1"),
+            (PretrainConfig { lr: f64::NAN, ..base.clone() }, "lr: NaN"),
+            (PretrainConfig { val_share: 2.0, ..base.clone() }, "val_share: 2"),
+            (PretrainConfig { val_share: -1.0, ..base.clone() }, "val_share: -1"),
+            (PretrainConfig { val_share: f64::NAN, ..base.clone() }, "val_share: NaN"),
+            (PretrainConfig { steps: 0, ..base.clone() }, "steps"),
+        ];
+        for (cfg, named) in cases {
+            let e = pretrain(Vec::new(), 0, &out, &cfg, true).unwrap_err();
+            assert!(matches!(e, PretrainError::Invalid { .. }) && e.to_string().starts_with(named), "{e}");
+        }
+        assert!(matches!(pretrain(Vec::new(), 0, &out, &base, true), Err(PretrainError::NoGames)));
+        assert!(!out.exists(), "nothing was written");
+    }
 }
