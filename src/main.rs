@@ -378,7 +378,18 @@ fn train(args: TrainArgs) -> Result<()> {
         runtime::LIBTORCH_VERSION
     );
     let mut evaluation = BackgroundEval::new(&cfg.run.dir, cfg.eval.deals);
-    let s = Trainer::new(cfg, start, false)?.on_checkpoint(move |_| evaluation.checkpoint_written()).run()?;
+    let resume = matches!(start, Start::Resume);
+    let run_dir = cfg.run.dir.clone();
+    let trainer = Trainer::new(cfg, start, false)?;
+    if resume {
+        let (step, frames, games, hours) = trainer.resumes_at();
+        eprintln!(
+            "resuming {} at step {step}, frame {frames}, game {games} ({hours:.2} h trained); this session's budget: {}",
+            run_dir.display(),
+            session_budget(&args.overrides)
+        );
+    }
+    let s = trainer.on_checkpoint(move |_| evaluation.checkpoint_written()).run()?;
     let rate = |w: Option<f64>| w.map_or("-".to_string(), |w| format!("{w:.3}"));
     let vs_rule = match (s.win_rate_vs_rule_landlord, s.win_rate_vs_rule_farmers) {
         (None, None) => String::new(),
@@ -400,6 +411,19 @@ fn train(args: TrainArgs) -> Result<()> {
         s.checkpoint.display()
     );
     Ok(())
+}
+
+/// The budget flags given, for the resume message.
+fn session_budget(o: &Overrides) -> String {
+    let given: Vec<String> = [
+        o.max_frames.map(|v| format!("{v} frames")),
+        o.max_games.map(|v| format!("{v} games")),
+        o.max_seconds.map(|v| format!("{v} s")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if given.is_empty() { "none (until Ctrl-C)".into() } else { given.join(", ") }
 }
 
 fn load_deals(path: Option<&Path>) -> Result<Vec<Deal>> {

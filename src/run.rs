@@ -51,6 +51,10 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
 pub fn config_file(run: &Path) -> PathBuf {
     run.join("config.toml")
 }
+/// One line per training session: when, from where, its budget and command line.
+pub fn sessions_file(run: &Path) -> PathBuf {
+    run.join("sessions.jsonl")
+}
 /// The learning curve's folder.
 pub fn eval_dir(run: &Path) -> PathBuf {
     run.join("eval")

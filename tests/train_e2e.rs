@@ -238,3 +238,31 @@ fn every_kept_checkpoint_keeps_the_pool_snapshots_it_names() {
     assert_eq!(files, named.len(), "snapshots no checkpoint names are deleted");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn resume_takes_no_budget_from_earlier_sessions_and_records_each_session() {
+    let dir = scratch("sessions");
+    let mut cfg = tiny(&dir);
+    cfg.budget.max_games = 100;
+    cfg.budget.max_seconds = 30.0;
+    train::train(cfg, Start::Fresh { init_from: None }, true).unwrap();
+    assert!(checkpoint::list(&dir).unwrap().len() >= 2, "a step-0 checkpoint, then the final one");
+    let mut resumed = train::load_run_config(&dir).unwrap();
+    assert_eq!(resumed.budget, Default::default(), "the first session's budget is not the next one's");
+    resumed.budget.max_games = 200;
+    resumed.run.seed = 9;
+    train::train(resumed, Start::Resume, true).unwrap();
+    let stored = TrainConfig::load(&checkpoint::config_file(&dir)).unwrap();
+    assert_eq!(stored.run.seed, 9, "the seed given on resume is recorded");
+    let sessions: Vec<serde_json::Value> = std::fs::read_to_string(checkpoint::sessions_file(&dir))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[0]["budget"]["max_seconds"], 30.0);
+    assert_eq!((sessions[1]["budget"]["max_games"].as_u64(), sessions[1]["seed"].as_u64()), (Some(200), Some(9)));
+    assert!(sessions[1]["step"].as_u64().unwrap() > 0, "the second session starts where the first ended");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

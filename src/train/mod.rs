@@ -188,7 +188,7 @@ impl Trainer {
         let (games_tx, games_rx) = crossbeam_channel::bounded::<GameMsg>(cfg.learner.queue_games);
         let now = Counters { step: meta.step, frames: meta.frames, games: meta.games };
         Ok(Trainer {
-            monitor: Monitor::new(&run, &cfg.log, &cfg.budget, quiet),
+            monitor: Monitor::new(&run, &cfg.log, &cfg.budget, quiet, (now.frames, now.games)),
             cfg: Arc::new(cfg),
             run,
             learner,
@@ -219,12 +219,47 @@ impl Trainer {
     /// checkpoints.
     pub fn run(mut self) -> Result<TrainSummary, TrainError> {
         crate::runtime::stop_cleanly_on_signals("after a checkpoint");
+        self.record_session()?;
+        if run::list(&self.run)?.is_empty() {
+            self.checkpoint()?; // from now on the run can always be resumed
+        }
         let actors = self.spawn_actors();
         self.session = Instant::now();
         self.last_checkpoint = Instant::now();
         self.last_snapshot = Instant::now();
         let stopped = self.main_loop();
         self.shutdown(stopped, actors)
+    }
+
+    /// Where the run stands when this session starts: learner step, frames, games, and hours
+    /// trained before.
+    pub fn resumes_at(&self) -> (u64, u64, u64, f64) {
+        (self.at_start.step, self.at_start.frames, self.at_start.games, self.elapsed_before / 3600.0)
+    }
+
+    /// Writes the run's configuration as this session uses it (`RUN/config.toml`, without a
+    /// budget: budgets belong to sessions) and appends the session to `RUN/sessions.jsonl`:
+    /// when, from where, its budget and the command line, overrides included.
+    fn record_session(&self) -> Result<(), TrainError> {
+        let io = |path: PathBuf| move |e: std::io::Error| TrainError::Io { path, reason: e.to_string() };
+        let mut stored = (*self.cfg).clone();
+        stored.budget = Default::default();
+        let config = run::config_file(&self.run);
+        std::fs::write(&config, stored.to_toml()).map_err(io(config))?;
+        let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let session = serde_json::json!({
+            "unix_time": since_epoch.as_secs(),
+            "step": self.at_start.step,
+            "frames": self.at_start.frames,
+            "games": self.at_start.games,
+            "budget": self.cfg.budget,
+            "seed": self.cfg.run.seed,
+            "device": self.cfg.run.device,
+            "command_line": std::env::args().collect::<Vec<_>>(),
+        });
+        let path = run::sessions_file(&self.run);
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io(path.clone()))?;
+        std::io::Write::write_all(&mut file, format!("{session}\n").as_bytes()).map_err(io(path))
     }
 
     fn main_loop(&mut self) -> Result<StopReason, TrainError> {
@@ -443,7 +478,6 @@ fn begin(run: &Path, cfg: &TrainConfig, net: &mut QNet, init_from: Option<&Path>
     }
     let io = |path: PathBuf| move |e: std::io::Error| TrainError::Io { path, reason: e.to_string() };
     std::fs::create_dir_all(run::pool_dir(run)).map_err(io(run::pool_dir(run)))?;
-    std::fs::write(run::config_file(run), cfg.to_toml()).map_err(io(run::config_file(run)))?;
     if let Some(path) = init_from {
         crate::model::init_weights_from(net, path)?;
     }
@@ -483,9 +517,11 @@ fn mean_of(v: &[f32]) -> f64 {
     if v.is_empty() { f64::NAN } else { v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64 }
 }
 
-/// The run folder's config, for `--resume`.
+/// The run folder's config, for `--resume`, without a budget: each session's budget is given
+/// for that session (on the command line), never taken from an earlier one.
 pub fn load_run_config(run: &Path) -> Result<TrainConfig, TrainError> {
     let mut cfg = TrainConfig::load(&run::config_file(run))?;
     cfg.run.dir = run.to_path_buf();
+    cfg.budget = Default::default();
     Ok(cfg)
 }

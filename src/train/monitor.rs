@@ -45,7 +45,9 @@ fn rate(q: &VecDeque<bool>) -> Option<f64> {
 }
 
 impl Monitor {
-    pub fn new(run: &Path, log: &LogConfig, budget: &BudgetConfig, quiet: bool) -> Monitor {
+    /// A monitor whose bar counts toward the session's budget from `start` (frames, games so
+    /// far: a resumed run's bar starts where the run stands, with a fresh time estimate).
+    pub fn new(run: &Path, log: &LogConfig, budget: &BudgetConfig, quiet: bool, start: (u64, u64)) -> Monitor {
         let tb = log.tensorboard.then(|| SummaryWriter::new(run.join("tb")));
         let (unit, len) = if budget.max_seconds > 0.0 {
             (BarUnit::Seconds, budget.max_seconds.ceil() as u64)
@@ -71,6 +73,12 @@ impl Monitor {
         if quiet || !std::io::stderr().is_terminal() {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
+        match unit {
+            BarUnit::Frames => bar.set_position(start.0),
+            BarUnit::Games => bar.set_position(start.1),
+            BarUnit::Seconds | BarUnit::Unbounded => {}
+        }
+        bar.reset_eta();
         let window = log.win_rate_window.max(1);
         Monitor {
             tb,
