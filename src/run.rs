@@ -51,6 +51,15 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
 pub fn config_file(run: &Path) -> PathBuf {
     run.join("config.toml")
 }
+/// Writes `text` to `path` through a temporary file and a rename: a crash leaves the old file
+/// or the new one, never half of one.
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), RunError> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
 /// One line per training session: when, from where, its budget and command line.
 pub fn sessions_file(run: &Path) -> PathBuf {
     run.join("sessions.jsonl")
@@ -124,7 +133,7 @@ pub fn prune_pool(run: &Path, live: &[u64]) -> Result<(), RunError> {
 /// Removes what an interrupted write left behind: temporary checkpoint folders and temporary
 /// weights files (their names start with a dot).
 pub fn remove_leftovers(run: &Path) {
-    for dir in [checkpoints_dir(run), pool_dir(run)] {
+    for dir in [run.to_path_buf(), checkpoints_dir(run), pool_dir(run)] {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for entry in entries.filter_map(|e| e.ok()) {
             let name = entry.file_name().to_string_lossy().into_owned();

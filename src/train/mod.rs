@@ -244,8 +244,7 @@ impl Trainer {
         let io = |path: PathBuf| move |e: std::io::Error| TrainError::Io { path, reason: e.to_string() };
         let mut stored = (*self.cfg).clone();
         stored.budget = Default::default();
-        let config = run::config_file(&self.run);
-        std::fs::write(&config, stored.to_toml()).map_err(io(config))?;
+        run::write_atomically(&run::config_file(&self.run), &stored.to_toml())?;
         let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         let session = serde_json::json!({
             "unix_time": since_epoch.as_secs(),
