@@ -1,0 +1,251 @@
+//! Every input path fed hostile input: arbitrary bytes, valid inputs cut, spliced and salted
+//! with hostile tokens (deep nesting, huge and non-finite numbers, control characters, bad
+//! UTF-8). Each path must answer with an error and go on (streams) or name the input (files):
+//! never panic, abort or hang. Bounded and seeded (proptest with a fixed seed), so it runs in
+//! every `scripts/test`.
+
+use ddz::agents::RuleAgent;
+use ddz::game::{Deal, generate_deals};
+use ddz::pretrain::logs::{GameLog, read_logs};
+use ddz::train::config::TrainConfig;
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use std::path::{Path, PathBuf};
+
+const HOSTILE: &[&str] = &[
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "1e309",
+    "-1",
+    "0",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "\"\"",
+    "null",
+    "true",
+    "{}",
+    "[]",
+    "\"pass\"",
+    "\"BBRR\"",
+    "\"3333333333333333333333333333\"",
+    "\\u0000",
+    "\u{0}",
+    "\u{ffff}",
+    "\"landlord\"",
+    "[[0,\"3\"]]",
+    "\n",
+    "\r",
+    "\"",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "#",
+    "=",
+];
+
+/// A hostile variant of `valid`, drawn from `seed`: cut, spliced, salted with hostile tokens,
+/// deeply nested, or bad bytes.
+fn mutate(valid: &[u8], seed: u64) -> Vec<u8> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = valid.to_vec();
+    for _ in 0..rng.random_range(1..4) {
+        let at = rng.random_range(0..=out.len());
+        match rng.random_range(0..6) {
+            0 => out.truncate(at),
+            1 => {
+                let end = rng.random_range(at..=out.len());
+                out.drain(at..end);
+            }
+            2 => {
+                let token = HOSTILE[rng.random_range(0..HOSTILE.len())].as_bytes();
+                out.splice(at..at, token.iter().copied());
+            }
+            3 => {
+                let depth = rng.random_range(100..5000);
+                let nest = [vec![b'['; depth], vec![b']'; depth]].concat();
+                out.splice(at..at, nest);
+            }
+            4 => {
+                let bytes: Vec<u8> = (0..rng.random_range(1..8)).map(|_| rng.random::<u8>()).collect();
+                out.splice(at..at, bytes);
+            }
+            _ => {
+                let from = rng.random_range(0..=out.len());
+                let piece: Vec<u8> = out[from..(from + 40).min(out.len())].to_vec();
+                out.splice(at..at, piece);
+            }
+        }
+    }
+    out
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 1000,
+        rng_seed: RngSeed::Fixed(0xF022),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ddz-fuzz-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn native_requests() -> Vec<String> {
+    vec![
+        r#"{"seat":"landlord","hand":"33344567789TJQKA22BR","bottom":"3BR","history":[]}"#.into(),
+        r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"]]}"#.into(),
+    ]
+}
+
+fn botzone_request(deal: &Deal) -> String {
+    let ids = |cards: ddz::cards::CardSet| cards.iter().map(|c| c.id() as u32).collect::<Vec<u32>>();
+    let request = serde_json::json!({"own": ids(deal.hands[0].union(deal.bottom)), "history": [[], []],
+        "publiccard": ids(deal.bottom)});
+    serde_json::json!({"requests": [request], "responses": []}).to_string()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Both bot protocols as a stream: one reply per non-empty line, whatever the bytes.
+    #[test]
+    fn bot_streams_answer_every_line(seed in any::<u64>(), which in 0usize..3) {
+        let deal = &generate_deals(1, seed % 7)[0];
+        let valid = if which < 2 { native_requests()[which].clone() } else { botzone_request(deal) };
+        let line = mutate(valid.as_bytes(), seed);
+        let input = [valid.as_bytes(), b"\n", &line, b"\n", valid.as_bytes(), b"\n"].concat();
+        let protocol = if which < 2 { ddz::bot::Protocol::Native } else { ddz::bot::Protocol::Botzone };
+        let mut out = Vec::new();
+        ddz::bot::serve(&mut RuleAgent::new(), protocol, &input[..], &mut out).unwrap();
+        let replies = String::from_utf8(out).unwrap();
+        let answers = replies.lines().filter(|l| l.starts_with('{')).count();
+        let lines = ddz::lines::split_lines(&input).filter(|l| l.text.as_ref().map_or(true, |t| !t.trim().is_empty())).count();
+        prop_assert_eq!(answers, lines, "{}", replies);
+    }
+
+    #[test]
+    fn moves_answers_or_names_the_error(seed in any::<u64>()) {
+        let line = mutate(br#"{"hand":"3455778899KAA22R","rival":"77"}"#, seed);
+        let mut out = Vec::new();
+        ddz::moves::serve(&[&line[..], b"\n{\"hand\":\"33\"}\n"].concat()[..], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        prop_assert!(text.trim_end().ends_with(r#"{"legal":["3","33"]}"#), "the stream goes on: {}", text);
+    }
+
+    #[test]
+    fn deal_and_log_files_name_the_bad_line(seed in any::<u64>()) {
+        let dir = scratch("files");
+        let deal = &generate_deals(1, seed % 5)[0];
+        let deals = dir.join(format!("deals-{seed}.jsonl"));
+        std::fs::write(&deals, [deal.to_json().as_bytes(), b"\n", &mutate(deal.to_json().as_bytes(), seed)].concat()).unwrap();
+        if let Err(e) = ddz::game::read_deals(&deals) {
+            prop_assert!(e.to_string().contains(&deals.display().to_string()), "{}", e);
+        }
+        let log = logs_line();
+        let logs = dir.join(format!("logs-{seed}.jsonl"));
+        std::fs::write(&logs, [&mutate(log.as_bytes(), seed)[..], b"\n", log.as_bytes(), b"\n"].concat()).unwrap();
+        match read_logs(&logs, true) {
+            Ok((good, _)) => prop_assert!(!good.is_empty(), "the good line after the bad one is read"),
+            Err(e) => prop_assert!(e.file == logs, "{}", e),
+        }
+        std::fs::remove_file(&deals).unwrap();
+        std::fs::remove_file(&logs).unwrap();
+    }
+
+    #[test]
+    fn imports_name_the_bad_file(seed in any::<u64>()) {
+        let dir = scratch("import");
+        let replay = br#"{"initHands":["S3 H3 D3 C3 S4 H4 D4 C4 S5 H5 D5 C5 S6 H6 D6 C6 S7 H7 D7 C7","S8 H8 D8 C8 S9 H9 D9 C9 ST HT DT CT SJ HJ DJ CJ SQ","HQ DQ CQ SK HK DK CK SA HA DA CA S2 H2 D2 C2 BJ RJ"],"playerInfo":[{"index":0,"role":"landlord"},{"index":1,"role":"peasant"},{"index":2,"role":"peasant"}],"moveHistory":[{"playerIdx":0,"move":"S3 H3 D3 C3"},{"playerIdx":1,"move":"P"}]}"#;
+        let file = dir.join(format!("replay-{seed}.json"));
+        std::fs::write(&file, mutate(replay, seed)).unwrap();
+        let (good, bad) = ddz::pretrain::logs::import_files(std::slice::from_ref(&file), true).unwrap();
+        prop_assert_eq!(good.len() + bad.len(), 1);
+        if let Some(e) = bad.first() {
+            prop_assert!(e.file == file, "{}", e);
+        }
+        std::fs::remove_file(&file).unwrap();
+    }
+
+    #[test]
+    fn configs_parse_or_name_the_problem(seed in any::<u64>()) {
+        let shipped = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dmc.toml")).unwrap();
+        let text = String::from_utf8_lossy(&mutate(&shipped, seed)).into_owned();
+        if let Err(e) = TrainConfig::parse(&text, Path::new("fuzzed.toml")) {
+            prop_assert!(e.to_string().contains("fuzzed.toml"), "{}", e);
+        }
+    }
+
+    #[test]
+    fn meta_and_weights_files_load_or_name_the_file(seed in any::<u64>()) {
+        let (dir, valid_meta, valid_weights) = checkpoint_files();
+        let ck = dir.join(format!("ck-{seed}"));
+        std::fs::create_dir_all(&ck).unwrap();
+        std::fs::write(ck.join("meta.json"), mutate(&valid_meta, seed)).unwrap();
+        if let Err(e) = ddz::run::read_meta(&ck) {
+            prop_assert!(e.to_string().contains("meta.json"), "{}", e);
+        }
+        let weights = ck.join("model.safetensors");
+        std::fs::write(&weights, mutate_weights(&valid_weights, seed)).unwrap();
+        if let Err(e) = ddz::model::load_network(&weights) {
+            prop_assert!(e.to_string().contains("model.safetensors"), "{}", e);
+        }
+        std::fs::remove_dir_all(&ck).unwrap();
+    }
+}
+
+/// One game of our log format.
+fn logs_line() -> String {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rule_selfplay_2000.jsonl"))
+            .unwrap();
+    let log: GameLog = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    serde_json::to_string(&log).unwrap()
+}
+
+/// A real checkpoint's meta.json and weights file, written once.
+fn checkpoint_files() -> (PathBuf, Vec<u8>, Vec<u8>) {
+    static FILES: std::sync::OnceLock<(PathBuf, Vec<u8>, Vec<u8>)> = std::sync::OnceLock::new();
+    FILES
+        .get_or_init(|| {
+            let dir = scratch("checkpoint");
+            let model = ddz::model::ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+            let meta = ddz::run::Meta {
+                format: ddz::run::META_FORMAT,
+                step: 3,
+                frames: 300,
+                games: 9,
+                elapsed_seconds: 1.5,
+                next_game_index: 9,
+                pool_steps: vec![0],
+                model: model.clone(),
+            };
+            let saved = ddz::run::save(&dir, &ddz::model::QNet::cpu(&model, 1), &meta, 1).unwrap();
+            let read = |name: &str| std::fs::read(saved.join(name)).unwrap();
+            (dir, read("meta.json"), read("model.safetensors"))
+        })
+        .clone()
+}
+
+/// A weights file with its header or data changed: a mutated header (shapes, offsets, dtypes
+/// and lengths are in it) more often than raw bytes.
+fn mutate_weights(valid: &[u8], seed: u64) -> Vec<u8> {
+    let n = u64::from_le_bytes(valid[..8].try_into().unwrap()) as usize;
+    let (header, data) = (&valid[8..8 + n], &valid[8 + n..]);
+    if seed.is_multiple_of(3) {
+        return mutate(valid, seed);
+    }
+    let header = mutate(header, seed);
+    let length = if seed % 3 == 1 { header.len() as u64 } else { SmallRng::seed_from_u64(seed).random::<u64>() };
+    [&length.to_le_bytes()[..], &header, data].concat()
+}
