@@ -14,7 +14,7 @@
 use crate::agents::{Agent, decide};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
-use crate::lines::{Line, read_lines};
+use crate::lines::{Line, brief, read_lines};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
@@ -359,7 +359,7 @@ fn reply(agent: &mut dyn Agent, protocol: Protocol, session: &mut BotzoneSession
         Protocol::Native => answer_native(agent, line).map(|play| serde_json::json!({ "play": play })),
         Protocol::Botzone => session.answer(agent, line).map(|ids| serde_json::json!({ "response": ids })),
     };
-    answer.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+    answer.unwrap_or_else(|e| serde_json::json!({ "error": brief(&e.to_string()) }))
 }
 
 /// Serves requests until end of input; a bad line (bad bytes included) gets `{"error": …}`
@@ -374,7 +374,9 @@ pub fn serve(
     for line in read_lines(input) {
         let Line { number, text } = line?;
         let reply = match text {
-            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) if text.trim().is_empty() => {
+                serde_json::json!({ "error": format!("line {number}: empty request") })
+            }
             Ok(text) => reply(agent, protocol, &mut session, &text),
             Err(e) => serde_json::json!({ "error": format!("line {number}: {e}") }),
         };

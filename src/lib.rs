@@ -6,8 +6,8 @@
 //! - `encode`: game facts to features.
 //! - `runtime`, `model`: the only modules that know tch (devices and threads; networks, their
 //!   updates and their files).
-//! - `agents`: the `Agent` trait, the agents, agents by name, and the one game loop.
 //! - `run`: the run folder that training writes and evaluation reads.
+//! - `agents`: the `Agent` trait, the agents, agents by name, and the one game loop.
 //! - `train`, `eval`, `pretrain`, and the tools `bot`, `moves`, `replay`: none uses another.
 //! - `bench`: times the engine and the trainer.
 

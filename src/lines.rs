@@ -38,6 +38,16 @@ pub fn split_lines(bytes: &[u8]) -> impl Iterator<Item = Line> + '_ {
     lines.into_iter().flatten().enumerate().map(|(i, b)| decode(i + 1, b.to_vec()))
 }
 
+/// An error reply's text: at most 300 characters, so that a huge bad request is not echoed
+/// back whole.
+pub fn brief(reason: &str) -> String {
+    const MOST: usize = 300;
+    match reason.char_indices().nth(MOST) {
+        None => reason.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &reason[..cut], reason.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +65,8 @@ mod tests {
         }
         assert_eq!(split_lines(b"").count(), 0);
         assert_eq!(split_lines(b"a\n").count(), 1);
+        let long = "x".repeat(1 << 20);
+        assert!(brief(&long).len() < 400 && brief(&long).ends_with("(1048576 bytes in all)"));
+        assert_eq!(brief("short"), "short");
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::cards::Counts;
 use crate::game::{Play, legal_plays_vec};
-use crate::lines::{Line, read_lines};
+use crate::lines::{Line, brief, read_lines};
 use serde::Deserialize;
 use std::io::{BufRead, Write};
 
@@ -47,14 +47,16 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<usi
     let mut errors = 0;
     for line in read_lines(input) {
         let Line { number, text } = line?;
-        if text.as_ref().is_ok_and(|t| t.trim().is_empty()) {
-            continue;
-        }
-        let reply = match text.map_err(|e| e.to_string()).and_then(|t| answer(&t).map_err(|e| e.to_string())) {
+        let answered = match text {
+            Ok(t) if t.trim().is_empty() => Err("empty request".to_string()),
+            Ok(t) => answer(&t).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let reply = match answered {
             Ok(legal) => serde_json::json!({ "legal": legal }),
             Err(e) => {
                 errors += 1;
-                serde_json::json!({ "error": format!("line {number}: {e}") })
+                serde_json::json!({ "error": format!("line {number}: {}", brief(&e)) })
             }
         };
         writeln!(output, "{reply}")?;
@@ -73,13 +75,17 @@ mod tests {
         assert!(answer(r#"{"hand":"34x"}"#).unwrap_err().to_string().contains("unknown card"));
         assert!(answer(r#"{"hand":"3","rival":"34"}"#).unwrap_err().to_string().contains("not a valid play"));
         let mut out = Vec::new();
-        let errors = serve(&b"{\"hand\":\"33\"}\nnot json\n\xff\n{\"hand\":\"3\"}\n"[..], &mut out).unwrap();
-        assert_eq!(errors, 2);
+        let errors = serve(&b"{\"hand\":\"33\"}\nnot json\n\xff\n{\"hand\":\"3\"}\n\n"[..], &mut out).unwrap();
+        assert_eq!(errors, 3);
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "{\"legal\":[\"3\",\"33\"]}");
         assert!(lines[1].starts_with("{\"error\":\"line 2: bad request"), "{text}");
         assert!(lines[2].starts_with("{\"error\":\"line 3: not UTF-8"), "bad bytes are one bad line: {text}");
         assert_eq!(lines[3], "{\"legal\":[\"3\"]}", "and the stream goes on");
+        assert_eq!(lines[4], "{\"error\":\"line 5: empty request\"}", "an empty line is answered too");
+        let mut out = Vec::new();
+        serve(format!("{{\"hand\":\"{}\"}}\n", "x".repeat(1 << 20)).as_bytes(), &mut out).unwrap();
+        assert!(out.len() < 1000, "a huge bad request is not echoed whole");
     }
 }

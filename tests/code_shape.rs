@@ -41,8 +41,8 @@ const LAYERS: &[&[&str]] = &[
     &["cards", "game"],
     &["encode"],
     &["runtime", "model"],
-    &["agents"],
     &["run"],
+    &["agents"],
     &["train", "eval", "pretrain", "bot", "moves", "replay"],
     &["bench"],
 ];

@@ -79,6 +79,9 @@ fn tiny_run_learns_to_beat_random_and_resumes() {
     assert!(after.next_game_index > before.next_game_index);
     assert!(!after.pool_steps.is_empty());
     assert!(checkpoint::list(&dir).unwrap().len() <= 3);
+    // A run folder names its newest checkpoint.
+    let spec: AgentSpec = format!("checkpoint:{}", dir.display()).parse().unwrap();
+    assert!(spec.build().is_ok());
 
     // A fresh run refuses a folder that holds one.
     let again = train::train(tiny(&dir), Start::Fresh { init_from: None }, true);

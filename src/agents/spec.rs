@@ -1,5 +1,6 @@
 //! Agents by name, as the command line and reports name them: `random`, `rule` or
-//! `checkpoint:PATH` (a checkpoint folder or a `.safetensors` file).
+//! `checkpoint:PATH` (a checkpoint folder, a `.safetensors` file, or a run folder: its newest
+//! checkpoint).
 
 use super::{Agent, ModelAgent, RandomAgent, RuleAgent};
 use crate::model::WeightsError;
@@ -18,6 +19,8 @@ pub enum AgentError {
     Unknown(String),
     #[error(transparent)]
     Weights(#[from] WeightsError),
+    #[error(transparent)]
+    Run(#[from] crate::run::RunError),
 }
 
 impl std::str::FromStr for AgentSpec {
@@ -51,7 +54,9 @@ impl AgentSpec {
             AgentSpec::Random => Box::new(RandomAgent::new(0)),
             AgentSpec::Rule => Box::new(RuleAgent::new()),
             AgentSpec::Checkpoint(p) => {
-                let net = crate::model::load_network(p)?;
+                // A run folder stands for its newest checkpoint.
+                let path = if crate::run::checkpoints_dir(p).is_dir() { crate::run::latest(p)? } else { p.clone() };
+                let net = crate::model::load_network(&path)?;
                 Box::new(ModelAgent::new(net, self.to_string()))
             }
         })

@@ -131,7 +131,7 @@ impl fmt::Display for Action {
 pub enum GameError {
     #[error("chance_outcomes() called at a {0:?} node, which is not a chance node")]
     NotChanceNode(Phase),
-    #[error("illegal action {action} for player {player:?} in phase {phase:?}: {reason}")]
+    #[error("illegal action {action} {} in phase {phase:?}: {reason}", player.map_or("at a chance node".into(), |p| format!("for player {p}")))]
     Illegal { action: String, player: Option<u8>, phase: Phase, reason: String },
     #[error("the game is over")]
     Terminal,
@@ -679,7 +679,8 @@ mod tests {
         let mut s = new_initial_state();
         s.deal_random(&mut rng);
         let before = s.to_json();
-        assert!(s.apply_action(Action::Play(ActionId::PASS)).is_err(), "the leader cannot pass");
+        let e = s.apply_action(Action::Play(ActionId::PASS)).unwrap_err().to_string();
+        assert!(e.contains("for player 0") && !e.contains("Some("), "the leader cannot pass: {e}");
         assert!(s.apply_action(Action::Bid(1)).is_err());
         let missing = (0..15u8).find(|&r| s.hand(0).get(r) == 0).unwrap();
         let play = Play::parse(&crate::cards::rank_char(missing).to_string()).unwrap();
