@@ -448,7 +448,9 @@ fn eval(args: EvalArgs) -> Result<()> {
         (illegal, league.markdown(), serde_json::to_value(&league)?)
     } else {
         let (a, b) = (args.a.as_ref().expect("clap requires --a"), args.b.as_ref().expect("clap requires --b"));
-        let report = ddz::eval::evaluate(a, b, &deals, threads)?;
+        let progress = ddz::eval::progress_bar(2 * deals.len() as u64);
+        let report = ddz::eval::evaluate(a, b, &deals, threads, &progress)?;
+        progress.finish_and_clear();
         (report.illegal_plays(), report.markdown(), serde_json::to_value(&report)?)
     };
     println!("{markdown}");

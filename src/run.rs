@@ -189,3 +189,33 @@ pub fn read_meta(dir: &Path) -> Result<Meta, RunError> {
 pub fn latest(run: &Path) -> Result<PathBuf, RunError> {
     list(run)?.pop().ok_or_else(|| RunError::None(checkpoints_dir(run)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leftovers_of_interrupted_writes_are_removed_and_nothing_else() {
+        let run = std::env::temp_dir().join(format!("ddz-leftovers-{}", std::process::id()));
+        let keep = [checkpoints_dir(&run).join("step-000000001"), pool_file(&run, 1), config_file(&run)];
+        let stale = [
+            checkpoints_dir(&run).join(".tmp-step-000000002-99"),
+            checkpoints_dir(&run).join(".old-step-000000001-99"),
+            pool_dir(&run).join(".step-000000002.tmp-99.safetensors"),
+            run.join(".config.toml.tmp-99"),
+        ];
+        for dir in [&keep[0], &stale[0], &stale[1]] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        for file in [&keep[1], &keep[2], &stale[2], &stale[3]] {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, b"x").unwrap();
+        }
+        remove_leftovers(&run);
+        assert!(keep.iter().all(|p| p.exists()) && stale.iter().all(|p| !p.exists()));
+        write_atomically(&config_file(&run), "y").unwrap();
+        assert_eq!(std::fs::read_to_string(config_file(&run)).unwrap(), "y");
+        assert_eq!(std::fs::read_dir(&run).unwrap().count(), 3, "no temporary file is left");
+        std::fs::remove_dir_all(&run).unwrap();
+    }
+}

@@ -112,10 +112,10 @@ fn sigterm_at_random_moments_ends_each_session_with_a_fresh_checkpoint() {
     let run = dir.join("run");
     let mut rng = SmallRng::seed_from_u64(11302026);
     let mut before: Option<run::Meta> = None;
-    for session in 0..8 {
+    for session in 0..50 {
         let mut child = start(&dir);
         wait_for_session(&run, session, &mut child);
-        std::thread::sleep(Duration::from_millis(rng.random_range(0..2000)));
+        std::thread::sleep(Duration::from_millis(rng.random_range(0..1000)));
         signal(&child, "-TERM");
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "session {session}: {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));

@@ -6,6 +6,7 @@ use super::{EvalError, evaluate};
 use crate::agents::AgentSpec;
 use crate::game::{Deal, default_deals};
 use crate::run::{self, eval_dir};
+use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -80,12 +81,13 @@ fn evaluate_checkpoint(
     threads: usize,
 ) -> Result<CurvePoint, EvalError> {
     let me = AgentSpec::Checkpoint(dir.to_path_buf());
-    let random = evaluate(&me, &AgentSpec::Random, deals, threads)?;
-    let rule = evaluate(&me, &AgentSpec::Rule, deals, threads)?;
+    let hidden = ProgressBar::hidden(); // evaluate_run reports each checkpoint instead
+    let random = evaluate(&me, &AgentSpec::Random, deals, threads, &hidden)?;
+    let rule = evaluate(&me, &AgentSpec::Rule, deals, threads, &hidden)?;
     let mut vs_others = Vec::new();
     let mut illegal = random.illegal_plays() + rule.illegal_plays();
     for o in others {
-        let m = evaluate(&me, o, deals, threads)?;
+        let m = evaluate(&me, o, deals, threads, &hidden)?;
         illegal += m.illegal_plays();
         vs_others.push((o.to_string(), m.a_as_landlord.wp.mean, m.a_as_farmers.wp.mean));
     }

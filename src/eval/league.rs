@@ -22,12 +22,13 @@ pub fn round_robin(agents: &[AgentSpec], deals: &[Deal], threads: usize) -> Resu
     if n < 2 {
         return Err(EvalError::LeagueTooSmall);
     }
+    let progress = super::progress_bar((n * (n - 1) * deals.len()) as u64);
     let mut wp = vec![vec![f64::NAN; n]; n];
     let mut adp = vec![vec![f64::NAN; n]; n];
     let mut matches = Vec::new();
     for i in 0..n {
         for j in i + 1..n {
-            let m = evaluate(&agents[i], &agents[j], deals, threads)?;
+            let m = evaluate(&agents[i], &agents[j], deals, threads, &progress)?;
             wp[i][j] = m.overall.wp.mean;
             wp[j][i] = 1.0 - m.overall.wp.mean;
             adp[i][j] = m.overall.adp.mean;
@@ -36,6 +37,7 @@ pub fn round_robin(agents: &[AgentSpec], deals: &[Deal], threads: usize) -> Resu
         }
     }
     let rating = bradley_terry(&wp);
+    progress.finish_and_clear();
     Ok(League { agents: agents.iter().map(|a| a.to_string()).collect(), wp, adp, rating, matches })
 }
 

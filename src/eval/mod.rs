@@ -11,7 +11,9 @@ pub mod league;
 
 use crate::agents::{Agent, AgentError, AgentSpec, Sides, play_out};
 use crate::game::{Deal, GameConfig, Scoring, State};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
+use std::io::IsTerminal;
 use std::time::Instant;
 
 #[derive(Debug, thiserror::Error)]
@@ -111,9 +113,27 @@ fn summarise(outcomes: &[(GameOutcome, bool)]) -> SeatingResult {
     }
 }
 
-/// A against B on every deal, both seatings, on all cores. Agents are built once per thread and
-/// reset per deal, so the results do not depend on the number of threads.
-pub fn evaluate(a: &AgentSpec, b: &AgentSpec, deals: &[Deal], threads: usize) -> Result<MatchReport, EvalError> {
+/// A progress bar over `games` games for a terminal (hidden when stderr is not one).
+pub fn progress_bar(games: u64) -> ProgressBar {
+    let bar = ProgressBar::new(games);
+    let style = ProgressStyle::with_template("{bar:30} {pos}/{len} games ({eta} left)").expect("a valid template");
+    bar.set_style(style);
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar
+}
+
+/// A against B on every deal, both seatings, on all cores; `progress` counts the games
+/// (`ProgressBar::hidden()` for none). Agents are built once per thread and reset per deal, so
+/// the results do not depend on the number of threads.
+pub fn evaluate(
+    a: &AgentSpec,
+    b: &AgentSpec,
+    deals: &[Deal],
+    threads: usize,
+    progress: &ProgressBar,
+) -> Result<MatchReport, EvalError> {
     if deals.is_empty() {
         return Err(EvalError::NoDeals);
     }
@@ -124,7 +144,7 @@ pub fn evaluate(a: &AgentSpec, b: &AgentSpec, deals: &[Deal], threads: usize) ->
         let handles: Vec<_> = deals
             .chunks(chunk)
             .enumerate()
-            .map(|(c, part)| scope.spawn(move || play_chunk(a, b, part, (c * chunk) as u64)))
+            .map(|(c, part)| scope.spawn(move || play_chunk(a, b, part, (c * chunk) as u64, progress)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or(Err(EvalError::Panicked))).collect()
     });
@@ -157,6 +177,7 @@ fn play_chunk(
     b: &AgentSpec,
     part: &[Deal],
     first: u64,
+    progress: &ProgressBar,
 ) -> Result<Vec<(GameOutcome, GameOutcome)>, EvalError> {
     crate::runtime::configure_threads(1);
     let mut agent_a = a.build()?;
@@ -168,7 +189,9 @@ fn play_chunk(
         let as_landlord = play_deal(deal, agent_a.as_mut(), agent_b.as_mut());
         agent_a.reset(seed * 2 + 1);
         agent_b.reset(seed * 2);
-        (as_landlord, play_deal(deal, agent_b.as_mut(), agent_a.as_mut()))
+        let as_farmers = play_deal(deal, agent_b.as_mut(), agent_a.as_mut());
+        progress.inc(2);
+        (as_landlord, as_farmers)
     });
     Ok(games.collect())
 }
@@ -220,11 +243,14 @@ mod tests {
     #[test]
     fn results_do_not_depend_on_threads() {
         let deals = generate_deals(40, 3);
-        let one = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 1).unwrap();
-        let three = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 3).unwrap();
+        let one = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 1, &ProgressBar::hidden()).unwrap();
+        let three = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 3, &ProgressBar::hidden()).unwrap();
         assert_eq!(one.overall.wp.mean, three.overall.wp.mean);
         assert_eq!(one.overall.adp.mean, three.overall.adp.mean);
         assert_eq!(one.overall.games, 80);
-        assert!(matches!(evaluate(&AgentSpec::Rule, &AgentSpec::Random, &[], 1), Err(EvalError::NoDeals)));
+        assert!(matches!(
+            evaluate(&AgentSpec::Rule, &AgentSpec::Random, &[], 1, &ProgressBar::hidden()),
+            Err(EvalError::NoDeals)
+        ));
     }
 }
