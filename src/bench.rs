@@ -259,8 +259,90 @@ pub fn bench_train(
     })
 }
 
+/// Solver speed at one size: positions with `cards` cards left in all (or the nearest fewer).
+#[derive(Debug, Clone, Serialize)]
+pub struct SolveSize {
+    pub cards: u32,
+    pub positions: usize,
+    /// Positions solved within the node budget; the others count as unsolved.
+    pub solved: usize,
+    pub median_ms: f64,
+    pub p90_ms: f64,
+    pub median_nodes: f64,
+    /// All nodes over all solving time.
+    pub nodes_per_s: f64,
+}
+
+/// Open-hand positions from rule self-play games: for each game, the first decision at which at
+/// most `cards` cards are left in all three hands.
+pub fn solver_positions(cards: u32, n: usize, seed: u64) -> Vec<crate::search::Position> {
+    let mut rule = crate::agents::RuleAgent::new();
+    let mut out = Vec::new();
+    for deal in crate::game::generate_deals(n * 100, seed ^ cards as u64) {
+        let mut state = State::new(GameConfig::default());
+        state.deal_hands(deal.hands, deal.bottom).expect("a generated deal");
+        let mut found = None;
+        play_out(&mut state, &mut Everyone(&mut rule), |_, s, _, _| {
+            let left: u32 = (0..3).map(|seat| s.hand(seat).len()).sum();
+            if found.is_none() && left <= cards {
+                found = crate::search::Position::of_state(s);
+            }
+        });
+        out.extend(found);
+        if out.len() == n {
+            break;
+        }
+    }
+    out
+}
+
+/// The exact solver on one core, from scratch for each position (a fresh table), at each size.
+pub fn bench_solve(sizes: &[u32], n: usize, seed: u64, max_nodes: u64) -> Vec<SolveSize> {
+    sizes
+        .iter()
+        .map(|&cards| {
+            let positions = solver_positions(cards, n, seed);
+            let (mut ms, mut nodes, mut total_nodes, mut total_s) = (Vec::new(), Vec::new(), 0u64, 0.0);
+            for pos in &positions {
+                let mut solver = crate::search::Solver::new();
+                let start = Instant::now();
+                let solved = solver.solve_within(pos, max_nodes);
+                let seconds = start.elapsed().as_secs_f64();
+                if let Some(s) = solved {
+                    ms.push(seconds * 1000.0);
+                    nodes.push(s.nodes as f64);
+                    total_nodes += s.nodes;
+                    total_s += seconds;
+                }
+            }
+            let p90 = |mut v: Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v.get(((v.len() as f64 * 0.9).ceil() as usize).saturating_sub(1)).copied().unwrap_or(f64::NAN)
+            };
+            SolveSize {
+                cards,
+                positions: positions.len(),
+                solved: ms.len(),
+                median_ms: if ms.is_empty() { f64::NAN } else { median(ms.clone()) },
+                p90_ms: p90(ms),
+                median_nodes: if nodes.is_empty() { f64::NAN } else { median(nodes) },
+                nodes_per_s: total_nodes as f64 / total_s.max(1e-9),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn solver_positions_come_from_real_games() {
+        let positions = super::solver_positions(10, 5, 1);
+        assert_eq!(positions.len(), 5);
+        assert!(positions.iter().all(|p| p.hands.iter().map(|h| h.len()).sum::<u32>() <= 10));
+        let sizes = super::bench_solve(&[8], 3, 1, 0);
+        assert_eq!((sizes[0].positions, sizes[0].solved), (3, 3));
+    }
+
     #[test]
     fn median_of_odd_and_even() {
         assert_eq!(super::median(vec![3.0, 1.0, 2.0]), 2.0);

@@ -3,12 +3,14 @@
 //! Layers, each using only the ones listed before it:
 //! - `lines`: input decoded line by line (bad bytes make one bad line).
 //! - `cards`, `game`: the engine (plays, move generation, the state, fixed deals); no tensors.
+//! - `search`: search over the game tree (the exact open-hand solver).
 //! - `encode`: game facts to features.
 //! - `runtime`, `model`: the only modules that know tch (devices and threads; networks, their
 //!   updates and their files).
 //! - `run`: the run folder that training writes and evaluation reads.
 //! - `agents`: the `Agent` trait, the agents, agents by name, and the one game loop.
-//! - `train`, `eval`, `pretrain`, and the tools `bot`, `moves`, `replay`: none uses another.
+//! - `train`, `eval`, `pretrain`, and the tools `bot`, `moves`, `solve`, `replay`: none uses
+//!   another.
 //! - `bench`: times the engine and the trainer.
 
 pub mod agents;
@@ -25,4 +27,6 @@ pub mod pretrain;
 pub mod replay;
 pub mod run;
 pub mod runtime;
+pub mod search;
+pub mod solve;
 pub mod train;

@@ -74,6 +74,16 @@ enum Command {
     /// Legal plays over JSON lines: reads {"hand":"…","rival":"…"} per line on stdin and writes
     /// {"legal":[…]} (or {"error":"…"}) per line on stdout.
     Moves,
+    /// The exact open-hand solver over JSON lines: reads
+    /// {"hands":{"landlord":"…","landlord_down":"…","landlord_up":"…"},"to_move":"landlord",
+    /// "rival":{"seat":"landlord_up","play":"33"}} per line (rival left out when leading; two
+    /// hands for a two-player puzzle) and writes {"value":1|-1,"winning_plays":[…],"line":[…],
+    /// "nodes":N,"ms":T} (value 1: the side to move wins), or {"error":"…"}.
+    Solve {
+        /// Give up on a position after this many nodes (an error line); 0 = never.
+        #[arg(long, default_value_t = 200_000_000)]
+        max_nodes: u64,
+    },
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -239,6 +249,22 @@ enum BenchWhat {
         #[arg(long)]
         reference: bool,
     },
+    /// The exact solver on one core: positions from rule self-play games at 10, 15, 20, 25 and 30
+    /// cards left in all; median and 90th-percentile time, nodes/s.
+    Solve {
+        /// Positions per size.
+        #[arg(long, default_value_t = 30)]
+        positions: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Give up on a position after this many nodes (counted as unsolved); 0 = never.
+        #[arg(long, default_value_t = 20_000_000)]
+        max_nodes: u64,
+        #[arg(long, value_delimiter = ',', default_value = "10,15,20,25,30")]
+        cards: Vec<u32>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Single-threaded random self-play (deal to end, move generation included) and move
     /// generation on 20-card leads; medians of several runs.
     Engine {
@@ -313,6 +339,14 @@ fn main() -> Result<()> {
             eprintln!("wrote {n} deals (seed {seed}) to {}", out.display());
             Ok(())
         }
+        Command::Solve { max_nodes } => {
+            let errors = ddz::solve::serve(std::io::stdin().lock(), std::io::stdout().lock(), max_nodes)
+                .context("reading stdin")?;
+            if errors > 0 && !std::io::stdout().is_terminal() {
+                eprintln!("ddz solve: {errors} line(s) had errors (answered with {{\"error\":…}})");
+            }
+            Ok(())
+        }
         Command::Moves => {
             let errors = moves::serve(std::io::stdin().lock(), std::io::stdout().lock()).context("reading stdin")?;
             if errors > 0 && !std::io::stdout().is_terminal() {
@@ -322,6 +356,9 @@ fn main() -> Result<()> {
         }
         Command::Bench { what: BenchWhat::Train { config, seconds, runs, json, reference } } => {
             bench_train(&config, seconds, runs, json, reference)
+        }
+        Command::Bench { what: BenchWhat::Solve { positions, seed, max_nodes, cards, json } } => {
+            bench_solve(&cards, positions, seed, max_nodes, json)
         }
         Command::Bench { what: BenchWhat::Engine { seconds, runs, seed, json, reference } } => {
             bench_engine(seconds, runs, seed, json, reference)
@@ -596,6 +633,26 @@ fn bench_train(config: &Path, seconds: f64, runs: usize, json: bool, reference: 
         let theirs: Vec<f64> = report.douzero_frames_per_s_runs.iter().map(|r| r.round()).collect();
         println!(
             "DouZero (CPU, 2 actors, OMP_NUM_THREADS=1) per run: {theirs:?} frames/s; speed-up, median of per-run ratios: {x:.1}×"
+        );
+    }
+    Ok(())
+}
+
+fn bench_solve(cards: &[u32], positions: usize, seed: u64, max_nodes: u64, json: bool) -> Result<()> {
+    let sizes = bench::bench_solve(cards, positions, seed, max_nodes);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&sizes)?);
+        return Ok(());
+    }
+    println!("exact solver, one core, a fresh table per position (positions from rule self-play, seed {seed})");
+    println!(
+        "{:>6} {:>9} {:>7} {:>11} {:>11} {:>13} {:>12}",
+        "cards", "positions", "solved", "median ms", "p90 ms", "median nodes", "nodes/s"
+    );
+    for s in &sizes {
+        println!(
+            "{:>6} {:>9} {:>7} {:>11.2} {:>11.2} {:>13.0} {:>12.0}",
+            s.cards, s.positions, s.solved, s.median_ms, s.p90_ms, s.median_nodes, s.nodes_per_s
         );
     }
     Ok(())

@@ -39,11 +39,12 @@ fn module_of(path: &str) -> &str {
 const LAYERS: &[&[&str]] = &[
     &["lines"],
     &["cards", "game"],
+    &["search"],
     &["encode"],
     &["runtime", "model"],
     &["run"],
     &["agents"],
-    &["train", "eval", "pretrain", "bot", "moves", "replay"],
+    &["train", "eval", "pretrain", "bot", "moves", "solve", "replay"],
     &["bench"],
 ];
 const ONE_LAYER_IN_TWO_FILES: &[&[&str]] = &[&["cards", "game"], &["runtime", "model"]];

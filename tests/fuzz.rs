@@ -144,6 +144,16 @@ proptest! {
     }
 
     #[test]
+    fn solve_answers_or_names_the_error(seed in any::<u64>()) {
+        let valid = br#"{"hands":{"landlord":"3456TT","landlord_down":"789J","landlord_up":"QK2"},"to_move":"landlord_down","rival":{"seat":"landlord","play":"6"}}"#;
+        let line = mutate(valid, seed);
+        let mut out = Vec::new();
+        ddz::solve::serve(&[&line[..], b"\n", valid, b"\n"].concat()[..], &mut out, 200_000).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        prop_assert!(text.lines().last().is_some_and(|l| l.contains("\"value\"")), "the stream goes on: {}", text);
+    }
+
+    #[test]
     fn deal_and_log_files_name_the_bad_line(seed in any::<u64>()) {
         let dir = scratch("files");
         let deal = &generate_deals(1, seed % 5)[0];

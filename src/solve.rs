@@ -1,0 +1,152 @@
+//! `ddz solve`: the exact open-hand solver over JSON lines.
+//!
+//! Each input line gives a position with every hand known:
+//! `{"hands":{"landlord":"…","landlord_down":"…","landlord_up":"…"},"to_move":"landlord",
+//! "rival":{"seat":"landlord_up","play":"33"}}` (`rival` left out when the player to move leads;
+//! two hands for a two-player puzzle). The answer is one line:
+//! `{"value":1,"winning_plays":["…"],"line":["…",…],"nodes":N,"ms":T}`, where `value` is 1 when
+//! the side to move wins with perfect play and -1 when it loses, `winning_plays` are its plays
+//! that win, and `line` is a game of perfect play from the position to the end (each side plays
+//! a winning play when it has one). A bad line gets `{"error":"line N: …"}` and the stream goes on.
+
+use crate::cards::Counts;
+use crate::game::{Play, Role};
+use crate::lines::{Line, brief, read_lines};
+use crate::search::{Position, Solver};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    hands: BTreeMap<String, String>,
+    to_move: String,
+    #[serde(default)]
+    rival: Option<Rival>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rival {
+    seat: String,
+    play: String,
+}
+
+/// Why a request line got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    /// A field that does not parse: its name and why.
+    #[error("{field}: {reason}")]
+    Field { field: String, reason: String },
+    #[error(transparent)]
+    Position(#[from] crate::search::PositionError),
+    #[error("gave up after {0} positions (raise --max-nodes, or ask about a smaller position)")]
+    TooBig(u64),
+}
+
+fn seat(field: &str, name: &str) -> Result<u8, SolveError> {
+    Role::parse(name).map(|r| r.index() as u8).ok_or_else(|| SolveError::Field {
+        field: field.into(),
+        reason: format!("unknown seat {name:?}: use landlord, landlord_down or landlord_up"),
+    })
+}
+
+/// The position a request describes, checked.
+pub fn position(line: &str) -> Result<Position, SolveError> {
+    let req: Request = serde_json::from_str(line).map_err(|e| SolveError::BadRequest(e.to_string()))?;
+    let mut hands: [Option<Counts>; 3] = [None; 3];
+    for (name, cards) in &req.hands {
+        let s = seat("hands", name)?;
+        let field = format!("hands.{name}");
+        hands[s as usize] = Some(Counts::parse(cards).map_err(|e| SolveError::Field { field, reason: e.to_string() })?);
+    }
+    let rival = match &req.rival {
+        None => None,
+        Some(r) => {
+            let play = Play::parse(&r.play)
+                .map_err(|e| SolveError::Field { field: "rival.play".into(), reason: e.to_string() })?;
+            Some((play, seat("rival.seat", &r.seat)?))
+        }
+    };
+    Ok(Position::new(hands, seat("to_move", &req.to_move)?, rival)?)
+}
+
+/// Solves one request line, giving up after `max_nodes` positions (0 = never).
+pub fn answer(solver: &mut Solver, line: &str, max_nodes: u64) -> Result<serde_json::Value, SolveError> {
+    let pos = position(line)?;
+    let start = Instant::now();
+    let s = solver.solve_within(&pos, max_nodes).ok_or(SolveError::TooBig(max_nodes))?;
+    Ok(serde_json::json!({
+        "value": if s.wins { 1 } else { -1 },
+        "winning_plays": s.winning_plays.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+        "line": s.line.iter().map(|(_, p)| p.to_string()).collect::<Vec<_>>(),
+        "nodes": s.nodes,
+        "ms": start.elapsed().as_secs_f64() * 1000.0,
+    }))
+}
+
+/// Serves requests until end of input, each within `max_nodes` positions (0 = no limit);
+/// returns how many lines were errors.
+pub fn serve(input: impl BufRead, mut output: impl Write, max_nodes: u64) -> std::io::Result<usize> {
+    let mut solver = Solver::new();
+    let mut errors = 0;
+    for line in read_lines(input) {
+        let Line { number, text } = line?;
+        let answered = match text {
+            Ok(t) if t.trim().is_empty() => Err("empty request".to_string()),
+            Ok(t) => answer(&mut solver, &t, max_nodes).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let reply = answered.unwrap_or_else(|e| {
+            errors += 1;
+            serde_json::json!({ "error": format!("line {number}: {}", brief(&e)) })
+        });
+        writeln!(output, "{reply}")?;
+        output.flush()?;
+    }
+    Ok(errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_solved_or_named() {
+        let mut solver = Solver::new();
+        // The landlord holds 2, 2 and 3 against a single 4 and a single 5.
+        let won = r#"{"hands":{"landlord":"223","landlord_down":"4","landlord_up":"5"},"to_move":"landlord"}"#;
+        let a = answer(&mut solver, won, 0).unwrap();
+        assert_eq!(a["value"], 1, "{a}");
+        let mut winning: Vec<String> = serde_json::from_value(a["winning_plays"].clone()).unwrap();
+        winning.sort();
+        assert_eq!(winning, ["2", "22"], "leading the 3 lets a farmer go out");
+        assert_eq!(a["line"], serde_json::json!(["22", "pass", "pass", "3"]), "the largest winning play first");
+        // A farmer follows a 3 with a 2 and goes out: the farmers win.
+        let follow = r#"{"hands":{"landlord":"AA","landlord_down":"2"},"to_move":"landlord_down","rival":{"seat":"landlord","play":"3"}}"#;
+        assert_eq!(answer(&mut solver, follow, 0).unwrap()["value"], 1);
+        for (bad, named) in [
+            (r#"{"hands":{"landlord":"3333","landlord_up":"3"},"to_move":"landlord"}"#, "more cards than one deck"),
+            (
+                r#"{"hands":{"landlord":"3","landlord_up":"4"},"to_move":"landlord","rival":{"seat":"landlord","play":"5"}}"#,
+                "cannot be the play to beat",
+            ),
+            (r#"{"hands":{"lord":"3","landlord_up":"4"},"to_move":"landlord"}"#, "hands: unknown seat"),
+            (r#"{"hands":{"landlord":"3x"},"to_move":"landlord"}"#, "hands.landlord"),
+        ] {
+            let e = answer(&mut solver, bad, 0).unwrap_err().to_string();
+            assert!(e.contains(named), "{bad}: {e}");
+        }
+        let mut out = Vec::new();
+        serve(&[won.as_bytes(), b"\n\xff\n", won.as_bytes(), b"\n"].concat()[..], &mut out, 0).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].contains("line 2: not UTF-8") && lines[2].contains("\"value\":1"), "{text}");
+        let deal = r#"{"hands":{"landlord":"33445566778899TTJJ","landlord_down":"QQKKAA22BR3456789TJ","landlord_up":"QKA2"},"to_move":"landlord"}"#;
+        assert!(matches!(answer(&mut solver, deal, 1000), Err(SolveError::TooBig(1000))));
+    }
+}
