@@ -52,6 +52,32 @@ fn resampled_states_are_indistinguishable_and_play_on() {
     assert!(changed > checked, "resampling deals new hands ({changed} of {} resamples changed)", checked * 3);
 }
 
+#[test]
+fn a_resampled_world_depends_only_on_the_information_state_and_the_draws() {
+    // What honest search needs: two states a seat cannot tell apart give the same world for the
+    // same draws, so a world never carries the real hidden cards.
+    let mut rng = StdRng::seed_from_u64(12);
+    let mut checked = 0;
+    for game in 0..30u64 {
+        let mut s = State::new(GameConfig { bidding: game % 2 == 0, ..GameConfig::default() });
+        while !s.is_terminal() {
+            if let (false, Some(seat)) = (s.is_chance_node(), s.current_player()) {
+                let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
+                let world = |state: &State| {
+                    let mut same = StdRng::seed_from_u64(game * 1000 + checked);
+                    state.resample_from_infostate(seat, &mut || same.random::<f64>()).to_json()
+                };
+                assert_eq!(world(&s), world(&other), "game {game}, seat {seat}");
+                checked += 1;
+            }
+            let actions = s.legal_actions();
+            let a = actions[rng.random_range(0..actions.len())];
+            s.apply_action(a).unwrap();
+        }
+    }
+    assert!(checked > 500, "{checked} decisions checked");
+}
+
 /// log-free chi-square critical value for p = 0.001 (Wilson–Hilferty approximation).
 fn chi2_critical_999(df: f64) -> f64 {
     let z = 3.090_232; // one-sided normal quantile for 0.999

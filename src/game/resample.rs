@@ -108,6 +108,10 @@ impl State {
                 pool.extend(std::iter::repeat_n(r, n as usize));
             }
         }
+        // In rank order before the shuffle, not in the order of who holds what: the new world
+        // then depends only on what `p` knows and on the draws (search that samples worlds
+        // must not see hidden cards through them).
+        pool.sort_unstable();
         shuffle(&mut pool, rng);
         let mut next = pool.into_iter();
         for &q in &others {
