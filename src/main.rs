@@ -38,7 +38,8 @@ enum Command {
         /// Deal index in the deal set.
         #[arg(long, default_value_t = 0)]
         deal: usize,
-        /// Three agents: landlord, landlord_down, landlord_up (random, rule, checkpoint:PATH).
+        /// Three agents: landlord, landlord_down, landlord_up (random, rule, checkpoint:PATH,
+        /// pimc:PATH[?worlds=N&top=N&cards=N&max_nodes=N]).
         #[arg(long, value_delimiter = ',', default_value = "rule,rule,rule")]
         agents: Vec<AgentSpec>,
         /// Deal file (JSONL); default: the built-in 1,000-deal set.
@@ -48,7 +49,7 @@ enum Command {
     /// Serve an agent to another program: one JSON request per line on stdin, one JSON answer
     /// per line on stdout (native protocol, or Botzone's FightTheLandlord format).
     Bot {
-        /// random, rule or checkpoint:PATH.
+        /// random, rule, checkpoint:PATH or pimc:PATH[?worlds=N&top=N&cards=N&max_nodes=N].
         #[arg(long, default_value = "rule")]
         agent: AgentSpec,
         #[arg(long, value_enum, default_value = "native")]
@@ -122,7 +123,9 @@ enum LogsWhat {
 
 #[derive(clap::Args)]
 struct EvalArgs {
-    /// Agent A: random, rule or checkpoint:PATH (a checkpoint folder or .safetensors file).
+    /// Agent A: random, rule, checkpoint:PATH (a .safetensors file, a checkpoint or a run folder)
+    /// or pimc:PATH[?worlds=N&top=N&cards=N&max_nodes=N] (the network with endgame search:
+    /// worlds drawn from what the seat knows, the network's top plays solved exactly in each).
     #[arg(long, required_unless_present_any = ["run", "league"])]
     a: Option<AgentSpec>,
     /// Agent B (the opponent).

@@ -2,12 +2,14 @@
 //! name through [`AgentSpec`] and whole games through [`play::play_out`].
 
 pub mod model;
+pub mod pimc;
 pub mod play;
 pub mod random;
 pub mod rule;
 pub mod spec;
 
 pub use model::ModelAgent;
+pub use pimc::{PimcAgent, PimcSettings};
 pub use play::{Decision, Everyone, Seating, Sides, decide, play_out};
 pub use random::RandomAgent;
 pub use rule::RuleAgent;

@@ -157,6 +157,14 @@ impl Solver {
         (!std::mem::take(&mut self.aborted)).then_some(solution)
     }
 
+    /// Whether the landlord wins `pos`, unless that takes more than `max_nodes` positions.
+    pub fn landlord_wins_within(&mut self, pos: &Position, max_nodes: u64) -> Option<bool> {
+        (self.nodes, self.limit, self.aborted) = (0, max_nodes, false);
+        let value = self.landlord_wins(pos);
+        self.limit = 0;
+        (!std::mem::take(&mut self.aborted)).then_some(value)
+    }
+
     /// Solves `pos`: who wins, with which plays, and one line of perfect play.
     pub fn solve(&mut self, pos: &Position) -> Solution {
         self.nodes = 0;
