@@ -14,7 +14,7 @@
 use crate::agents::{Agent, decide};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
-use crate::lines::{Line, brief, read_lines};
+use crate::lines::serve_json_lines;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
@@ -353,40 +353,25 @@ pub enum Protocol {
     Botzone,
 }
 
-/// The JSON answer to one request.
-fn reply(agent: &mut dyn Agent, protocol: Protocol, session: &mut BotzoneSession, line: &str) -> serde_json::Value {
-    let answer = match protocol {
-        Protocol::Native => answer_native(agent, line).map(|play| serde_json::json!({ "play": play })),
-        Protocol::Botzone => session.answer(agent, line).map(|ids| serde_json::json!({ "response": ids })),
-    };
-    answer.unwrap_or_else(|e| serde_json::json!({ "error": brief(&e.to_string()) }))
-}
-
-/// Serves requests until end of input; a bad line (bad bytes included) gets `{"error": …}`
-/// and the next line is served.
+/// Serves requests until end of input; a bad line (bad bytes and empty lines included) gets
+/// `{"error":"line N: …"}` and the next line is served. Returns how many lines were errors.
 pub fn serve(
     agent: &mut dyn Agent,
     protocol: Protocol,
     input: impl BufRead,
-    mut output: impl Write,
-) -> std::io::Result<()> {
-    let mut session = BotzoneSession::default();
-    for line in read_lines(input) {
-        let Line { number, text } = line?;
-        let reply = match text {
-            Ok(text) if text.trim().is_empty() => {
-                serde_json::json!({ "error": format!("line {number}: empty request") })
-            }
-            Ok(text) => reply(agent, protocol, &mut session, &text),
-            Err(e) => serde_json::json!({ "error": format!("line {number}: {e}") }),
-        };
-        writeln!(output, "{reply}")?;
-        if protocol == Protocol::Botzone {
-            writeln!(output, "{KEEP_RUNNING}")?;
+    output: impl Write,
+) -> std::io::Result<usize> {
+    match protocol {
+        Protocol::Native => serve_json_lines(input, output, None, |line| {
+            answer_native(agent, line).map(|play| serde_json::json!({ "play": play }))
+        }),
+        Protocol::Botzone => {
+            let mut session = BotzoneSession::default();
+            serve_json_lines(input, output, Some(KEEP_RUNNING), |line| {
+                session.answer(agent, line).map(|ids| serde_json::json!({ "response": ids }))
+            })
         }
-        output.flush()?;
     }
-    Ok(())
 }
 
 #[cfg(test)]

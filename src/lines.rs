@@ -38,6 +38,37 @@ pub fn split_lines(bytes: &[u8]) -> impl Iterator<Item = Line> + '_ {
     lines.into_iter().flatten().enumerate().map(|(i, b)| decode(i + 1, b.to_vec()))
 }
 
+/// Serves JSON lines until end of input: one reply line per input line, the answer of
+/// `answer`, or `{"error":"line N: …"}` for a line that is empty, not text or not answered
+/// (reasons cut to 300 characters), each followed by `after` when given and flushed. Returns
+/// how many lines were errors.
+pub fn serve_json_lines<E: std::fmt::Display>(
+    input: impl BufRead,
+    mut output: impl std::io::Write,
+    after: Option<&str>,
+    mut answer: impl FnMut(&str) -> Result<serde_json::Value, E>,
+) -> std::io::Result<usize> {
+    let mut errors = 0;
+    for line in read_lines(input) {
+        let Line { number, text } = line?;
+        let answered = match text {
+            Ok(t) if t.trim().is_empty() => Err("empty request".to_string()),
+            Ok(t) => answer(&t).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let reply = answered.unwrap_or_else(|e| {
+            errors += 1;
+            serde_json::json!({ "error": format!("line {number}: {}", brief(&e)) })
+        });
+        writeln!(output, "{reply}")?;
+        if let Some(after) = after {
+            writeln!(output, "{after}")?;
+        }
+        output.flush()?;
+    }
+    Ok(errors)
+}
+
 /// An error reply's text: at most 300 characters, so that a huge bad request is not echoed
 /// back whole.
 pub fn brief(reason: &str) -> String {

@@ -332,7 +332,8 @@ fn main() -> Result<()> {
         Command::Bot { agent, protocol } => {
             runtime::configure_threads(1);
             let mut agent = agent.build()?;
-            Ok(ddz::bot::serve(agent.as_mut(), protocol, std::io::stdin().lock(), std::io::stdout().lock())?)
+            ddz::bot::serve(agent.as_mut(), protocol, std::io::stdin().lock(), std::io::stdout().lock())?;
+            Ok(())
         }
         Command::Logs { what } => logs(what),
         Command::Pretrain(args) => pretrain(args),

@@ -6,7 +6,7 @@
 
 use crate::cards::Counts;
 use crate::game::{Play, legal_plays_vec};
-use crate::lines::{Line, brief, read_lines};
+use crate::lines::serve_json_lines;
 use serde::Deserialize;
 use std::io::{BufRead, Write};
 
@@ -43,26 +43,8 @@ pub fn answer(line: &str) -> Result<Vec<String>, MovesError> {
 }
 
 /// Serves requests until end of input. Returns the number of lines that were errors.
-pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<usize> {
-    let mut errors = 0;
-    for line in read_lines(input) {
-        let Line { number, text } = line?;
-        let answered = match text {
-            Ok(t) if t.trim().is_empty() => Err("empty request".to_string()),
-            Ok(t) => answer(&t).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        let reply = match answered {
-            Ok(legal) => serde_json::json!({ "legal": legal }),
-            Err(e) => {
-                errors += 1;
-                serde_json::json!({ "error": format!("line {number}: {}", brief(&e)) })
-            }
-        };
-        writeln!(output, "{reply}")?;
-    }
-    output.flush()?;
-    Ok(errors)
+pub fn serve(input: impl BufRead, output: impl Write) -> std::io::Result<usize> {
+    serve_json_lines(input, output, None, |line| answer(line).map(|legal| serde_json::json!({ "legal": legal })))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 
 use crate::cards::Counts;
 use crate::game::{Play, Role};
-use crate::lines::{Line, brief, read_lines};
+use crate::lines::serve_json_lines;
 use crate::search::{Position, Solver};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -91,24 +91,9 @@ pub fn answer(solver: &mut Solver, line: &str, max_nodes: u64) -> Result<serde_j
 
 /// Serves requests until end of input, each within `max_nodes` positions (0 = no limit);
 /// returns how many lines were errors.
-pub fn serve(input: impl BufRead, mut output: impl Write, max_nodes: u64) -> std::io::Result<usize> {
+pub fn serve(input: impl BufRead, output: impl Write, max_nodes: u64) -> std::io::Result<usize> {
     let mut solver = Solver::new();
-    let mut errors = 0;
-    for line in read_lines(input) {
-        let Line { number, text } = line?;
-        let answered = match text {
-            Ok(t) if t.trim().is_empty() => Err("empty request".to_string()),
-            Ok(t) => answer(&mut solver, &t, max_nodes).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        let reply = answered.unwrap_or_else(|e| {
-            errors += 1;
-            serde_json::json!({ "error": format!("line {number}: {}", brief(&e)) })
-        });
-        writeln!(output, "{reply}")?;
-        output.flush()?;
-    }
-    Ok(errors)
+    serve_json_lines(input, output, None, |line| answer(&mut solver, line, max_nodes))
 }
 
 #[cfg(test)]
