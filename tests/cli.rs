@@ -102,3 +102,13 @@ fn train_stops_cleanly_on_ctrl_c_and_sigterm_with_a_checkpoint() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("batchsize"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+#[ignore = "slow: installs TensorBoard into the venv on first use (scripts/test runs it)"]
+fn tensorboard_is_installed_on_first_use() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/tensorboard");
+    let out = Command::new("bash").arg(&script).arg("--version_tb").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert!(version.trim().split('.').count() >= 2, "a version number: {version}");
+}

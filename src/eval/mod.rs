@@ -244,7 +244,9 @@ mod tests {
     fn results_do_not_depend_on_threads() {
         let deals = generate_deals(40, 3);
         let one = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 1, &ProgressBar::hidden()).unwrap();
-        let three = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 3, &ProgressBar::hidden()).unwrap();
+        let progress = progress_bar(80);
+        let three = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 3, &progress).unwrap();
+        assert_eq!(progress.position(), 80, "the bar counts every game");
         assert_eq!(one.overall.wp.mean, three.overall.wp.mean);
         assert_eq!(one.overall.adp.mean, three.overall.adp.mean);
         assert_eq!(one.overall.games, 80);

@@ -410,4 +410,28 @@ mod tests {
         assert!(matches!(pretrain(Vec::new(), 0, &out, &base, true), Err(PretrainError::NoGames)));
         assert!(!out.exists(), "nothing was written");
     }
+
+    #[test]
+    fn validation_on_training_data_is_said() {
+        let logs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rule_selfplay_2000.jsonl");
+        let (mut games, _) = logs::read_logs(&logs, false).unwrap();
+        games.truncate(3);
+        let out = std::env::temp_dir().join(format!("ddz-pretrain-val-{}", std::process::id()));
+        let model = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+        let cfg = PretrainConfig {
+            steps: 2,
+            batch_size: 8,
+            val_share: 0.1,
+            model,
+            device: Device::Cpu,
+            ..Default::default()
+        };
+        let s = pretrain(games, 0, &out, &cfg, true).unwrap();
+        assert_eq!(s.val_samples, 0, "0.1 of 3 games rounds to none held out");
+        assert!(s.validated_on_training_data);
+        let written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("pretrain.json")).unwrap()).unwrap();
+        assert_eq!(written["summary"]["validated_on_training_data"], true);
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 }

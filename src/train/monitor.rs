@@ -183,3 +183,19 @@ impl Monitor {
         self.bar.finish_and_clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resumed_runs_bar_starts_where_the_run_stands() {
+        let run = std::env::temp_dir().join(format!("ddz-monitor-{}", std::process::id()));
+        let log = LogConfig { tensorboard: false, ..LogConfig::default() };
+        let budget = BudgetConfig { max_frames: 1_000_000, ..BudgetConfig::default() };
+        let m = Monitor::new(&run, &log, &budget, true, (400_000, 9_000));
+        assert_eq!((m.unit, m.bar.position(), m.bar.length()), (BarUnit::Frames, 400_000, Some(1_000_000)));
+        let budget = BudgetConfig { max_games: 10_000, ..BudgetConfig::default() };
+        assert_eq!(Monitor::new(&run, &log, &budget, true, (400_000, 9_000)).bar.position(), 9_000);
+    }
+}
