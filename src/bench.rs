@@ -8,7 +8,10 @@
 //! `ddz bench train`: frames/s of the trainer on a config, in a scratch folder. This module sits
 //! above `train`: it times it.
 //!
-//! Either can time a reference (OpenSpiel's engine, DouZero's trainer) in the same runs.
+//! `ddz bench agents`: milliseconds per decision of agents (search agents above all) on one
+//! thread, on the same positions, the first agent being the reference of the ratios.
+//!
+//! Engine and train can time a reference (OpenSpiel's engine, DouZero's trainer) in the same runs.
 
 use crate::agents::{Everyone, RandomAgent, play_out};
 use crate::cards::Counts;
@@ -32,6 +35,8 @@ pub enum BenchError {
     Budget,
     #[error(transparent)]
     Train(#[from] TrainError),
+    #[error(transparent)]
+    Agent(#[from] crate::agents::AgentError),
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -315,10 +320,6 @@ pub fn bench_solve(sizes: &[u32], n: usize, seed: u64, max_nodes: u64) -> Vec<So
                     total_s += seconds;
                 }
             }
-            let p90 = |mut v: Vec<f64>| {
-                v.sort_by(f64::total_cmp);
-                v.get(((v.len() as f64 * 0.9).ceil() as usize).saturating_sub(1)).copied().unwrap_or(f64::NAN)
-            };
             SolveSize {
                 cards,
                 positions: positions.len(),
@@ -330,6 +331,87 @@ pub fn bench_solve(sizes: &[u32], n: usize, seed: u64, max_nodes: u64) -> Vec<So
             }
         })
         .collect()
+}
+
+/// Decisions from rule self-play games (a tenth of the moves random, for variety): one per
+/// game, at a uniformly drawn turn with more than one legal play.
+pub fn decision_positions(n: usize, seed: u64) -> Vec<State> {
+    use rand::RngExt;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut rule = crate::agents::RuleAgent::new();
+    let mut out = Vec::new();
+    let mut plays = MoveList::new();
+    for deal in crate::game::generate_deals(n, seed) {
+        let mut state = State::new(GameConfig::default());
+        state.deal_hands(deal.hands, deal.bottom).expect("a generated deal");
+        let mut choices = Vec::new();
+        while !state.is_terminal() {
+            state.legal_plays_into(&mut plays);
+            if plays.len() > 1 {
+                choices.push(state.clone());
+            }
+            let pick = if rng.random_range(0..10) == 0 {
+                rng.random_range(0..plays.len())
+            } else {
+                crate::agents::decide(&mut rule, &state, &plays).index
+            };
+            state.apply_play(plays[pick]).expect("a legal play");
+        }
+        out.push(choices.swap_remove(rng.random_range(0..choices.len())));
+    }
+    out
+}
+
+/// One agent's time per decision.
+#[derive(Clone, Debug, Serialize)]
+pub struct AgentTiming {
+    pub agent: String,
+    pub decisions: usize,
+    pub median_ms: f64,
+    pub p90_ms: f64,
+    pub mean_ms: f64,
+    /// Median over the first agent's median.
+    pub ratio_to_first: f64,
+}
+
+/// Times each agent's decision at each position (the caller sets one thread).
+pub fn bench_agents(
+    specs: &[crate::agents::AgentSpec],
+    positions: &[State],
+    progress: &indicatif::ProgressBar,
+) -> Result<Vec<AgentTiming>, BenchError> {
+    let mut out: Vec<AgentTiming> = Vec::new();
+    let mut plays = MoveList::new();
+    for spec in specs {
+        let mut agent = spec.build()?;
+        let mut ms = Vec::new();
+        for (i, state) in positions.iter().enumerate() {
+            state.legal_plays_into(&mut plays);
+            agent.reset(i as u64);
+            let start = Instant::now();
+            std::hint::black_box(agent.choose(state, &plays));
+            ms.push(start.elapsed().as_secs_f64() * 1000.0);
+            progress.inc(1);
+        }
+        let mean_ms = ms.iter().sum::<f64>() / ms.len().max(1) as f64;
+        let median_ms = median(ms.clone());
+        let ratio_to_first = out.first().map_or(1.0, |first| median_ms / first.median_ms);
+        out.push(AgentTiming {
+            agent: spec.to_string(),
+            decisions: ms.len(),
+            median_ms,
+            p90_ms: p90(ms),
+            mean_ms,
+            ratio_to_first,
+        });
+    }
+    Ok(out)
+}
+
+/// The 90th percentile (NaN for none).
+pub fn p90(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(((v.len() as f64 * 0.9).ceil() as usize).saturating_sub(1)).copied().unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]

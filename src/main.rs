@@ -33,13 +33,14 @@ enum Command {
     /// Evaluate agents on fixed deals, both seatings, with 95% confidence intervals; or every
     /// checkpoint of a run against random and rule (`--run`), as a curve and a PNG plot.
     Eval(EvalArgs),
-    /// Replay one deal move by move: hands, each play, and the top-5 Q-values of model agents.
+    /// Replay one deal move by move: hands, each play, and each network or search agent's five
+    /// best candidates with their values (and visits, for ISMCTS).
+    #[command(after_help = AGENTS_HELP)]
     Replay {
         /// Deal index in the deal set.
         #[arg(long, default_value_t = 0)]
         deal: usize,
-        /// Three agents: landlord, landlord_down, landlord_up (random, rule, checkpoint:PATH,
-        /// pimc:PATH[?worlds=N&top=N&cards=N&max_nodes=N]).
+        /// Three agents: landlord, landlord_down, landlord_up (see AGENTS below).
         #[arg(long, value_delimiter = ',', default_value = "rule,rule,rule")]
         agents: Vec<AgentSpec>,
         /// Deal file (JSONL); default: the built-in 1,000-deal set.
@@ -47,9 +48,11 @@ enum Command {
         deals: Option<PathBuf>,
     },
     /// Serve an agent to another program: one JSON request per line on stdin, one JSON answer
-    /// per line on stdout (native protocol, or Botzone's FightTheLandlord format).
+    /// per line on stdout (native protocol, or Botzone's FightTheLandlord format). A search
+    /// agent's time budget (`ms=`) bounds each answer.
+    #[command(after_help = AGENTS_HELP)]
     Bot {
-        /// random, rule, checkpoint:PATH or pimc:PATH[?worlds=N&top=N&cards=N&max_nodes=N].
+        /// The agent (see AGENTS below).
         #[arg(long, default_value = "rule")]
         agent: AgentSpec,
         #[arg(long, value_enum, default_value = "native")]
@@ -122,10 +125,9 @@ enum LogsWhat {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = AGENTS_HELP)]
 struct EvalArgs {
-    /// Agent A: random, rule, checkpoint:PATH (a .safetensors file, a checkpoint or a run folder)
-    /// or pimc:PATH[?worlds=N&top=N&cards=N&max_nodes=N] (the network with endgame search:
-    /// worlds drawn from what the seat knows, the network's top plays solved exactly in each).
+    /// Agent A (see AGENTS below).
     #[arg(long, required_unless_present_any = ["run", "league"])]
     a: Option<AgentSpec>,
     /// Agent B (the opponent).
@@ -233,6 +235,28 @@ impl Overrides {
     }
 }
 
+/// The agent names every command takes, with every knob and its default.
+const AGENTS_HELP: &str = "\
+AGENTS:
+  random, rule                 uniformly random; the rule player
+  checkpoint:PATH              a network: a .safetensors file, a checkpoint folder, or a run folder
+                               (its newest checkpoint)
+  pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0
+                               the network, and from `cards` cards left in all, its `top` plays
+                               solved exactly in `worlds` worlds drawn from what the seat knows
+  ismcts:GUIDE?sims=200&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover
+                               information-set MCTS: `sims` simulations (or `ms` milliseconds), each
+                               in a world drawn from what the seat knows (worlds=N: a pool of N);
+                               GUIDE a network (PUCT from its Q; leaf=value: its value, leaf=rollout:
+                               games played out by it) or rule / random (UCT with their rollouts);
+                               final=visits|value; key=mover (OpenSpiel) or observer (single observer)
+  alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0
+                               alpha-beta `depth` plies deep over the `top` plays at each node, in
+                               `worlds` drawn worlds; GUIDE a network (its value at the frontier) or
+                               heuristic (the hand shape)
+  NET is checkpoint:PATH or PATH; ms=0 means no time limit. No agent reads a hidden card: search
+  agents see only worlds drawn from their seat's information.";
+
 #[derive(Subcommand)]
 enum BenchWhat {
     /// Training speed: frames/s (learned decisions per second) of the given config, medians of
@@ -265,6 +289,22 @@ enum BenchWhat {
         max_nodes: u64,
         #[arg(long, value_delimiter = ',', default_value = "10,15,20,25,30")]
         cards: Vec<u32>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Milliseconds per decision of agents on one thread (search agents above all): the same
+    /// positions for each (decisions drawn from rule self-play games), median, 90th percentile
+    /// and the ratio of medians to the first agent.
+    #[command(after_help = AGENTS_HELP)]
+    Agents {
+        /// Agents, comma-separated, the reference first (e.g. checkpoint:M,ismcts:checkpoint:M).
+        #[arg(long, value_delimiter = ',', required = true)]
+        agents: Vec<AgentSpec>,
+        /// Positions (one decision from each of this many games).
+        #[arg(long, default_value_t = 200)]
+        positions: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
         #[arg(long)]
         json: bool,
     },
@@ -363,6 +403,9 @@ fn main() -> Result<()> {
         }
         Command::Bench { what: BenchWhat::Solve { positions, seed, max_nodes, cards, json } } => {
             bench_solve(&cards, positions, seed, max_nodes, json)
+        }
+        Command::Bench { what: BenchWhat::Agents { agents, positions, seed, json } } => {
+            bench_agents(&agents, positions, seed, json)
         }
         Command::Bench { what: BenchWhat::Engine { seconds, runs, seed, json, reference } } => {
             bench_engine(seconds, runs, seed, json, reference)
@@ -658,6 +701,29 @@ fn bench_solve(cards: &[u32], positions: usize, seed: u64, max_nodes: u64, json:
             "{:>6} {:>9} {:>7} {:>11.2} {:>11.2} {:>13.0} {:>12.0}",
             s.cards, s.positions, s.solved, s.median_ms, s.p90_ms, s.median_nodes, s.nodes_per_s
         );
+    }
+    Ok(())
+}
+
+fn bench_agents(agents: &[AgentSpec], positions: usize, seed: u64, json: bool) -> Result<()> {
+    runtime::configure_threads(1);
+    let states = bench::decision_positions(positions, seed);
+    let progress = indicatif::ProgressBar::new((agents.len() * states.len()) as u64);
+    progress.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} decisions ({eta} left)")?);
+    if !std::io::stderr().is_terminal() {
+        progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let timings = bench::bench_agents(agents, &states, &progress)?;
+    progress.finish_and_clear();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&timings)?);
+        return Ok(());
+    }
+    println!("ms per decision, one thread, {} decisions from rule self-play (seed {seed})", states.len());
+    println!("{:>10} {:>10} {:>10} {:>8}  agent", "median", "p90", "mean", "ratio");
+    for t in &timings {
+        let (m, p, a, r) = (t.median_ms, t.p90_ms, t.mean_ms, t.ratio_to_first);
+        println!("{m:>10.2} {p:>10.2} {a:>10.2} {r:>7.1}×  {}", t.agent);
     }
     Ok(())
 }

@@ -1,8 +1,10 @@
 //! `ddz replay`: one game move by move, for a person to read — the hands, each play, and for
-//! every decision of a model agent its top five candidate plays with their Q-values.
+//! every decision of a network or search agent its five best candidate plays with their values
+//! (Q for a network, the search's mean value and visits for a search agent).
 
-use crate::agents::{Agent, play_out};
-use crate::game::{Deal, Role, State};
+use crate::agents::{Agent, Candidate, play_out};
+use crate::game::{Deal, Play, Role, State};
+use std::cmp::Ordering;
 use std::fmt::Write;
 
 /// Plays `deal` with `agents[0]` as landlord, `[1]` as landlord_down, `[2]` as landlord_up.
@@ -27,10 +29,8 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
             let _ =
                 writeln!(out, "     illegal answer: {} answered outside the {} legal plays", agent.name(), plays.len());
         }
-        if let Some(q) = if plays.len() > 1 { agent.values(state, plays) } else { None } {
-            let mut order: Vec<usize> = (0..plays.len()).collect();
-            order.sort_by(|&a, &b| q[b].total_cmp(&q[a]));
-            let top: Vec<String> = order.iter().take(5).map(|&k| format!("{} {:+.3}", plays[k], q[k])).collect();
+        if let Some(c) = if plays.len() > 1 { agent.candidates(state, plays) } else { None } {
+            let top: Vec<String> = best_five(&c).into_iter().map(|k| describe(&plays[k], c[k])).collect();
             let _ = writeln!(out, "     candidates: {}", top.join(" | "));
         }
     });
@@ -42,4 +42,21 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
         let _ = writeln!(out, "illegal answers: {illegal}");
     }
     out
+}
+
+/// The five best candidates: by visits when the agent counts them, else by value; never the
+/// plays the agent did not consider.
+fn best_five(c: &[Candidate]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..c.len()).filter(|&k| !c[k].value.is_nan()).collect();
+    order
+        .sort_by(|&a, &b| (c[b].visits, c[b].value).partial_cmp(&(c[a].visits, c[a].value)).unwrap_or(Ordering::Equal));
+    order.truncate(5);
+    order
+}
+
+fn describe(play: &Play, c: Candidate) -> String {
+    match c.visits {
+        Some(n) => format!("{play} {:+.3} ({n} visits)", c.value),
+        None => format!("{play} {:+.3}", c.value),
+    }
 }

@@ -14,8 +14,11 @@ struct Bot {
 
 impl Bot {
     fn start(protocol: &str) -> Bot {
+        Bot::start_with("rule", protocol)
+    }
+    fn start_with(agent: &str, protocol: &str) -> Bot {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ddz"))
-            .args(["bot", "--agent", "rule", "--protocol", protocol])
+            .args(["bot", "--agent", agent, "--protocol", protocol])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -48,8 +51,23 @@ fn native_session_plays_legally_and_survives_bad_requests() {
     let bad = bot.ask("{\"seat\":\"boss\",\"hand\":\"3\",\"bottom\":\"345\"}");
     assert!(bad["error"].as_str().unwrap().contains("unknown seat"));
     assert!(bot.ask("not json")["error"].is_string());
-    // A whole game: the bot plays landlord_down; rule agents play the other seats.
-    for deal in generate_deals(3, 77) {
+    play_as_landlord_down(&mut bot, 3);
+    bot.close();
+}
+
+#[test]
+fn a_search_bot_answers_within_its_time_budget() {
+    // Rule rollouts: without the 30 ms budget each answer would search for minutes.
+    let started = std::time::Instant::now();
+    let mut bot = Bot::start_with("ismcts:rule?sims=5000000&ms=30", "native");
+    play_as_landlord_down(&mut bot, 1);
+    bot.close();
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "took {:?}", started.elapsed());
+}
+
+/// Whole games with the bot as landlord_down and rule agents in the other seats.
+fn play_as_landlord_down(bot: &mut Bot, games: usize) {
+    for deal in generate_deals(games, 77) {
         let mut state = State::new(Default::default());
         state.deal_hands(deal.hands, deal.bottom).unwrap();
         let mut history: Vec<(String, String)> = Vec::new();
@@ -78,7 +96,6 @@ fn native_session_plays_legally_and_survives_bad_requests() {
             state.apply_play(play).unwrap();
         }
     }
-    bot.close();
 }
 
 fn ids(set: CardSet) -> Vec<u32> {

@@ -112,3 +112,35 @@ fn tensorboard_is_installed_on_first_use() {
     let version = String::from_utf8_lossy(&out.stdout);
     assert!(version.trim().split('.').count() >= 2, "a version number: {version}");
 }
+
+#[test]
+fn search_agents_work_from_the_command_line() {
+    // ISMCTS in replay: each of its decisions lists candidates with their visits.
+    let out = ddz()
+        .args(["replay", "--deal", "3", "--agents", "ismcts:rule?sims=60,rule,alphabeta:heuristic"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("visits)"), "{text}");
+    assert!(text.contains("goes out"), "{text}");
+    // In evaluation, with a clear error for a bad knob.
+    let out = ddz()
+        .args(["eval", "--a", "alphabeta:heuristic?depth=1&worlds=2", "--b", "random", "--n", "4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ddz().args(["eval", "--a", "ismcts:rule?sims=zero", "--b", "random"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sims: \"zero\" is not a whole number"));
+    // Timing on one thread, as JSON.
+    let out = ddz()
+        .args(["bench", "agents", "--agents", "rule,ismcts:rule?sims=20", "--positions", "5", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let timings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(timings.as_array().unwrap().len(), 2);
+    assert_eq!(timings[1]["decisions"], 5);
+    assert!(timings[1]["median_ms"].as_f64().unwrap() > 0.0);
+}

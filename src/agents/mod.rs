@@ -1,6 +1,9 @@
 //! Players behind one interface: every evaluation, replay and bot goes through [`Agent`], by
 //! name through [`AgentSpec`] and whole games through [`play::play_out`].
 
+pub mod alphabeta;
+pub mod ismcts;
+pub mod leaf;
 pub mod model;
 pub mod pimc;
 pub mod play;
@@ -8,6 +11,8 @@ pub mod random;
 pub mod rule;
 pub mod spec;
 
+pub use alphabeta::AlphaBetaAgent;
+pub use ismcts::{Guide, IsmctsAgent};
 pub use model::ModelAgent;
 pub use pimc::{PimcAgent, PimcSettings};
 pub use play::{Decision, Everyone, Seating, Sides, decide, play_out};
@@ -25,8 +30,23 @@ pub trait Agent {
     /// Called before each game with a seed derived from the deal, so that results do not
     /// depend on which thread played which deal.
     fn reset(&mut self, _seed: u64) {}
-    /// The agent's value of each play, where it has one (model agents: Q), for replays.
-    fn values(&mut self, _state: &State, _plays: &[Play]) -> Option<Vec<f32>> {
+    /// The agent's view of each play, where it has one, for replays: a network's Q, a search
+    /// agent's value (and visits) from the decision it just made at `state`.
+    fn candidates(&mut self, _state: &State, _plays: &[Play]) -> Option<Vec<Candidate>> {
         None
+    }
+}
+
+/// What an agent thinks of one play: its value for the agent's side (NaN: not considered) and,
+/// for tree search, how often it was visited.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Candidate {
+    pub value: f32,
+    pub visits: Option<u32>,
+}
+
+impl Candidate {
+    pub fn value(value: f32) -> Candidate {
+        Candidate { value, visits: None }
     }
 }

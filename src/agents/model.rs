@@ -1,6 +1,6 @@
 //! Greedy on the Q network: the play with the highest Q(s, a).
 
-use super::Agent;
+use super::{Agent, Candidate};
 use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
 use crate::game::{Play, State};
 use crate::model::QNet;
@@ -53,7 +53,7 @@ impl Agent for ModelAgent {
         let q = self.q_values(state, plays);
         argmax(&q)
     }
-    fn values(&mut self, state: &State, plays: &[Play]) -> Option<Vec<f32>> {
-        Some(self.q_values(state, plays))
+    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
+        Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
     }
 }

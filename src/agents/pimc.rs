@@ -7,7 +7,7 @@
 //! It never reads a card its seat could not see: the worlds come from the seat's information
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
-use super::{Agent, ModelAgent};
+use super::{Agent, Candidate, ModelAgent};
 use crate::game::{Play, State};
 use crate::search::{Position, Solver};
 use rand::rngs::SmallRng;
@@ -25,11 +25,13 @@ pub struct PimcSettings {
     /// Positions the solver may search per play and world; a play it cannot finish counts as
     /// a loss in that world.
     pub max_nodes: u64,
+    /// Stop drawing worlds after this many milliseconds (0 = no limit; at least one world).
+    pub ms: u64,
 }
 
 impl Default for PimcSettings {
     fn default() -> Self {
-        PimcSettings { worlds: 16, top: 4, cards: 20, max_nodes: 200_000 }
+        PimcSettings { worlds: 16, top: 4, cards: 20, max_nodes: 200_000, ms: 0 }
     }
 }
 
@@ -50,7 +52,13 @@ impl PimcAgent {
         let seat = state.current_player().expect("a decision");
         let mut wins = vec![0; candidates.len()];
         let mut solver = Solver::new();
-        for _ in 0..self.settings.worlds {
+        let started = std::time::Instant::now();
+        let out_of_time =
+            |w: usize| w > 0 && self.settings.ms > 0 && started.elapsed().as_millis() as u64 >= self.settings.ms;
+        for w in 0..self.settings.worlds {
+            if out_of_time(w) {
+                break;
+            }
             let world = state.resample_from_infostate(seat, &mut || self.rng.random::<f64>());
             let Some(pos) = Position::of_state(&world) else { continue };
             let landlord_side = pos.to_move == 0;
@@ -95,8 +103,8 @@ impl Agent for PimcAgent {
         self.rng = SmallRng::seed_from_u64(seed);
     }
 
-    fn values(&mut self, state: &State, plays: &[Play]) -> Option<Vec<f32>> {
-        self.net.values(state, plays)
+    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
+        self.net.candidates(state, plays)
     }
 }
 
@@ -108,7 +116,7 @@ mod tests {
 
     fn agent() -> PimcAgent {
         let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
-        let settings = PimcSettings { worlds: 4, top: 3, cards: 54, max_nodes: 5_000 };
+        let settings = PimcSettings { worlds: 4, top: 3, cards: 54, max_nodes: 5_000, ms: 0 };
         PimcAgent::new(ModelAgent::new(QNet::cpu(&model, 7), "tiny"), settings, "pimc")
     }
 

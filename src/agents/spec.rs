@@ -1,12 +1,26 @@
-//! Agents by name, as the command line and reports name them: `random`, `rule`,
-//! `checkpoint:PATH` (a checkpoint folder, a `.safetensors` file, or a run folder: its newest
-//! checkpoint), or `pimc:PATH` with optional knobs
-//! (`pimc:PATH?worlds=16&top=4&cards=20&max_nodes=200000`, the defaults): the network at PATH
-//! with perfect-information Monte Carlo search in the endgame ([`super::pimc`]).
+//! Agents by name, as the command line and reports name them:
+//!
+//! - `random`, `rule`, `checkpoint:PATH` (a checkpoint folder, a `.safetensors` file, or a run
+//!   folder: its newest checkpoint);
+//! - `pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0`: the network with exact endgame
+//!   solving over drawn worlds ([`super::pimc`]);
+//! - `ismcts:GUIDE?sims=200&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover`: information-set
+//!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
+//! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
+//!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
+//!   frontier.
+//!
+//! NET is `checkpoint:PATH` or just PATH. The values shown are the defaults; `ms` is a time budget
+//! per decision (0 = none), `worlds=0` in ismcts draws a fresh world for every simulation.
 
+use super::ismcts::Guide;
+use super::leaf::Leaf;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
+use super::{AlphaBetaAgent, IsmctsAgent};
 use crate::model::WeightsError;
-use std::path::PathBuf;
+use crate::search::{AlphaBetaSettings, FinalChoice, IsmctsSettings, Keying};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentSpec {
@@ -14,11 +28,51 @@ pub enum AgentSpec {
     Rule,
     Checkpoint(PathBuf),
     Pimc(PathBuf, PimcSettings),
+    Ismcts(GuideSpec, IsmctsKnobs),
+    AlphaBeta(GuideSpec, AlphaBetaKnobs),
+}
+
+/// What guides a search agent: a network, or (no network) rollouts of a simple agent or the
+/// hand-shape heuristic.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GuideSpec {
+    Network(PathBuf),
+    Rule,
+    Random,
+    Heuristic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IsmctsKnobs {
+    pub settings: IsmctsSettings,
+    pub leaf: Leaf,
+}
+
+impl Default for IsmctsKnobs {
+    fn default() -> Self {
+        IsmctsKnobs { settings: IsmctsSettings::default(), leaf: Leaf::Value }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AlphaBetaKnobs {
+    pub settings: AlphaBetaSettings,
+    pub worlds: usize,
+    pub ms: u64,
+}
+
+impl Default for AlphaBetaKnobs {
+    fn default() -> Self {
+        AlphaBetaKnobs { settings: AlphaBetaSettings::default(), worlds: 8, ms: 0 }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
-    #[error("unknown agent {0:?}: use random, rule, checkpoint:PATH or pimc:PATH[?worlds=N&top=N&cards=N&max_nodes=N]")]
+    #[error(
+        "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs] or \
+         alphabeta:GUIDE[?knobs] (see ddz eval --help)"
+    )]
     Unknown(String),
     #[error("agent {spec:?}: {reason}")]
     Setting { spec: String, reason: String },
@@ -31,18 +85,136 @@ pub enum AgentError {
 impl std::str::FromStr for AgentSpec {
     type Err = AgentError;
     fn from_str(s: &str) -> Result<AgentSpec, AgentError> {
-        match s.trim() {
+        let spec = s.trim();
+        let setting = |reason: String| AgentError::Setting { spec: spec.to_string(), reason };
+        if let Some((kind, rest)) = spec.split_once(':') {
+            let (guide, query) = rest.split_once('?').unwrap_or((rest, ""));
+            let knobs = parse_knobs(query).map_err(setting)?;
+            return match kind {
+                "checkpoint" if !rest.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(rest))),
+                "pimc" => Ok(AgentSpec::Pimc(network_path(guide).map_err(setting)?, pimc(&knobs).map_err(setting)?)),
+                "ismcts" => {
+                    Ok(AgentSpec::Ismcts(guide_spec(guide, false).map_err(setting)?, ismcts(&knobs).map_err(setting)?))
+                }
+                "alphabeta" => {
+                    let g = guide_spec(guide, true).map_err(setting)?;
+                    Ok(AgentSpec::AlphaBeta(g, alphabeta(&knobs).map_err(setting)?))
+                }
+                _ => Err(AgentError::Unknown(spec.to_string())),
+            };
+        }
+        match spec {
             "random" => Ok(AgentSpec::Random),
             "rule" => Ok(AgentSpec::Rule),
-            other => {
-                if let Some(rest) = other.strip_prefix("pimc:") {
-                    return pimc(other, rest);
-                }
-                match other.strip_prefix("checkpoint:") {
-                    Some(path) if !path.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(path))),
-                    _ => Err(AgentError::Unknown(other.to_string())),
-                }
+            _ => Err(AgentError::Unknown(spec.to_string())),
+        }
+    }
+}
+
+fn network_path(guide: &str) -> Result<PathBuf, String> {
+    let path = guide.strip_prefix("checkpoint:").unwrap_or(guide);
+    if path.is_empty() { Err("no network path".into()) } else { Ok(PathBuf::from(path)) }
+}
+
+fn guide_spec(guide: &str, alphabeta: bool) -> Result<GuideSpec, String> {
+    Ok(match guide {
+        "rule" if !alphabeta => GuideSpec::Rule,
+        "random" if !alphabeta => GuideSpec::Random,
+        "heuristic" if alphabeta => GuideSpec::Heuristic,
+        "rule" | "random" | "heuristic" => {
+            let which = if alphabeta { "heuristic" } else { "rule or random" };
+            return Err(format!("{guide:?} cannot guide this search: use a network or {which}"));
+        }
+        other => GuideSpec::Network(network_path(other)?),
+    })
+}
+
+fn parse_knobs(query: &str) -> Result<Vec<(&str, &str)>, String> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| pair.split_once('=').ok_or_else(|| format!("{pair:?} is not key=value")))
+        .collect()
+}
+
+fn whole(key: &str, value: &str, least: u64) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(n) if n >= least => Ok(n),
+        Ok(_) => Err(format!("{key} must be at least {least}")),
+        Err(_) => Err(format!("{key}: {value:?} is not a whole number")),
+    }
+}
+
+fn unknown(key: &str, known: &str) -> String {
+    format!("unknown knob {key:?}: {known}")
+}
+
+fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
+    let mut s = PimcSettings::default();
+    for &(key, value) in knobs {
+        match key {
+            "worlds" => s.worlds = whole(key, value, 1)? as usize,
+            "top" => s.top = whole(key, value, 1)? as usize,
+            "cards" => s.cards = whole(key, value, 1)?.min(54) as u32,
+            "max_nodes" => s.max_nodes = whole(key, value, 1)?,
+            "ms" => s.ms = whole(key, value, 0)?,
+            _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms")),
+        }
+    }
+    Ok(s)
+}
+
+fn ismcts(knobs: &[(&str, &str)]) -> Result<IsmctsKnobs, String> {
+    let mut k = IsmctsKnobs::default();
+    let s = &mut k.settings;
+    for &(key, value) in knobs {
+        match (key, value) {
+            ("sims", _) => s.max_simulations = whole(key, value, 1)?.min(u32::MAX as u64) as u32,
+            ("c", _) => {
+                s.uct_c = value
+                    .parse()
+                    .ok()
+                    .filter(|c: &f64| c.is_finite() && *c >= 0.0)
+                    .ok_or(format!("c: {value:?} is not a number of at least 0"))?
             }
+            ("ms", _) => s.time_limit = Some(whole(key, value, 0)?).filter(|&m| m > 0).map(Duration::from_millis),
+            ("worlds", _) => s.max_world_samples = Some(whole(key, value, 0)? as usize).filter(|&w| w > 0),
+            ("leaf", "value") => k.leaf = Leaf::Value,
+            ("leaf", "rollout") => k.leaf = Leaf::Rollout,
+            ("final", "visits") => s.final_choice = FinalChoice::Visits,
+            ("final", "value") => s.final_choice = FinalChoice::Value,
+            ("key", "mover") => s.keying = Keying::Mover,
+            ("key", "observer") => s.keying = Keying::Observer,
+            ("leaf" | "final" | "key", _) => {
+                return Err(format!("{key}: {value:?} is not one of value|rollout, visits|value, mover|observer"));
+            }
+            _ => return Err(unknown(key, "sims, c, ms, worlds, leaf, final, key")),
+        }
+    }
+    Ok(k)
+}
+
+fn alphabeta(knobs: &[(&str, &str)]) -> Result<AlphaBetaKnobs, String> {
+    let mut k = AlphaBetaKnobs::default();
+    for &(key, value) in knobs {
+        match key {
+            "depth" => k.settings.depth = whole(key, value, 1)?.min(64) as u32,
+            "top" => k.settings.top = whole(key, value, 0)? as usize,
+            "worlds" => k.worlds = whole(key, value, 1)? as usize,
+            "ms" => k.ms = whole(key, value, 0)?,
+            _ => return Err(unknown(key, "depth, top, worlds, ms")),
+        }
+    }
+    Ok(k)
+}
+
+impl std::fmt::Display for GuideSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GuideSpec::Network(p) => write!(f, "checkpoint:{}", p.display()),
+            GuideSpec::Rule => write!(f, "rule"),
+            GuideSpec::Random => write!(f, "random"),
+            GuideSpec::Heuristic => write!(f, "heuristic"),
         }
     }
 }
@@ -53,16 +225,29 @@ impl std::fmt::Display for AgentSpec {
             AgentSpec::Random => write!(f, "random"),
             AgentSpec::Rule => write!(f, "rule"),
             AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
-            AgentSpec::Pimc(p, s) => {
-                write!(
-                    f,
-                    "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}",
-                    p.display(),
-                    s.worlds,
-                    s.top,
-                    s.cards,
-                    s.max_nodes
-                )
+            AgentSpec::Pimc(p, s) => write!(
+                f,
+                "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}&ms={}",
+                p.display(),
+                s.worlds,
+                s.top,
+                s.cards,
+                s.max_nodes,
+                s.ms
+            ),
+            AgentSpec::Ismcts(g, k) => {
+                let s = &k.settings;
+                let leaf = if k.leaf == Leaf::Value { "value" } else { "rollout" };
+                let last = if s.final_choice == FinalChoice::Visits { "visits" } else { "value" };
+                let key = if s.keying == Keying::Mover { "mover" } else { "observer" };
+                let ms = s.time_limit.map_or(0, |t| t.as_millis());
+                let worlds = s.max_world_samples.unwrap_or(0);
+                let (sims, c) = (s.max_simulations, s.uct_c);
+                write!(f, "ismcts:{g}?sims={sims}&c={c}&ms={ms}&worlds={worlds}&leaf={leaf}&final={last}&key={key}")
+            }
+            AgentSpec::AlphaBeta(g, k) => {
+                let (d, t, w, ms) = (k.settings.depth, k.settings.top, k.worlds, k.ms);
+                write!(f, "alphabeta:{g}?depth={d}&top={t}&worlds={w}&ms={ms}")
             }
         }
     }
@@ -71,44 +256,36 @@ impl std::fmt::Display for AgentSpec {
 impl AgentSpec {
     /// The agent, ready to play (a checkpoint's network is loaded on the CPU).
     pub fn build(&self) -> Result<Box<dyn Agent>, AgentError> {
+        let name = self.to_string();
         Ok(match self {
             AgentSpec::Random => Box::new(RandomAgent::new(0)),
             AgentSpec::Rule => Box::new(RuleAgent::new()),
-            AgentSpec::Checkpoint(p) => Box::new(network(p, self)?),
-            AgentSpec::Pimc(p, settings) => Box::new(PimcAgent::new(network(p, self)?, *settings, self.to_string())),
+            AgentSpec::Checkpoint(p) => Box::new(network(p, &name)?),
+            AgentSpec::Pimc(p, settings) => Box::new(PimcAgent::new(network(p, &name)?, *settings, name)),
+            AgentSpec::Ismcts(g, k) => {
+                let guide = match g {
+                    GuideSpec::Network(p) => Guide::Network(Box::new(network(p, &name)?), k.leaf),
+                    GuideSpec::Rule => Guide::rule(),
+                    GuideSpec::Random | GuideSpec::Heuristic => Guide::random(),
+                };
+                Box::new(IsmctsAgent::new(guide, k.settings, name))
+            }
+            AgentSpec::AlphaBeta(g, k) => {
+                let net = match g {
+                    GuideSpec::Network(p) => Some(network(p, &name)?),
+                    _ => None,
+                };
+                let ms = Some(Duration::from_millis(k.ms)).filter(|_| k.ms > 0);
+                Box::new(AlphaBetaAgent::new(net, k.settings, k.worlds, ms, name))
+            }
         })
     }
 }
 
 /// The network agent of PATH; a run folder stands for its newest checkpoint.
-fn network(path: &std::path::Path, spec: &AgentSpec) -> Result<ModelAgent, AgentError> {
+fn network(path: &Path, name: &str) -> Result<ModelAgent, AgentError> {
     let file = if crate::run::checkpoints_dir(path).is_dir() { crate::run::latest(path)? } else { path.to_path_buf() };
-    Ok(ModelAgent::new(crate::model::load_network(&file)?, spec.to_string()))
-}
-
-/// `pimc:PATH?key=value&…`: the knobs by name, each a whole number.
-fn pimc(spec: &str, rest: &str) -> Result<AgentSpec, AgentError> {
-    let setting = |reason: String| AgentError::Setting { spec: spec.to_string(), reason };
-    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
-    if path.is_empty() {
-        return Err(setting("no network path".into()));
-    }
-    let mut s = PimcSettings::default();
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        let (key, value) = pair.split_once('=').ok_or_else(|| setting(format!("{pair:?} is not key=value")))?;
-        let n: u64 = value.parse().map_err(|_| setting(format!("{key}: {value:?} is not a whole number")))?;
-        if n == 0 {
-            return Err(setting(format!("{key} must be at least 1")));
-        }
-        match key {
-            "worlds" => s.worlds = n as usize,
-            "top" => s.top = n as usize,
-            "cards" => s.cards = n.min(54) as u32,
-            "max_nodes" => s.max_nodes = n,
-            _ => return Err(setting(format!("unknown knob {key:?}: worlds, top, cards, max_nodes"))),
-        }
-    }
-    Ok(AgentSpec::Pimc(PathBuf::from(path), s))
+    Ok(ModelAgent::new(crate::model::load_network(&file)?, name))
 }
 
 #[cfg(test)]
@@ -122,10 +299,36 @@ mod tests {
         assert_eq!("checkpoint:x/y".parse::<AgentSpec>().unwrap(), AgentSpec::Checkpoint("x/y".into()));
         assert_eq!(" rule ".parse::<AgentSpec>().unwrap().to_string(), "rule");
         let pimc: AgentSpec = "pimc:m/x.safetensors?worlds=8&cards=15".parse().unwrap();
-        assert_eq!(pimc.to_string(), "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000");
-        assert_eq!(pimc.to_string().parse::<AgentSpec>().unwrap(), pimc, "the name round-trips");
-        for bad in ["pimc:", "pimc:m?worlds=x", "pimc:m?depth=3", "pimc:m?top=0", "pimc:m?worlds"] {
-            assert!(bad.parse::<AgentSpec>().is_err(), "{bad}");
+        assert_eq!(pimc.to_string(), "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000&ms=0");
+        assert_eq!("pimc:checkpoint:m/x.safetensors?worlds=8&cards=15".parse::<AgentSpec>().unwrap(), pimc);
+        let ismcts: AgentSpec = "ismcts:checkpoint:m?sims=50&c=1.5&leaf=rollout&key=observer".parse().unwrap();
+        assert_eq!(
+            ismcts.to_string(),
+            "ismcts:checkpoint:m?sims=50&c=1.5&ms=0&worlds=0&leaf=rollout&final=visits&key=observer"
+        );
+        let alphabeta: AgentSpec = "alphabeta:heuristic?depth=3&ms=100".parse().unwrap();
+        assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&top=4&worlds=8&ms=100");
+        for spec in
+            [pimc, ismcts, alphabeta, "ismcts:rule".parse().unwrap(), "ismcts:random?final=value".parse().unwrap()]
+        {
+            assert_eq!(spec.to_string().parse::<AgentSpec>().unwrap(), spec, "the name round-trips");
+        }
+        for bad in [
+            "pimc:",
+            "pimc:m?worlds=x",
+            "pimc:m?depth=3",
+            "pimc:m?top=0",
+            "pimc:m?worlds",
+            "ismcts:m?sims=0",
+            "ismcts:m?c=-1",
+            "ismcts:m?leaf=solver",
+            "ismcts:heuristic",
+            "alphabeta:rule",
+            "alphabeta:m?depth=0",
+            "alpha:m",
+        ] {
+            let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
+            assert!(err.contains(bad.split('?').next().unwrap()), "{bad}: {err}");
         }
     }
 }

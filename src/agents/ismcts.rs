@@ -1,0 +1,100 @@
+//! ISMCTS as a player ([`crate::search::ismcts`]): guided by a network (PUCT priors and first
+//! values from its Q, leaves valued by the network or by network rollouts) or, without one, by
+//! rollouts of the rule or random agent (plain UCT).
+//!
+//! Every simulation runs in a world drawn from the seat's information; the real hidden hands
+//! are never read.
+
+use super::leaf::{Leaf, NetworkLeaf, RolloutLeaf};
+use super::{Agent, Candidate, ModelAgent, RandomAgent, RuleAgent};
+use crate::game::{Action, ActionTable, Play, State};
+use crate::search::{Ismcts, IsmctsSettings, SearchResult, SearchState};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+/// Who guides the search.
+pub enum Guide {
+    Network(Box<ModelAgent>, Leaf),
+    /// Rollouts by this agent.
+    Rollouts(Box<dyn Agent>),
+}
+
+impl Guide {
+    pub fn rule() -> Guide {
+        Guide::Rollouts(Box::new(RuleAgent::new()))
+    }
+    pub fn random() -> Guide {
+        Guide::Rollouts(Box::new(RandomAgent::new(0)))
+    }
+}
+
+pub struct IsmctsAgent {
+    guide: Guide,
+    settings: IsmctsSettings,
+    rng: SmallRng,
+    label: String,
+    last: Option<(u64, Vec<Candidate>)>,
+}
+
+impl IsmctsAgent {
+    pub fn new(guide: Guide, settings: IsmctsSettings, label: impl Into<String>) -> IsmctsAgent {
+        IsmctsAgent { guide, settings, rng: SmallRng::seed_from_u64(0), label: label.into(), last: None }
+    }
+
+    /// Searches the decision at `state` (the seat's information only).
+    pub fn search(&mut self, state: &State) -> SearchResult<Action> {
+        let mut search = Ismcts::new(self.settings);
+        let observer = state.current_player().expect("a decision");
+        match &mut self.guide {
+            Guide::Network(net, leaf) => {
+                search.search(state, &mut NetworkLeaf { net, leaf: *leaf, observer }, &mut self.rng)
+            }
+            Guide::Rollouts(policy) => {
+                policy.reset(self.rng.random());
+                search.search(state, &mut RolloutLeaf { policy: policy.as_mut() }, &mut self.rng)
+            }
+        }
+    }
+}
+
+/// Index of `action` among `plays`.
+pub(super) fn index_of(plays: &[Play], action: Action) -> usize {
+    let table = ActionTable::get();
+    plays.iter().position(|p| Action::Play(table.id(p)) == action).expect("search picks a legal play")
+}
+
+/// A key of the decision for the seat to act, to recognise it when asked for candidates.
+pub(super) fn decision_key(state: &State) -> u64 {
+    let seat = state.current_player().expect("a decision") as usize;
+    SearchState::information_state_key(state, seat)
+}
+
+impl Agent for IsmctsAgent {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+        if plays.len() == 1 {
+            return 0;
+        }
+        let result = self.search(state);
+        let mut candidates = vec![Candidate { value: f32::NAN, visits: Some(0) }; plays.len()];
+        for c in &result.candidates {
+            candidates[index_of(plays, c.action)] = Candidate { value: c.value as f32, visits: Some(c.visits) };
+        }
+        self.last = Some((decision_key(state), candidates));
+        index_of(plays, result.best)
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+    }
+
+    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
+        match &self.last {
+            Some((key, c)) if *key == decision_key(state) && c.len() == plays.len() => Some(c.clone()),
+            _ => None,
+        }
+    }
+}

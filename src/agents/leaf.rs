@@ -1,0 +1,124 @@
+//! How search agents value the positions at the edge of their search ([`Evaluator`]s over the
+//! game state): the network's value from the mover's seat, a rollout to the end of the game with
+//! an agent in every seat, or a hand-shape heuristic.
+//!
+//! Each sees only the world the search hands it; search agents hand it worlds drawn from their
+//! own seat's information, so what a leaf reads of that world is never the real hidden hands.
+
+use super::{Agent, Everyone, ModelAgent, model::argmax, play_out, rule::decompose};
+use crate::game::{Action, ActionTable, MoveList, Play, State};
+use crate::search::{Evaluation, Evaluator};
+
+/// What a leaf is worth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    /// The network's best Q for the player to act, from that player's seat.
+    Value,
+    /// The game played out by the rollout agent in every seat.
+    Rollout,
+}
+
+/// A network's view of positions, with leaves valued by `leaf` (rollouts by the network itself).
+///
+/// Values all come from one seat's Q, the searching seat's (`observer`): a network trained
+/// against a mix of opponents is optimistic for whichever seat it plays, so the landlord's Q and
+/// a farmer's Q of the same position do not add up to zero, and a search that mixed them would
+/// favour whatever hands the move to the more optimistic seat. At another seat's turn the
+/// network plays on (greedily) until the observer is to act, and the observer's best Q is the
+/// value. The mover's own Q still orders its plays: each play's value is the position's value
+/// plus the play's Q advantage over the mover's best.
+pub struct NetworkLeaf<'a> {
+    pub net: &'a mut ModelAgent,
+    pub leaf: Leaf,
+    pub observer: u8,
+}
+
+/// Rollouts with an agent (random, rule or a network) and no action values: plain UCT.
+pub struct RolloutLeaf<'a> {
+    pub policy: &'a mut dyn Agent,
+}
+
+/// A heuristic without a network: the side that needs fewer plays to empty its hands leads.
+pub struct HandShapeLeaf;
+
+/// The plays behind play actions.
+pub fn plays_of(actions: &[Action]) -> Vec<Play> {
+    let table = ActionTable::get();
+    actions
+        .iter()
+        .map(|a| match a {
+            Action::Play(id) => *table.play(*id),
+            other => panic!("search in the play phase only, got {other}"),
+        })
+        .collect()
+}
+
+/// `value` for the seats on `seat`'s side, its opposite for the others.
+fn sided(state: &State, seat: u8, value: f64) -> Vec<f64> {
+    let landlord = state.landlord();
+    (0..3u8)
+        .map(|s| if (s == landlord.unwrap_or(0)) == (seat == landlord.unwrap_or(0)) { value } else { -value })
+        .collect()
+}
+
+fn rollout(state: &State, policy: &mut dyn Agent) -> Vec<f64> {
+    let mut world = state.clone();
+    play_out(&mut world, &mut Everyone(policy), |_, _, _, _| {});
+    world.returns().to_vec()
+}
+
+impl NetworkLeaf<'_> {
+    /// The observer's best Q once the network has played on to the observer's turn (the
+    /// returns when the game ends first), for every seat.
+    fn observer_value(&mut self, state: &State) -> Vec<f64> {
+        let mut world = state.clone();
+        let mut plays = MoveList::new();
+        while let Some(seat) = world.current_player() {
+            world.legal_plays_into(&mut plays);
+            let q = self.net.q_values(&world, &plays);
+            if seat == self.observer {
+                return sided(&world, seat, q.iter().cloned().fold(f32::NEG_INFINITY, f32::max) as f64);
+            }
+            world.apply_play(plays[argmax(&q)]).expect("a legal play");
+        }
+        world.returns().to_vec()
+    }
+}
+
+impl Evaluator<State> for NetworkLeaf<'_> {
+    fn evaluate(&mut self, state: &State, actions: &[Action]) -> Evaluation {
+        let seat = state.current_player().expect("a decision");
+        let q: Vec<f64> = self.net.q_values(state, &plays_of(actions)).into_iter().map(f64::from).collect();
+        let values = match self.leaf {
+            Leaf::Value => self.observer_value(state),
+            Leaf::Rollout => rollout(state, self.net),
+        };
+        let best = q.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let action_values = q.iter().map(|v| values[seat as usize] + v - best).collect();
+        Evaluation { values, action_values: Some(action_values) }
+    }
+}
+
+impl Evaluator<State> for RolloutLeaf<'_> {
+    fn evaluate(&mut self, state: &State, _actions: &[Action]) -> Evaluation {
+        Evaluation { values: rollout(state, self.policy), action_values: None }
+    }
+}
+
+/// Plays needed to empty `hand` when nobody stops it (the rule agent's split of the hand).
+fn turns(hand: crate::cards::Counts) -> f64 {
+    decompose(hand).len() as f64
+}
+
+impl Evaluator<State> for HandShapeLeaf {
+    fn evaluate(&mut self, state: &State, _actions: &[Action]) -> Evaluation {
+        let landlord = state.landlord().expect("a landlord");
+        let farmers = (0..3u8).filter(|&s| s != landlord);
+        let landlord_turns = turns(state.hand(landlord));
+        let farmer_turns = farmers.map(|s| turns(state.hand(s))).fold(f64::INFINITY, f64::min);
+        // Having the move is worth about half a play.
+        let tempo = if state.current_player() == Some(landlord) { 0.5 } else { -0.5 };
+        let v = ((farmer_turns - landlord_turns + tempo) / 2.0).tanh();
+        Evaluation { values: sided(state, landlord, v), action_values: None }
+    }
+}

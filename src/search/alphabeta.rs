@@ -1,0 +1,105 @@
+//! Depth-limited alpha-beta over one world of Dou Dizhu (all hands known in that world): the
+//! landlord maximises its value, the farmers minimise it, and at the depth limit an
+//! [`Evaluator`] (the network's value from the mover's seat, or a hand-shape heuristic) stands
+//! in for the rest of the game. Plays are ordered by the evaluator's action values when it has
+//! them, else larger plays first, and only the `top` best are searched at each node.
+//!
+//! The search itself sees the whole world it is given; an honest agent gives it worlds drawn
+//! from its own seat's information ([`crate::game::State::resample_from_infostate`]).
+
+use super::ismcts::Evaluator;
+use crate::game::{Action, ActionTable, State};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlphaBetaSettings {
+    /// Plies searched below the position (a ply is one player's play or pass).
+    pub depth: u32,
+    /// Plays searched at each node, best first; 0 = all.
+    pub top: usize,
+}
+
+impl Default for AlphaBetaSettings {
+    fn default() -> Self {
+        AlphaBetaSettings { depth: 2, top: 4 }
+    }
+}
+
+pub struct AlphaBeta<'e> {
+    pub settings: AlphaBetaSettings,
+    evaluator: &'e mut dyn Evaluator<State>,
+    /// Positions visited in the last search.
+    pub nodes: u64,
+}
+
+impl<'e> AlphaBeta<'e> {
+    pub fn new(settings: AlphaBetaSettings, evaluator: &'e mut dyn Evaluator<State>) -> AlphaBeta<'e> {
+        AlphaBeta { settings, evaluator, nodes: 0 }
+    }
+
+    /// The landlord's value of the world after each of `actions` (legal in `world`), searched
+    /// `depth - 1` plies further.
+    pub fn values_after(&mut self, world: &State, actions: &[Action]) -> Vec<f64> {
+        let depth = self.settings.depth.saturating_sub(1);
+        actions
+            .iter()
+            .map(|&a| {
+                let mut next = world.clone();
+                next.apply_action(a).expect("a legal action");
+                self.value(&next, depth, f64::NEG_INFINITY, f64::INFINITY)
+            })
+            .collect()
+    }
+
+    /// The landlord's value of `state` searched `depth` plies, within the window (alpha, beta).
+    pub fn value(&mut self, state: &State, depth: u32, mut alpha: f64, mut beta: f64) -> f64 {
+        self.nodes += 1;
+        let landlord = state.landlord().expect("search runs after the landlord is known") as usize;
+        if state.is_terminal() {
+            return state.returns()[landlord];
+        }
+        let legal = state.legal_actions();
+        let evaluation = self.evaluator.evaluate(state, &legal);
+        if depth == 0 {
+            return evaluation.values[landlord];
+        }
+        let maximise = state.current_player() == Some(landlord as u8);
+        let order = ordered(&legal, evaluation.action_values.as_deref(), self.settings.top);
+        let mut best = if maximise { f64::NEG_INFINITY } else { f64::INFINITY };
+        for i in order {
+            let mut next = state.clone();
+            next.apply_action(legal[i]).expect("a legal action");
+            let v = self.value(&next, depth - 1, alpha, beta);
+            if maximise {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+}
+
+/// Indices of `legal`, best first by `values` (else by cards played, passing last), cut to `top`.
+pub fn ordered(legal: &[Action], values: Option<&[f64]>, top: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..legal.len()).collect();
+    match values {
+        Some(v) => order.sort_by(|&a, &b| v[b].total_cmp(&v[a])),
+        None => {
+            let table = ActionTable::get();
+            let size = |a: &Action| match a {
+                Action::Play(id) => table.play(*id).cards.len() as i64,
+                _ => 0,
+            };
+            order.sort_by_key(|&i| -size(&legal[i]));
+        }
+    }
+    if top > 0 {
+        order.truncate(top);
+    }
+    order
+}

@@ -1,0 +1,63 @@
+//! What search needs from a game: the OpenSpiel-shaped State API, as a trait, so that
+//! [`super::ismcts`] touches nothing else and runs on any game that provides it. Dou Dizhu's
+//! [`State`] is one implementation.
+
+use crate::game::{Action, State};
+use std::hash::{Hash, Hasher};
+
+pub trait SearchState: Clone {
+    type Action: Copy + Eq + std::hash::Hash + std::fmt::Debug;
+    fn num_players(&self) -> usize;
+    /// The player to act; `None` at chance and terminal nodes.
+    fn current_player(&self) -> Option<usize>;
+    fn is_terminal(&self) -> bool;
+    fn is_chance_node(&self) -> bool;
+    /// Outcomes of a chance node with their probabilities.
+    fn chance_outcomes(&self) -> Vec<(Self::Action, f64)>;
+    /// The current player's legal actions, in a fixed order.
+    fn legal_actions(&self) -> Vec<Self::Action>;
+    /// Applies a legal action (search only applies actions the state listed).
+    fn apply_action(&mut self, action: Self::Action);
+    /// The final returns by player (meaningful at terminal states).
+    fn returns(&self) -> Vec<f64>;
+    /// A state that `player` cannot tell from this one, drawn with `rng` (f64 in [0, 1)).
+    fn resample_from_infostate(&self, player: usize, rng: &mut dyn FnMut() -> f64) -> Self;
+    /// A key of what `player` knows here: equal for states the player cannot tell apart.
+    fn information_state_key(&self, player: usize) -> u64;
+}
+
+impl SearchState for State {
+    type Action = Action;
+    fn num_players(&self) -> usize {
+        crate::game::NUM_PLAYERS
+    }
+    fn current_player(&self) -> Option<usize> {
+        State::current_player(self).map(usize::from)
+    }
+    fn is_terminal(&self) -> bool {
+        State::is_terminal(self)
+    }
+    fn is_chance_node(&self) -> bool {
+        State::is_chance_node(self)
+    }
+    fn chance_outcomes(&self) -> Vec<(Action, f64)> {
+        State::chance_outcomes(self).unwrap_or_default()
+    }
+    fn legal_actions(&self) -> Vec<Action> {
+        State::legal_actions(self)
+    }
+    fn apply_action(&mut self, action: Action) {
+        State::apply_action(self, action).expect("search applies only listed actions")
+    }
+    fn returns(&self) -> Vec<f64> {
+        State::returns(self).to_vec()
+    }
+    fn resample_from_infostate(&self, player: usize, rng: &mut dyn FnMut() -> f64) -> State {
+        State::resample_from_infostate(self, player as u8, rng)
+    }
+    fn information_state_key(&self, player: usize) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        self.information_state_string(player as u8).hash(&mut h);
+        h.finish()
+    }
+}

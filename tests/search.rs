@@ -1,0 +1,234 @@
+//! Search: ISMCTS on a game other than Dou Dizhu (it only touches the State API), depth-limited
+//! alpha-beta against the exact solver, every search agent's honesty (its decision never
+//! depends on hidden hands), and the time budget.
+
+use ddz::agents::leaf::{HandShapeLeaf, Leaf};
+use ddz::agents::{Agent, AlphaBetaAgent, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent};
+use ddz::game::{MoveList, State};
+use ddz::model::{ModelConfig, QNet};
+use ddz::search::{
+    AlphaBeta, AlphaBetaSettings, Evaluation, Evaluator, Ismcts, IsmctsSettings, Keying, Position, SearchState, Solver,
+};
+use rand::rngs::{SmallRng, StdRng};
+use rand::{RngExt, SeedableRng};
+use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+/// Kuhn poker: three cards (0 < 1 < 2), each player antes 1, one bet of 1; actions 0 = check or
+/// fold, 1 = bet or call.
+#[derive(Clone, Debug)]
+struct Kuhn {
+    cards: Vec<u8>,
+    history: Vec<u8>,
+}
+
+impl Kuhn {
+    fn dealt(p0: u8, p1: u8, history: &[u8]) -> Kuhn {
+        Kuhn { cards: vec![p0, p1], history: history.to_vec() }
+    }
+}
+
+impl SearchState for Kuhn {
+    type Action = u8;
+    fn num_players(&self) -> usize {
+        2
+    }
+    fn current_player(&self) -> Option<usize> {
+        (!self.is_chance_node() && !self.is_terminal()).then_some(self.history.len() % 2)
+    }
+    fn is_terminal(&self) -> bool {
+        matches!(self.history.as_slice(), [0, 0] | [1, _] | [0, 1, _])
+    }
+    fn is_chance_node(&self) -> bool {
+        self.cards.len() < 2
+    }
+    fn chance_outcomes(&self) -> Vec<(u8, f64)> {
+        let left: Vec<u8> = (0..3).filter(|c| !self.cards.contains(c)).collect();
+        left.iter().map(|&c| (c, 1.0 / left.len() as f64)).collect()
+    }
+    fn legal_actions(&self) -> Vec<u8> {
+        vec![0, 1]
+    }
+    fn apply_action(&mut self, action: u8) {
+        if self.is_chance_node() { self.cards.push(action) } else { self.history.push(action) }
+    }
+    fn returns(&self) -> Vec<f64> {
+        let showdown =
+            |stake: f64| if self.cards[0] > self.cards[1] { vec![stake, -stake] } else { vec![-stake, stake] };
+        match self.history.as_slice() {
+            [0, 0] => showdown(1.0),
+            [1, 1] | [0, 1, 1] => showdown(2.0),
+            [1, 0] => vec![1.0, -1.0],
+            [0, 1, 0] => vec![-1.0, 1.0],
+            _ => vec![0.0, 0.0],
+        }
+    }
+    fn resample_from_infostate(&self, player: usize, rng: &mut dyn FnMut() -> f64) -> Kuhn {
+        let mine = self.cards[player];
+        let others: Vec<u8> = (0..3).filter(|&c| c != mine).collect();
+        let theirs = others[(rng() * 2.0) as usize % 2];
+        let mut cards = vec![0, 0];
+        cards[player] = mine;
+        cards[1 - player] = theirs;
+        Kuhn { cards, history: self.history.clone() }
+    }
+    fn information_state_key(&self, player: usize) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (player, self.cards[player], &self.history).hash(&mut h);
+        h.finish()
+    }
+}
+
+/// Random play to the end.
+struct RandomRollout(SmallRng);
+
+impl<S: SearchState> Evaluator<S> for RandomRollout {
+    fn evaluate(&mut self, state: &S, _actions: &[S::Action]) -> Evaluation {
+        let mut s = state.clone();
+        while !s.is_terminal() {
+            let actions: Vec<S::Action> = if s.is_chance_node() {
+                s.chance_outcomes().into_iter().map(|(a, _)| a).collect()
+            } else {
+                s.legal_actions()
+            };
+            s.apply_action(actions[self.0.random_range(0..actions.len())]);
+        }
+        Evaluation { values: s.returns(), action_values: None }
+    }
+}
+
+#[test]
+fn ismcts_is_generic_in_the_game_and_finds_kuhn_pokers_clear_decisions() {
+    for keying in [Keying::Mover, Keying::Observer] {
+        let settings = IsmctsSettings { max_simulations: 400, keying, ..Default::default() };
+        let decide = |p0: u8, p1: u8, history: &[u8]| {
+            let mut search = Ismcts::new(settings);
+            let mut rng = SmallRng::seed_from_u64(5);
+            search.search(&Kuhn::dealt(p0, p1, history), &mut RandomRollout(SmallRng::seed_from_u64(6)), &mut rng)
+        };
+        // Facing a bet: fold the lowest card, call with the highest, whatever the other holds.
+        for other in [1, 2] {
+            assert_eq!(decide(other, 0, &[1]).best, 0, "{keying:?}: fold the jack");
+        }
+        for other in [0, 1] {
+            let result = decide(other, 2, &[1]);
+            assert_eq!(result.best, 1, "{keying:?}: call with the king");
+            assert_eq!(result.simulations, 400);
+            let visits: u32 = result.candidates.iter().map(|c| c.visits).sum();
+            assert_eq!(visits, 399, "every simulation after the first passes through the root");
+        }
+        // After a check and a bet, the first player with the jack folds too.
+        assert_eq!(decide(0, 2, &[0, 1]).best, 0);
+    }
+}
+
+/// Positions from rule self-play with at most `cards` cards left in all.
+fn endgames(n: usize, cards: u32, seed: u64) -> Vec<State> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (mut out, mut rule, mut plays) = (Vec::new(), RuleAgent::new(), MoveList::new());
+    while out.len() < n {
+        let mut s = State::new(Default::default());
+        s.deal_random(&mut rng);
+        while !s.is_terminal() {
+            s.legal_plays_into(&mut plays);
+            if (0..3).map(|p| s.hand(p).len()).sum::<u32>() <= cards {
+                out.push(s.clone());
+                break;
+            }
+            let pick =
+                if rng.random_range(0..4) == 0 { rng.random_range(0..plays.len()) } else { rule.choose(&s, &plays) };
+            s.apply_play(plays[pick]).unwrap();
+        }
+    }
+    out
+}
+
+#[test]
+fn alphabeta_to_the_end_agrees_with_the_exact_solver() {
+    let mut solver = Solver::new();
+    let mut leaf = HandShapeLeaf;
+    let (mut landlord_wins, mut checked) = (0, 0);
+    for state in endgames(300, 10, 8) {
+        let exact = solver.solve(&Position::of_state(&state).unwrap());
+        let landlord_to_move = state.current_player() == Some(0);
+        let mut search = AlphaBeta::new(AlphaBetaSettings { depth: 40, top: 0 }, &mut leaf);
+        let v = search.value(&state, 40, f64::NEG_INFINITY, f64::INFINITY);
+        assert!(v == 1.0 || v == -1.0, "a search to the end returns the game's result, got {v}");
+        assert_eq!(v > 0.0, exact.wins == landlord_to_move, "position {}", state.to_json());
+        landlord_wins += (v > 0.0) as u32;
+        checked += 1;
+    }
+    assert!(landlord_wins > 30 && landlord_wins < checked - 30, "both sides win some: {landlord_wins}/{checked}");
+}
+
+fn tiny_network(seed: u64) -> ModelAgent {
+    let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
+    ModelAgent::new(QNet::cpu(&model, seed), "tiny")
+}
+
+/// For many decisions of random games: the agent given a state with other hidden hands (the
+/// same information for its seat) makes the same play, with the same seed.
+fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
+    let mut rng = StdRng::seed_from_u64(21);
+    let mut plays = MoveList::new();
+    let (mut decisions, mut hidden_differ) = (0u64, 0);
+    for _ in 0..3 {
+        let mut s = State::new(Default::default());
+        s.deal_random(&mut rng);
+        while let Some(seat) = s.current_player() {
+            s.legal_plays_into(&mut plays);
+            let left: u32 = (0..3).map(|p| s.hand(p).len()).sum();
+            if plays.len() > 1 && left <= most_cards {
+                let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
+                assert_eq!(other.hand(seat), s.hand(seat));
+                hidden_differ += (0..3).any(|p| other.hand(p) != s.hand(p)) as u32;
+                agent.reset(decisions);
+                let real = agent.choose(&s, &plays);
+                agent.reset(decisions);
+                let seen = agent.choose(&other, &plays);
+                assert_eq!(real, seen, "{}: the play must not depend on the hidden hands", agent.name());
+                decisions += 1;
+            }
+            s.apply_play(plays[rng.random_range(0..plays.len())]).unwrap();
+        }
+    }
+    assert!(decisions > 20 && hidden_differ > 10, "{decisions} decisions, {hidden_differ} with other hidden hands");
+}
+
+#[test]
+fn no_search_agent_reads_a_hidden_card() {
+    let ismcts = IsmctsSettings { max_simulations: 30, ..Default::default() };
+    let ab = AlphaBetaSettings { depth: 2, top: 3 };
+    let pimc = PimcSettings { worlds: 3, top: 3, cards: 54, max_nodes: 2_000, ms: 0 };
+    let mut agents: Vec<Box<dyn Agent>> = vec![
+        Box::new(IsmctsAgent::new(Guide::Network(Box::new(tiny_network(1)), Leaf::Value), ismcts, "ismcts value")),
+        Box::new(IsmctsAgent::new(Guide::Network(Box::new(tiny_network(2)), Leaf::Rollout), ismcts, "ismcts rollout")),
+        Box::new(IsmctsAgent::new(
+            Guide::Network(Box::new(tiny_network(3)), Leaf::Value),
+            IsmctsSettings { keying: Keying::Observer, max_world_samples: Some(4), ..ismcts },
+            "ismcts observer",
+        )),
+        Box::new(IsmctsAgent::new(Guide::rule(), ismcts, "ismcts rule")),
+        Box::new(IsmctsAgent::new(Guide::random(), ismcts, "ismcts random")),
+        Box::new(AlphaBetaAgent::new(Some(tiny_network(4)), ab, 3, None, "alphabeta network")),
+        Box::new(AlphaBetaAgent::new(None, ab, 3, None, "alphabeta heuristic")),
+        Box::new(PimcAgent::new(tiny_network(5), pimc, "pimc")),
+    ];
+    for agent in agents.iter_mut() {
+        assert_honest(agent.as_mut(), 54);
+    }
+}
+
+#[test]
+fn a_time_budget_cuts_the_search_short() {
+    // Rule rollouts to the end: a hundred thousand simulations would take minutes.
+    let settings =
+        IsmctsSettings { max_simulations: 100_000, time_limit: Some(Duration::from_millis(50)), ..Default::default() };
+    let mut agent = IsmctsAgent::new(Guide::rule(), settings, "budget");
+    let mut s = State::new(Default::default());
+    s.deal_random(&mut StdRng::seed_from_u64(2));
+    let started = Instant::now();
+    let result = agent.search(&s);
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    assert!(result.simulations >= 1 && result.simulations < 100_000, "{} simulations", result.simulations);
+}
