@@ -241,9 +241,10 @@ AGENTS:
   random, rule                 uniformly random; the rule player
   checkpoint:PATH              a network: a .safetensors file, a checkpoint folder, or a run folder
                                (its newest checkpoint)
-  pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0
-                               the network, and from `cards` cards left in all, its `top` plays
-                               solved exactly in `worlds` worlds drawn from what the seat knows
+  pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout
+                               the network's `top` plays scored in `worlds` worlds drawn from what
+                               the seat knows: solved exactly from `cards` cards left in all, before
+                               that played out by the network (far=network: the network alone)
   ismcts:GUIDE?sims=200&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover
                                information-set MCTS: `sims` simulations (or `ms` milliseconds), each
                                in a world drawn from what the seat knows (worlds=N: a pool of N);

@@ -171,14 +171,15 @@ fn tiny_network(seed: u64) -> ModelAgent {
 fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
     let mut rng = StdRng::seed_from_u64(21);
     let mut plays = MoveList::new();
-    let (mut decisions, mut hidden_differ) = (0u64, 0);
+    let (mut decisions, mut hidden_differ, mut turn) = (0u64, 0, 0);
     for _ in 0..3 {
         let mut s = State::new(Default::default());
         s.deal_random(&mut rng);
         while let Some(seat) = s.current_player() {
             s.legal_plays_into(&mut plays);
             let left: u32 = (0..3).map(|p| s.hand(p).len()).sum();
-            if plays.len() > 1 && left <= most_cards {
+            turn += 1;
+            if plays.len() > 1 && left <= most_cards && turn % 2 == 0 {
                 let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
                 assert_eq!(other.hand(seat), s.hand(seat));
                 hidden_differ += (0..3).any(|p| other.hand(p) != s.hand(p)) as u32;
@@ -197,9 +198,9 @@ fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
 
 #[test]
 fn no_search_agent_reads_a_hidden_card() {
-    let ismcts = IsmctsSettings { max_simulations: 30, ..Default::default() };
+    let ismcts = IsmctsSettings { max_simulations: 16, ..Default::default() };
     let ab = AlphaBetaSettings { depth: 2, top: 3 };
-    let pimc = PimcSettings { worlds: 3, top: 3, cards: 54, max_nodes: 2_000, ms: 0 };
+    let pimc = PimcSettings { worlds: 3, top: 3, cards: 54, max_nodes: 2_000, ..Default::default() };
     let mut agents: Vec<Box<dyn Agent>> = vec![
         Box::new(IsmctsAgent::new(Guide::Network(Box::new(tiny_network(1)), Leaf::Value), ismcts, "ismcts value")),
         Box::new(IsmctsAgent::new(Guide::Network(Box::new(tiny_network(2)), Leaf::Rollout), ismcts, "ismcts rollout")),
@@ -212,7 +213,8 @@ fn no_search_agent_reads_a_hidden_card() {
         Box::new(IsmctsAgent::new(Guide::random(), ismcts, "ismcts random")),
         Box::new(AlphaBetaAgent::new(Some(tiny_network(4)), ab, 3, None, "alphabeta network")),
         Box::new(AlphaBetaAgent::new(None, ab, 3, None, "alphabeta heuristic")),
-        Box::new(PimcAgent::new(tiny_network(5), pimc, "pimc")),
+        Box::new(PimcAgent::new(tiny_network(5), pimc, "pimc solver")),
+        Box::new(PimcAgent::new(tiny_network(6), PimcSettings { cards: 10, ..pimc }, "pimc rollouts")),
     ];
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);

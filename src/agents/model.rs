@@ -2,7 +2,7 @@
 
 use super::{Agent, Candidate};
 use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
-use crate::game::{Play, State};
+use crate::game::{MoveList, Play, State};
 use crate::model::QNet;
 
 pub struct ModelAgent {
@@ -28,6 +28,63 @@ impl ModelAgent {
         }
         let owner = vec![0i64; plays.len()];
         self.net.q_values(&self.state_buf, &self.action_buf, &owner)
+    }
+}
+
+impl ModelAgent {
+    /// Q of every play of several decisions in one forward pass (each for its current player):
+    /// batching is what makes many network rollouts affordable.
+    pub fn q_values_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<Vec<f32>> {
+        let rows: usize = decisions.iter().map(|(_, plays)| plays.len()).sum();
+        self.state_buf.resize(decisions.len() * STATE_DIM, 0.0);
+        self.action_buf.resize(rows * ACTION_DIM, 0.0);
+        let mut owner = Vec::with_capacity(rows);
+        for (k, (state, plays)) in decisions.iter().enumerate() {
+            let seat = state.current_player().expect("a decision node");
+            encode_state(state, seat, &mut self.state_buf[k * STATE_DIM..(k + 1) * STATE_DIM]);
+            let hand = state.hand(seat);
+            for p in plays.iter() {
+                let row = owner.len();
+                encode_action(p, hand, &mut self.action_buf[row * ACTION_DIM..(row + 1) * ACTION_DIM]);
+                owner.push(k as i64);
+            }
+        }
+        let q = self.net.q_values(&self.state_buf, &self.action_buf, &owner);
+        self.state_buf.truncate(STATE_DIM);
+        let mut out = Vec::with_capacity(decisions.len());
+        let mut at = 0;
+        for (_, plays) in decisions {
+            out.push(q[at..at + plays.len()].to_vec());
+            at += plays.len();
+        }
+        out
+    }
+
+    /// Plays every world to the end with the network greedy in every seat, all the worlds'
+    /// decisions of a round in one batch; the returns of each world.
+    pub fn rollouts(&mut self, mut worlds: Vec<State>) -> Vec<[f64; 3]> {
+        let mut plays: Vec<MoveList> = worlds.iter().map(|_| MoveList::new()).collect();
+        loop {
+            let live: Vec<usize> = (0..worlds.len()).filter(|&i| !worlds[i].is_terminal()).collect();
+            if live.is_empty() {
+                return worlds.iter().map(|w| w.returns()).collect();
+            }
+            for &i in &live {
+                worlds[i].legal_plays_into(&mut plays[i]);
+            }
+            // Forced plays need no network.
+            let asked: Vec<usize> = live.iter().copied().filter(|&i| plays[i].len() > 1).collect();
+            let decisions: Vec<(&State, &[Play])> = asked.iter().map(|&i| (&worlds[i], &plays[i][..])).collect();
+            let q = if decisions.is_empty() { Vec::new() } else { self.q_values_many(&decisions) };
+            let mut pick = vec![0; worlds.len()];
+            for (k, &i) in asked.iter().enumerate() {
+                pick[i] = argmax(&q[k]);
+            }
+            for &i in &live {
+                let play = plays[i][pick[i]];
+                worlds[i].apply_play(play).expect("a legal play");
+            }
+        }
     }
 }
 

@@ -1,37 +1,51 @@
-//! Perfect-information Monte Carlo on top of a Q network: when few enough cards are left, the
-//! agent draws worlds consistent with what its seat knows (`resample_from_infostate`), solves
-//! each of the network's best few plays exactly in every world, and makes the play that wins in
-//! the most worlds (the network's order breaks ties). With more cards left it plays as the
-//! network does.
+//! Perfect-information Monte Carlo on top of a Q network: the agent draws worlds consistent with
+//! what its seat knows (`resample_from_infostate`), scores each of the network's best few plays
+//! in every world, and makes the play with the best mean (the network's order breaks ties).
+//! When few enough cards are left a play's score in a world is exact (the open-hand solver: won
+//! or lost); before that it is the result of the game played out by the network in every seat
+//! (`far=rollout`, all the rollouts of a decision batched through the network together), or the
+//! agent simply plays as the network does (`far=network`).
 //!
 //! It never reads a card its seat could not see: the worlds come from the seat's information
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
+use super::ismcts::decision_key;
 use super::{Agent, Candidate, ModelAgent};
 use crate::game::{Play, State};
 use crate::search::{Position, Solver};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
+use std::time::Instant;
+
+/// What PIMC does with more than `cards` cards left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Far {
+    /// Play as the network does.
+    Network,
+    /// Score the candidates by network rollouts in the drawn worlds.
+    Rollout,
+}
 
 /// The knobs, with their defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PimcSettings {
     /// Worlds drawn per decision.
     pub worlds: usize,
-    /// The network's best plays that are solved in each world.
+    /// The network's best plays that are scored in each world.
     pub top: usize,
-    /// Search only when at most this many cards are left in all three hands.
+    /// Solve exactly when at most this many cards are left in all three hands.
     pub cards: u32,
     /// Positions the solver may search per play and world; a play it cannot finish counts as
     /// a loss in that world.
     pub max_nodes: u64,
     /// Stop drawing worlds after this many milliseconds (0 = no limit; at least one world).
     pub ms: u64,
+    pub far: Far,
 }
 
 impl Default for PimcSettings {
     fn default() -> Self {
-        PimcSettings { worlds: 16, top: 4, cards: 20, max_nodes: 200_000, ms: 0 }
+        PimcSettings { worlds: 16, top: 4, cards: 20, max_nodes: 200_000, ms: 0, far: Far::Rollout }
     }
 }
 
@@ -40,27 +54,42 @@ pub struct PimcAgent {
     settings: PimcSettings,
     rng: SmallRng,
     label: String,
+    last: Option<(u64, Vec<Candidate>)>,
 }
 
 impl PimcAgent {
     pub fn new(net: ModelAgent, settings: PimcSettings, label: impl Into<String>) -> PimcAgent {
-        PimcAgent { net, settings, rng: SmallRng::seed_from_u64(0), label: label.into() }
+        PimcAgent { net, settings, rng: SmallRng::seed_from_u64(0), label: label.into(), last: None }
     }
 
-    /// How many of `worlds` each candidate wins in, for the current player of `state`.
-    pub fn wins_by_candidate(&mut self, state: &State, candidates: &[Play]) -> Vec<usize> {
+    /// The mean score of each candidate over the drawn worlds, for the current player's side.
+    /// Worlds are drawn and scored eight at a time, so that a time budget stops between batches.
+    pub fn scores(&mut self, state: &State, candidates: &[Play]) -> Vec<f64> {
         let seat = state.current_player().expect("a decision");
-        let mut wins = vec![0; candidates.len()];
-        let mut solver = Solver::new();
-        let started = std::time::Instant::now();
-        let out_of_time =
-            |w: usize| w > 0 && self.settings.ms > 0 && started.elapsed().as_millis() as u64 >= self.settings.ms;
-        for w in 0..self.settings.worlds {
-            if out_of_time(w) {
+        let exact = (0..3).map(|p| state.hand(p).len()).sum::<u32>() <= self.settings.cards;
+        let started = Instant::now();
+        let (mut totals, mut drawn) = (vec![0.0; candidates.len()], 0);
+        while drawn < self.settings.worlds.max(1) {
+            if drawn > 0 && self.settings.ms > 0 && started.elapsed().as_millis() as u64 >= self.settings.ms {
                 break;
             }
-            let world = state.resample_from_infostate(seat, &mut || self.rng.random::<f64>());
-            let Some(pos) = Position::of_state(&world) else { continue };
+            let batch = (self.settings.worlds - drawn).clamp(1, 8);
+            let worlds: Vec<State> =
+                (0..batch).map(|_| state.resample_from_infostate(seat, &mut || self.rng.random::<f64>())).collect();
+            let part = if exact { self.solved(&worlds, candidates) } else { self.rolled(worlds, candidates, seat) };
+            totals.iter_mut().zip(part).for_each(|(t, p)| *t += p);
+            drawn += batch;
+        }
+        totals.into_iter().map(|t| t / drawn as f64).collect()
+    }
+
+    /// +1 per world the candidate wins in (solved exactly), −1 per world it loses or the solver
+    /// gives up on.
+    fn solved(&self, worlds: &[State], candidates: &[Play]) -> Vec<f64> {
+        let mut totals = vec![0.0; candidates.len()];
+        let mut solver = Solver::new();
+        for world in worlds {
+            let Some(pos) = Position::of_state(world) else { continue };
             let landlord_side = pos.to_move == 0;
             for (k, &play) in candidates.iter().enumerate() {
                 let after = pos.after(play);
@@ -68,10 +97,28 @@ impl PimcAgent {
                     Some(w) => (w == 0) == landlord_side,
                     None => solver.landlord_wins_within(&after, self.settings.max_nodes) == Some(landlord_side),
                 };
-                wins[k] += won as usize;
+                totals[k] += if won { 1.0 } else { -1.0 };
             }
         }
-        wins
+        totals
+    }
+
+    /// The seat's returns summed over the worlds, each candidate played and the game played out
+    /// by the network.
+    fn rolled(&mut self, worlds: Vec<State>, candidates: &[Play], seat: u8) -> Vec<f64> {
+        let mut starts = Vec::with_capacity(worlds.len() * candidates.len());
+        for world in &worlds {
+            for &play in candidates {
+                let mut next = world.clone();
+                next.apply_play(play).expect("a legal play");
+                starts.push(next);
+            }
+        }
+        let mut totals = vec![0.0; candidates.len()];
+        for (i, returns) in self.net.rollouts(starts).into_iter().enumerate() {
+            totals[i % candidates.len()] += returns[seat as usize];
+        }
+        totals
     }
 }
 
@@ -88,14 +135,25 @@ impl Agent for PimcAgent {
         let left: u32 = (0..3).map(|seat| state.hand(seat).len()).sum();
         let mut order: Vec<usize> = (0..plays.len()).collect();
         order.sort_by(|&a, &b| q[b].total_cmp(&q[a]));
-        if left > self.settings.cards {
+        if left > self.settings.cards && self.settings.far == Far::Network {
+            self.last = None;
             return order[0];
         }
         order.truncate(self.settings.top.max(1));
         let candidates: Vec<Play> = order.iter().map(|&i| plays[i]).collect();
-        let wins = self.wins_by_candidate(state, &candidates);
-        // The most wins; among equals, the network's order (max_by_key keeps the last maximum).
-        let best = (0..order.len()).rev().max_by_key(|&k| wins[k]).unwrap_or(0);
+        let scores = self.scores(state, &candidates);
+        // The best mean; among equals, the network's order.
+        let mut best = 0;
+        for k in 1..order.len() {
+            if scores[k] > scores[best] {
+                best = k;
+            }
+        }
+        let mut shown = vec![Candidate { value: f32::NAN, visits: None }; plays.len()];
+        for (k, &i) in order.iter().enumerate() {
+            shown[i] = Candidate::value(scores[k] as f32);
+        }
+        self.last = Some((decision_key(state), shown));
         order[best]
     }
 
@@ -104,7 +162,10 @@ impl Agent for PimcAgent {
     }
 
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        self.net.candidates(state, plays)
+        match &self.last {
+            Some((key, c)) if *key == decision_key(state) && c.len() == plays.len() => Some(c.clone()),
+            _ => self.net.candidates(state, plays),
+        }
     }
 }
 
@@ -116,7 +177,7 @@ mod tests {
 
     fn agent() -> PimcAgent {
         let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
-        let settings = PimcSettings { worlds: 4, top: 3, cards: 54, max_nodes: 5_000, ms: 0 };
+        let settings = PimcSettings { worlds: 4, top: 3, cards: 54, max_nodes: 5_000, ..Default::default() };
         PimcAgent::new(ModelAgent::new(QNet::cpu(&model, 7), "tiny"), settings, "pimc")
     }
 

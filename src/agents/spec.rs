@@ -2,8 +2,9 @@
 //!
 //! - `random`, `rule`, `checkpoint:PATH` (a checkpoint folder, a `.safetensors` file, or a run
 //!   folder: its newest checkpoint);
-//! - `pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0`: the network with exact endgame
-//!   solving over drawn worlds ([`super::pimc`]);
+//! - `pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout`: the network's best
+//!   plays scored over drawn worlds, exactly in the endgame, by network rollouts before
+//!   ([`super::pimc`]);
 //! - `ismcts:GUIDE?sims=200&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover`: information-set
 //!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
 //! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
@@ -15,6 +16,7 @@
 
 use super::ismcts::Guide;
 use super::leaf::Leaf;
+use super::pimc::Far;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
 use super::{AlphaBetaAgent, IsmctsAgent};
 use crate::model::WeightsError;
@@ -158,7 +160,14 @@ fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
             "cards" => s.cards = whole(key, value, 1)?.min(54) as u32,
             "max_nodes" => s.max_nodes = whole(key, value, 1)?,
             "ms" => s.ms = whole(key, value, 0)?,
-            _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms")),
+            "far" => {
+                s.far = match value {
+                    "rollout" => Far::Rollout,
+                    "network" => Far::Network,
+                    _ => return Err(format!("far: {value:?} is not rollout or network")),
+                }
+            }
+            _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms, far")),
         }
     }
     Ok(s)
@@ -227,13 +236,14 @@ impl std::fmt::Display for AgentSpec {
             AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
             AgentSpec::Pimc(p, s) => write!(
                 f,
-                "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}&ms={}",
+                "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}&ms={}&far={}",
                 p.display(),
                 s.worlds,
                 s.top,
                 s.cards,
                 s.max_nodes,
-                s.ms
+                s.ms,
+                if s.far == Far::Rollout { "rollout" } else { "network" }
             ),
             AgentSpec::Ismcts(g, k) => {
                 let s = &k.settings;
@@ -299,7 +309,7 @@ mod tests {
         assert_eq!("checkpoint:x/y".parse::<AgentSpec>().unwrap(), AgentSpec::Checkpoint("x/y".into()));
         assert_eq!(" rule ".parse::<AgentSpec>().unwrap().to_string(), "rule");
         let pimc: AgentSpec = "pimc:m/x.safetensors?worlds=8&cards=15".parse().unwrap();
-        assert_eq!(pimc.to_string(), "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000&ms=0");
+        assert_eq!(pimc.to_string(), "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000&ms=0&far=rollout");
         assert_eq!("pimc:checkpoint:m/x.safetensors?worlds=8&cards=15".parse::<AgentSpec>().unwrap(), pimc);
         let ismcts: AgentSpec = "ismcts:checkpoint:m?sims=50&c=1.5&leaf=rollout&key=observer".parse().unwrap();
         assert_eq!(

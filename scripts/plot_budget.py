@@ -1,0 +1,49 @@
+"""Plots a search agent's win rate against its own network by budget (scripts/search_budget).
+
+    python plot_budget.py OUT_DIR BUDGETS
+reads OUT_DIR/eval-B.json for each budget B and OUT_DIR/bench.json; writes OUT_DIR/budget.png.
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main():
+    out, budgets = sys.argv[1], [b for b in sys.argv[2].split(",") if b]
+    evals = [json.load(open(f"{out}/eval-{b}.json")) for b in budgets]
+    bench = json.load(open(f"{out}/bench.json"))
+    ms = {t["agent"]: t["median_ms"] for t in bench}
+    x = [float(b) for b in budgets]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, label, color in [
+        ("overall", "both seatings", "black"),
+        ("a_as_landlord", "as landlord", "tab:red"),
+        ("a_as_farmers", "as farmers", "tab:blue"),
+    ]:
+        y = [e[key]["wp"]["mean"] for e in evals]
+        ci = [e[key]["wp"]["ci95"] for e in evals]
+        ax.errorbar(x, y, yerr=ci, marker="o", capsize=4, label=label, color=color)
+    base = json.load(open(f"{out}/eval-{budgets[0]}.json"))
+    for e, b in zip(evals, x):
+        t = ms.get(e["a"])
+        if t is not None:
+            ax.annotate(f"{t:.0f} ms", (b, e["overall"]["wp"]["mean"]), textcoords="offset points", xytext=(6, -14))
+    ax.axhline(0.5, color="gray", linestyle=":", label="the network against itself (both seatings)")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(x)
+    ax.set_xticklabels(budgets)
+    ax.set_xlabel("budget (" + base["a"].split("?")[0].split(":")[0] + " worlds per decision)")
+    ax.set_ylabel("win rate against its own network")
+    ax.set_title(f"{base['deals']} deals, both seatings, 95% CIs; median ms per decision on one thread")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(f"{out}/budget.png", dpi=110)
+    print(f"{out}/budget.png")
+
+
+if __name__ == "__main__":
+    main()
