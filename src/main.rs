@@ -245,7 +245,7 @@ AGENTS:
                                the network's `top` plays scored in `worlds` worlds drawn from what
                                the seat knows: solved exactly from `cards` cards left in all, before
                                that played out by the network (far=network: the network alone)
-  ismcts:GUIDE?sims=200&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover
+  ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover
                                information-set MCTS: `sims` simulations (or `ms` milliseconds), each
                                in a world drawn from what the seat knows (worlds=N: a pool of N);
                                GUIDE a network (PUCT from its Q; leaf=value: its value, leaf=rollout:

@@ -1,6 +1,6 @@
 //! Search: ISMCTS on a game other than Dou Dizhu (it only touches the State API), depth-limited
 //! alpha-beta against the exact solver, every search agent's honesty (its decision never
-//! depends on hidden hands), and the time budget.
+//! depends on hidden hands), the time budget, and worlds weighted by what the other seats did.
 
 use ddz::agents::leaf::{HandShapeLeaf, Leaf};
 use ddz::agents::{Agent, AlphaBetaAgent, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent};
@@ -215,6 +215,7 @@ fn no_search_agent_reads_a_hidden_card() {
         Box::new(AlphaBetaAgent::new(None, ab, 3, None, "alphabeta heuristic")),
         Box::new(PimcAgent::new(tiny_network(5), pimc, "pimc solver")),
         Box::new(PimcAgent::new(tiny_network(6), PimcSettings { cards: 10, ..pimc }, "pimc rollouts")),
+        Box::new(PimcAgent::new(tiny_network(7), PimcSettings { cards: 10, belief: 0.1, ..pimc }, "pimc belief")),
     ];
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);
@@ -233,4 +234,50 @@ fn a_time_budget_cuts_the_search_short() {
     let result = agent.search(&s);
     assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
     assert!(result.simulations >= 1 && result.simulations < 100_000, "{} simulations", result.simulations);
+}
+
+/// Cards of the other two seats that a world puts in the right hand, as a share of them.
+fn agreement(world: &State, real: &State, seat: u8) -> f64 {
+    let (mut right, mut all) = (0u32, 0u32);
+    for other in (0..3u8).filter(|&s| s != seat) {
+        let (w, r) = (world.hand(other).to_array(), real.hand(other).to_array());
+        right += w.iter().zip(r.iter()).map(|(a, b)| (*a).min(*b) as u32).sum::<u32>();
+        all += real.hand(other).len();
+    }
+    right as f64 / all.max(1) as f64
+}
+
+#[test]
+fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
+    let net = ddz::model::load_network(std::path::Path::new("models/dmc-rule-2h/model.safetensors")).unwrap();
+    let mut agent = ModelAgent::new(net, "dmc-rule-2h");
+    let mut rng = StdRng::seed_from_u64(4);
+    let mut draws = SmallRng::seed_from_u64(5);
+    let (mut uniform, mut weighted, mut n) = (0.0, 0.0, 0);
+    let mut plays = MoveList::new();
+    for _ in 0..40 {
+        // A position from the network's own play, between the 12th and 30th turn.
+        let mut s = State::new(Default::default());
+        s.deal_random(&mut rng);
+        let stop = rng.random_range(12..30);
+        for _ in 0..stop {
+            if s.is_terminal() {
+                break;
+            }
+            s.legal_plays_into(&mut plays);
+            let pick = agent.choose(&s, &plays);
+            s.apply_play(plays[pick]).unwrap();
+        }
+        let Some(seat) = s.current_player() else { continue };
+        for w in ddz::agents::belief::draw_worlds(&mut agent, &s, 16, 1, 0.0, &mut draws) {
+            uniform += agreement(&w, &s, seat);
+        }
+        for w in ddz::agents::belief::draw_worlds(&mut agent, &s, 16, 8, 0.1, &mut draws) {
+            weighted += agreement(&w, &s, seat);
+        }
+        n += 16;
+    }
+    let (uniform, weighted) = (uniform / n as f64, weighted / n as f64);
+    println!("share of hidden cards in the right hand: uniform {uniform:.3}, weighted {weighted:.3}");
+    assert!(weighted > uniform + 0.01, "uniform {uniform:.3}, weighted {weighted:.3}");
 }

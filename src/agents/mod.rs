@@ -2,6 +2,7 @@
 //! name through [`AgentSpec`] and whole games through [`play::play_out`].
 
 pub mod alphabeta;
+pub mod belief;
 pub mod ismcts;
 pub mod leaf;
 pub mod model;

@@ -10,11 +10,11 @@
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
 use super::ismcts::decision_key;
-use super::{Agent, Candidate, ModelAgent};
+use super::{Agent, Candidate, ModelAgent, belief};
 use crate::game::{Play, State};
 use crate::search::{Position, Solver};
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
 use std::time::Instant;
 
 /// What PIMC does with more than `cards` cards left.
@@ -41,11 +41,14 @@ pub struct PimcSettings {
     /// Stop drawing worlds after this many milliseconds (0 = no limit; at least one world).
     pub ms: u64,
     pub far: Far,
+    /// Weigh worlds by the other seats' plays at this softmax temperature over the network's
+    /// Q ([`super::belief`]); 0 = uniform worlds.
+    pub belief: f64,
 }
 
 impl Default for PimcSettings {
     fn default() -> Self {
-        PimcSettings { worlds: 16, top: 4, cards: 20, max_nodes: 200_000, ms: 0, far: Far::Rollout }
+        PimcSettings { worlds: 16, top: 4, cards: 20, max_nodes: 200_000, ms: 0, far: Far::Rollout, belief: 0.0 }
     }
 }
 
@@ -63,24 +66,24 @@ impl PimcAgent {
     }
 
     /// The mean score of each candidate over the drawn worlds, for the current player's side.
-    /// Worlds are drawn and scored eight at a time, so that a time budget stops between batches.
+    /// Worlds are scored eight at a time, so that a time budget stops between batches.
     pub fn scores(&mut self, state: &State, candidates: &[Play]) -> Vec<f64> {
+        let started = Instant::now();
         let seat = state.current_player().expect("a decision");
         let exact = (0..3).map(|p| state.hand(p).len()).sum::<u32>() <= self.settings.cards;
-        let started = Instant::now();
-        let (mut totals, mut drawn) = (vec![0.0; candidates.len()], 0);
-        while drawn < self.settings.worlds.max(1) {
-            if drawn > 0 && self.settings.ms > 0 && started.elapsed().as_millis() as u64 >= self.settings.ms {
+        let n = self.settings.worlds.max(1);
+        let worlds = belief::draw_worlds(&mut self.net, state, n, 4, self.settings.belief, &mut self.rng);
+        let (mut totals, mut scored) = (vec![0.0; candidates.len()], 0);
+        for batch in worlds.chunks(8) {
+            if scored > 0 && self.settings.ms > 0 && started.elapsed().as_millis() as u64 >= self.settings.ms {
                 break;
             }
-            let batch = (self.settings.worlds - drawn).clamp(1, 8);
-            let worlds: Vec<State> =
-                (0..batch).map(|_| state.resample_from_infostate(seat, &mut || self.rng.random::<f64>())).collect();
-            let part = if exact { self.solved(&worlds, candidates) } else { self.rolled(worlds, candidates, seat) };
+            let part =
+                if exact { self.solved(batch, candidates) } else { self.rolled(batch.to_vec(), candidates, seat) };
             totals.iter_mut().zip(part).for_each(|(t, p)| *t += p);
-            drawn += batch;
+            scored += batch.len();
         }
-        totals.into_iter().map(|t| t / drawn as f64).collect()
+        totals.into_iter().map(|t| t / scored as f64).collect()
     }
 
     /// +1 per world the candidate wins in (solved exactly), −1 per world it loses or the solver
@@ -173,6 +176,7 @@ impl Agent for PimcAgent {
 mod tests {
     use super::*;
     use crate::model::{ModelConfig, QNet};
+    use rand::RngExt;
     use rand::rngs::StdRng;
 
     fn agent() -> PimcAgent {

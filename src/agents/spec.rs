@@ -5,7 +5,7 @@
 //! - `pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout`: the network's best
 //!   plays scored over drawn worlds, exactly in the endgame, by network rollouts before
 //!   ([`super::pimc`]);
-//! - `ismcts:GUIDE?sims=200&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover`: information-set
+//! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover`: information-set
 //!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
 //! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
 //!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
@@ -167,7 +167,14 @@ fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
                     _ => return Err(format!("far: {value:?} is not rollout or network")),
                 }
             }
-            _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms, far")),
+            "belief" => {
+                s.belief = value
+                    .parse()
+                    .ok()
+                    .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+                    .ok_or(format!("belief: {value:?} is not a temperature of at least 0"))?
+            }
+            _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms, far, belief")),
         }
     }
     Ok(s)
@@ -236,14 +243,15 @@ impl std::fmt::Display for AgentSpec {
             AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
             AgentSpec::Pimc(p, s) => write!(
                 f,
-                "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}&ms={}&far={}",
+                "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}&ms={}&far={}&belief={}",
                 p.display(),
                 s.worlds,
                 s.top,
                 s.cards,
                 s.max_nodes,
                 s.ms,
-                if s.far == Far::Rollout { "rollout" } else { "network" }
+                if s.far == Far::Rollout { "rollout" } else { "network" },
+                s.belief
             ),
             AgentSpec::Ismcts(g, k) => {
                 let s = &k.settings;
@@ -309,7 +317,10 @@ mod tests {
         assert_eq!("checkpoint:x/y".parse::<AgentSpec>().unwrap(), AgentSpec::Checkpoint("x/y".into()));
         assert_eq!(" rule ".parse::<AgentSpec>().unwrap().to_string(), "rule");
         let pimc: AgentSpec = "pimc:m/x.safetensors?worlds=8&cards=15".parse().unwrap();
-        assert_eq!(pimc.to_string(), "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000&ms=0&far=rollout");
+        assert_eq!(
+            pimc.to_string(),
+            "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000&ms=0&far=rollout&belief=0"
+        );
         assert_eq!("pimc:checkpoint:m/x.safetensors?worlds=8&cards=15".parse::<AgentSpec>().unwrap(), pimc);
         let ismcts: AgentSpec = "ismcts:checkpoint:m?sims=50&c=1.5&leaf=rollout&key=observer".parse().unwrap();
         assert_eq!(

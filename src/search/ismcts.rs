@@ -63,7 +63,7 @@ impl Default for IsmctsSettings {
     fn default() -> Self {
         IsmctsSettings {
             uct_c: 1.0,
-            max_simulations: 200,
+            max_simulations: 100,
             time_limit: None,
             max_world_samples: None,
             final_choice: FinalChoice::Visits,
