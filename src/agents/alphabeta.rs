@@ -4,9 +4,9 @@
 //! heuristic) at the frontier; the play with the best mean over the worlds is made, the network's
 //! order breaking ties.
 
-use super::ismcts::{decision_key, index_of};
+use super::ismcts::index_of;
 use super::leaf::{HandShapeLeaf, Leaf, NetworkLeaf, plays_of};
-use super::{Agent, Candidate, ModelAgent};
+use super::{Agent, Candidate, LastDecision, ModelAgent};
 use crate::game::{Action, ActionTable, Play, State};
 use crate::search::{AlphaBeta, AlphaBetaSettings, Evaluator, ordered};
 use rand::rngs::SmallRng;
@@ -20,7 +20,7 @@ pub struct AlphaBetaAgent {
     time_limit: Option<Duration>,
     rng: SmallRng,
     label: String,
-    last: Option<(u64, Vec<Candidate>)>,
+    last: LastDecision,
 }
 
 impl AlphaBetaAgent {
@@ -33,7 +33,15 @@ impl AlphaBetaAgent {
         label: impl Into<String>,
     ) -> AlphaBetaAgent {
         let rng = SmallRng::seed_from_u64(0);
-        AlphaBetaAgent { net, settings, worlds: worlds.max(1), time_limit, rng, label: label.into(), last: None }
+        AlphaBetaAgent {
+            net,
+            settings,
+            worlds: worlds.max(1),
+            time_limit,
+            rng,
+            label: label.into(),
+            last: LastDecision::default(),
+        }
     }
 
     /// The candidates (indices into `actions`) and their mean value for the seat to act.
@@ -92,7 +100,7 @@ impl Agent for AlphaBetaAgent {
         for (k, &i) in order.iter().enumerate() {
             candidates[index_of(plays, actions[i])] = Candidate { value: means[k] as f32, visits: None };
         }
-        self.last = Some((decision_key(state), candidates));
+        self.last.remember(state, candidates);
         order[best]
     }
 
@@ -101,9 +109,6 @@ impl Agent for AlphaBetaAgent {
     }
 
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        match &self.last {
-            Some((key, c)) if *key == decision_key(state) && c.len() == plays.len() => Some(c.clone()),
-            _ => None,
-        }
+        self.last.recall(state, plays)
     }
 }

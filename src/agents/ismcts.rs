@@ -6,9 +6,9 @@
 //! are never read.
 
 use super::leaf::{Leaf, NetworkLeaf, RolloutLeaf};
-use super::{Agent, Candidate, ModelAgent, RandomAgent, RuleAgent};
+use super::{Agent, Candidate, LastDecision, ModelAgent, RandomAgent, RuleAgent};
 use crate::game::{Action, ActionTable, Play, State};
-use crate::search::{Ismcts, IsmctsSettings, SearchResult, SearchState};
+use crate::search::{Ismcts, IsmctsSettings, SearchResult};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -33,12 +33,18 @@ pub struct IsmctsAgent {
     settings: IsmctsSettings,
     rng: SmallRng,
     label: String,
-    last: Option<(u64, Vec<Candidate>)>,
+    last: LastDecision,
 }
 
 impl IsmctsAgent {
     pub fn new(guide: Guide, settings: IsmctsSettings, label: impl Into<String>) -> IsmctsAgent {
-        IsmctsAgent { guide, settings, rng: SmallRng::seed_from_u64(0), label: label.into(), last: None }
+        IsmctsAgent {
+            guide,
+            settings,
+            rng: SmallRng::seed_from_u64(0),
+            label: label.into(),
+            last: LastDecision::default(),
+        }
     }
 
     /// Searches the decision at `state` (the seat's information only).
@@ -63,12 +69,6 @@ pub(super) fn index_of(plays: &[Play], action: Action) -> usize {
     plays.iter().position(|p| Action::Play(table.id(p)) == action).expect("search picks a legal play")
 }
 
-/// A key of the decision for the seat to act, to recognise it when asked for candidates.
-pub(super) fn decision_key(state: &State) -> u64 {
-    let seat = state.current_player().expect("a decision") as usize;
-    SearchState::information_state_key(state, seat)
-}
-
 impl Agent for IsmctsAgent {
     fn name(&self) -> String {
         self.label.clone()
@@ -83,7 +83,7 @@ impl Agent for IsmctsAgent {
         for c in &result.candidates {
             candidates[index_of(plays, c.action)] = Candidate { value: c.value as f32, visits: Some(c.visits) };
         }
-        self.last = Some((decision_key(state), candidates));
+        self.last.remember(state, candidates);
         index_of(plays, result.best)
     }
 
@@ -92,9 +92,6 @@ impl Agent for IsmctsAgent {
     }
 
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        match &self.last {
-            Some((key, c)) if *key == decision_key(state) && c.len() == plays.len() => Some(c.clone()),
-            _ => None,
-        }
+        self.last.recall(state, plays)
     }
 }

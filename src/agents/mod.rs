@@ -51,3 +51,30 @@ impl Candidate {
         Candidate { value, visits: None }
     }
 }
+
+/// The candidates of the decision a search agent made last, shown when a replay asks about that
+/// same decision (searching again would cost as much as the decision did).
+#[derive(Default)]
+pub(crate) struct LastDecision(Option<(u64, Vec<Candidate>)>);
+
+impl LastDecision {
+    pub(crate) fn remember(&mut self, state: &State, candidates: Vec<Candidate>) {
+        self.0 = Some((decision_key(state), candidates));
+    }
+    pub(crate) fn forget(&mut self) {
+        self.0 = None;
+    }
+    /// The remembered candidates if `state` is the decision they belong to.
+    pub(crate) fn recall(&self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
+        match &self.0 {
+            Some((key, c)) if *key == decision_key(state) && c.len() == plays.len() => Some(c.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// A key of the decision for the seat to act: equal for states that seat cannot tell apart.
+fn decision_key(state: &State) -> u64 {
+    let seat = state.current_player().expect("a decision") as usize;
+    crate::search::SearchState::information_state_key(state, seat)
+}

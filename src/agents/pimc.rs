@@ -9,8 +9,7 @@
 //! It never reads a card its seat could not see: the worlds come from the seat's information
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
-use super::ismcts::decision_key;
-use super::{Agent, Candidate, ModelAgent, belief};
+use super::{Agent, Candidate, LastDecision, ModelAgent, belief};
 use crate::game::{Play, State};
 use crate::search::{Position, Solver};
 use rand::SeedableRng;
@@ -57,12 +56,12 @@ pub struct PimcAgent {
     settings: PimcSettings,
     rng: SmallRng,
     label: String,
-    last: Option<(u64, Vec<Candidate>)>,
+    last: LastDecision,
 }
 
 impl PimcAgent {
     pub fn new(net: ModelAgent, settings: PimcSettings, label: impl Into<String>) -> PimcAgent {
-        PimcAgent { net, settings, rng: SmallRng::seed_from_u64(0), label: label.into(), last: None }
+        PimcAgent { net, settings, rng: SmallRng::seed_from_u64(0), label: label.into(), last: LastDecision::default() }
     }
 
     /// The mean score of each candidate over the drawn worlds, for the current player's side.
@@ -139,7 +138,7 @@ impl Agent for PimcAgent {
         let mut order: Vec<usize> = (0..plays.len()).collect();
         order.sort_by(|&a, &b| q[b].total_cmp(&q[a]));
         if left > self.settings.cards && self.settings.far == Far::Network {
-            self.last = None;
+            self.last.forget();
             return order[0];
         }
         order.truncate(self.settings.top.max(1));
@@ -156,7 +155,7 @@ impl Agent for PimcAgent {
         for (k, &i) in order.iter().enumerate() {
             shown[i] = Candidate::value(scores[k] as f32);
         }
-        self.last = Some((decision_key(state), shown));
+        self.last.remember(state, shown);
         order[best]
     }
 
@@ -165,10 +164,7 @@ impl Agent for PimcAgent {
     }
 
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        match &self.last {
-            Some((key, c)) if *key == decision_key(state) && c.len() == plays.len() => Some(c.clone()),
-            _ => self.net.candidates(state, plays),
-        }
+        self.last.recall(state, plays).or_else(|| self.net.candidates(state, plays))
     }
 }
 
