@@ -1,6 +1,6 @@
 """Plots a search agent's win rate against its own network by budget (scripts/search_budget).
 
-    python plot_budget.py OUT_DIR BUDGETS
+    python plot_budget.py OUT_DIR BUDGETS TEMPLATE
 reads OUT_DIR/eval-B.json for each budget B and OUT_DIR/bench.json; writes OUT_DIR/budget.png.
 """
 import json
@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main():
-    out, budgets = sys.argv[1], [b for b in sys.argv[2].split(",") if b]
+    out, budgets, template = sys.argv[1], [b for b in sys.argv[2].split(",") if b], sys.argv[3]
     evals = [json.load(open(f"{out}/eval-{b}.json")) for b in budgets]
     bench = json.load(open(f"{out}/bench.json"))
     ms = {t["agent"]: t["median_ms"] for t in bench}
@@ -36,7 +36,7 @@ def main():
     ax.set_xscale("log", base=2)
     ax.set_xticks(x)
     ax.set_xticklabels(budgets)
-    ax.set_xlabel("budget (" + base["a"].split("?")[0].split(":")[0] + " worlds per decision)")
+    ax.set_xlabel("budget B in " + template)
     ax.set_ylabel("win rate against its own network")
     ax.set_title(f"{base['deals']} deals, both seatings, 95% CIs; median ms per decision on one thread")
     ax.legend(fontsize=8)

@@ -244,13 +244,15 @@ AGENTS:
   pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout
                                the network's `top` plays scored in `worlds` worlds drawn from what
                                the seat knows: solved exactly from `cards` cards left in all, before
-                               that played out by the network (far=network: the network alone)
-  ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover
+                               that played out by the network (far=network: the network alone);
+                               belief=T weighs worlds by the other seats' plays (softmax of Q at T)
+  ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0
                                information-set MCTS: `sims` simulations (or `ms` milliseconds), each
                                in a world drawn from what the seat knows (worlds=N: a pool of N);
                                GUIDE a network (PUCT from its Q; leaf=value: its value, leaf=rollout:
                                games played out by it) or rule / random (UCT with their rollouts);
-                               final=visits|value; key=mover (OpenSpiel) or observer (single observer)
+                               final=visits|value; key=mover (OpenSpiel) or observer (single observer);
+                               belief=T: root worlds weighted by the other seats' plays (network)
   alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0
                                alpha-beta `depth` plies deep over the `top` plays at each node, in
                                `worlds` drawn worlds; GUIDE a network (its value at the frontier) or

@@ -202,12 +202,21 @@ fn no_search_agent_reads_a_hidden_card() {
     let ab = AlphaBetaSettings { depth: 2, top: 3 };
     let pimc = PimcSettings { worlds: 3, top: 3, cards: 54, max_nodes: 2_000, ..Default::default() };
     let mut agents: Vec<Box<dyn Agent>> = vec![
-        Box::new(IsmctsAgent::new(Guide::Network(Box::new(tiny_network(1)), Leaf::Value), ismcts, "ismcts value")),
-        Box::new(IsmctsAgent::new(Guide::Network(Box::new(tiny_network(2)), Leaf::Rollout), ismcts, "ismcts rollout")),
+        Box::new(IsmctsAgent::new(Guide::Network(Box::new(tiny_network(1)), Leaf::Value, 0.0), ismcts, "ismcts value")),
         Box::new(IsmctsAgent::new(
-            Guide::Network(Box::new(tiny_network(3)), Leaf::Value),
+            Guide::Network(Box::new(tiny_network(2)), Leaf::Rollout, 0.0),
+            ismcts,
+            "ismcts rollout",
+        )),
+        Box::new(IsmctsAgent::new(
+            Guide::Network(Box::new(tiny_network(3)), Leaf::Value, 0.0),
             IsmctsSettings { keying: Keying::Observer, max_world_samples: Some(4), ..ismcts },
             "ismcts observer",
+        )),
+        Box::new(IsmctsAgent::new(
+            Guide::Network(Box::new(tiny_network(8)), Leaf::Value, 0.1),
+            ismcts,
+            "ismcts belief",
         )),
         Box::new(IsmctsAgent::new(Guide::rule(), ismcts, "ismcts rule")),
         Box::new(IsmctsAgent::new(Guide::random(), ismcts, "ismcts random")),

@@ -14,7 +14,9 @@ use rand::{RngExt, SeedableRng};
 
 /// Who guides the search.
 pub enum Guide {
-    Network(Box<ModelAgent>, Leaf),
+    /// The network, its leaf values, and the belief temperature of the root worlds (0 =
+    /// uniform draws; see [`super::belief`]).
+    Network(Box<ModelAgent>, Leaf, f64),
     /// Rollouts by this agent.
     Rollouts(Box<dyn Agent>),
 }
@@ -52,7 +54,12 @@ impl IsmctsAgent {
         let mut search = Ismcts::new(self.settings);
         let observer = state.current_player().expect("a decision");
         match &mut self.guide {
-            Guide::Network(net, leaf) => {
+            Guide::Network(net, leaf, belief) if *belief > 0.0 => {
+                let n = self.settings.max_world_samples.unwrap_or(self.settings.max_simulations as usize).min(4096);
+                let pool = super::belief::draw_worlds(net, state, n, 4, *belief, &mut self.rng);
+                search.search_worlds(state, &pool, &mut NetworkLeaf { net, leaf: *leaf, observer }, &mut self.rng)
+            }
+            Guide::Network(net, leaf, _) => {
                 search.search(state, &mut NetworkLeaf { net, leaf: *leaf, observer }, &mut self.rng)
             }
             Guide::Rollouts(policy) => {

@@ -5,7 +5,7 @@
 //! - `pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout`: the network's best
 //!   plays scored over drawn worlds, exactly in the endgame, by network rollouts before
 //!   ([`super::pimc`]);
-//! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover`: information-set
+//! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0`: information-set
 //!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
 //! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
 //!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
@@ -48,11 +48,13 @@ pub enum GuideSpec {
 pub struct IsmctsKnobs {
     pub settings: IsmctsSettings,
     pub leaf: Leaf,
+    /// Belief temperature of the root worlds (network guides only; 0 = uniform).
+    pub belief: f64,
 }
 
 impl Default for IsmctsKnobs {
     fn default() -> Self {
-        IsmctsKnobs { settings: IsmctsSettings::default(), leaf: Leaf::Value }
+        IsmctsKnobs { settings: IsmctsSettings::default(), leaf: Leaf::Value, belief: 0.0 }
     }
 }
 
@@ -147,6 +149,14 @@ fn whole(key: &str, value: &str, least: u64) -> Result<u64, String> {
     }
 }
 
+fn temperature(key: &str, value: &str) -> Result<f64, String> {
+    value
+        .parse()
+        .ok()
+        .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+        .ok_or(format!("{key}: {value:?} is not a temperature of at least 0"))
+}
+
 fn unknown(key: &str, known: &str) -> String {
     format!("unknown knob {key:?}: {known}")
 }
@@ -195,6 +205,7 @@ fn ismcts(knobs: &[(&str, &str)]) -> Result<IsmctsKnobs, String> {
             }
             ("ms", _) => s.time_limit = Some(whole(key, value, 0)?).filter(|&m| m > 0).map(Duration::from_millis),
             ("worlds", _) => s.max_world_samples = Some(whole(key, value, 0)? as usize).filter(|&w| w > 0),
+            ("belief", _) => k.belief = temperature(key, value)?,
             ("leaf", "value") => k.leaf = Leaf::Value,
             ("leaf", "rollout") => k.leaf = Leaf::Rollout,
             ("final", "visits") => s.final_choice = FinalChoice::Visits,
@@ -204,7 +215,7 @@ fn ismcts(knobs: &[(&str, &str)]) -> Result<IsmctsKnobs, String> {
             ("leaf" | "final" | "key", _) => {
                 return Err(format!("{key}: {value:?} is not one of value|rollout, visits|value, mover|observer"));
             }
-            _ => return Err(unknown(key, "sims, c, ms, worlds, leaf, final, key")),
+            _ => return Err(unknown(key, "sims, c, ms, worlds, leaf, final, key, belief")),
         }
     }
     Ok(k)
@@ -261,7 +272,11 @@ impl std::fmt::Display for AgentSpec {
                 let ms = s.time_limit.map_or(0, |t| t.as_millis());
                 let worlds = s.max_world_samples.unwrap_or(0);
                 let (sims, c) = (s.max_simulations, s.uct_c);
-                write!(f, "ismcts:{g}?sims={sims}&c={c}&ms={ms}&worlds={worlds}&leaf={leaf}&final={last}&key={key}")
+                let belief = k.belief;
+                write!(
+                    f,
+                    "ismcts:{g}?sims={sims}&c={c}&ms={ms}&worlds={worlds}&leaf={leaf}&final={last}&key={key}&belief={belief}"
+                )
             }
             AgentSpec::AlphaBeta(g, k) => {
                 let (d, t, w, ms) = (k.settings.depth, k.settings.top, k.worlds, k.ms);
@@ -282,7 +297,7 @@ impl AgentSpec {
             AgentSpec::Pimc(p, settings) => Box::new(PimcAgent::new(network(p, &name)?, *settings, name)),
             AgentSpec::Ismcts(g, k) => {
                 let guide = match g {
-                    GuideSpec::Network(p) => Guide::Network(Box::new(network(p, &name)?), k.leaf),
+                    GuideSpec::Network(p) => Guide::Network(Box::new(network(p, &name)?), k.leaf, k.belief),
                     GuideSpec::Rule => Guide::rule(),
                     GuideSpec::Random | GuideSpec::Heuristic => Guide::random(),
                 };
@@ -325,7 +340,7 @@ mod tests {
         let ismcts: AgentSpec = "ismcts:checkpoint:m?sims=50&c=1.5&leaf=rollout&key=observer".parse().unwrap();
         assert_eq!(
             ismcts.to_string(),
-            "ismcts:checkpoint:m?sims=50&c=1.5&ms=0&worlds=0&leaf=rollout&final=visits&key=observer"
+            "ismcts:checkpoint:m?sims=50&c=1.5&ms=0&worlds=0&leaf=rollout&final=visits&key=observer&belief=0"
         );
         let alphabeta: AgentSpec = "alphabeta:heuristic?depth=3&ms=100".parse().unwrap();
         assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&top=4&worlds=8&ms=100");

@@ -146,13 +146,27 @@ impl<S: SearchState> Ismcts<S> {
         evaluator: &mut dyn Evaluator<S>,
         rng: &mut SmallRng,
     ) -> SearchResult<S::Action> {
-        let started = Instant::now();
-        self.nodes.clear();
         let observer = root.current_player().expect("search starts at a decision");
         let pool: Vec<S> = match self.settings.max_world_samples {
             Some(n) => (0..n.max(1)).map(|_| root.resample_from_infostate(observer, &mut || rng.random())).collect(),
             None => Vec::new(),
         };
+        self.search_worlds(root, &pool, evaluator, rng)
+    }
+
+    /// [`Ismcts::search`] with the caller's pool of root worlds, cycled through (a fresh draw per
+    /// simulation when it is empty): worlds weighted by a belief, for example. They must be
+    /// worlds the player to act cannot tell from `root`.
+    pub fn search_worlds(
+        &mut self,
+        root: &S,
+        pool: &[S],
+        evaluator: &mut dyn Evaluator<S>,
+        rng: &mut SmallRng,
+    ) -> SearchResult<S::Action> {
+        let started = Instant::now();
+        self.nodes.clear();
+        let observer = root.current_player().expect("search starts at a decision");
         let mut simulations = 0;
         while simulations < self.settings.max_simulations.max(1) {
             if simulations > 0 && self.settings.time_limit.is_some_and(|t| started.elapsed() >= t) {
