@@ -89,11 +89,12 @@ impl Evaluator<State> for NetworkLeaf<'_> {
     fn evaluate(&mut self, state: &State, actions: &[Action]) -> Evaluation {
         let seat = state.current_player().expect("a decision");
         let q: Vec<f64> = self.net.q_values(state, &plays_of(actions)).into_iter().map(f64::from).collect();
+        let best = q.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let values = match self.leaf {
+            Leaf::Value if seat == self.observer => sided(state, seat, best),
             Leaf::Value => self.observer_value(state),
             Leaf::Rollout => rollout(state, self.net),
         };
-        let best = q.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let action_values = q.iter().map(|v| values[seat as usize] + v - best).collect();
         Evaluation { values, action_values: Some(action_values) }
     }
