@@ -6,6 +6,7 @@
 
 use super::ismcts::index_of;
 use super::leaf::{HandShapeLeaf, Leaf, NetworkLeaf, plays_of};
+use super::model::argmax;
 use super::{Agent, Candidate, LastDecision, ModelAgent};
 use crate::game::{Action, ActionTable, Play, State};
 use crate::search::{AlphaBeta, AlphaBetaSettings, Evaluator, ordered};
@@ -89,13 +90,8 @@ impl Agent for AlphaBetaAgent {
         let table = ActionTable::get();
         let actions: Vec<Action> = plays.iter().map(|p| Action::Play(table.id(p))).collect();
         let (order, means) = self.search(state, &actions);
-        // The best mean; the earliest in the order among equals.
-        let mut best = 0;
-        for k in 1..order.len() {
-            if means[k] > means[best] {
-                best = k;
-            }
-        }
+        // The best mean; among equals, the earliest in the network's order.
+        let best = argmax(&means);
         let mut candidates = vec![Candidate { value: f32::NAN, visits: None }; plays.len()];
         for (k, &i) in order.iter().enumerate() {
             candidates[index_of(plays, actions[i])] = Candidate { value: means[k] as f32, visits: None };

@@ -85,10 +85,22 @@ impl NetworkLeaf<'_> {
     }
 }
 
+impl NetworkLeaf<'_> {
+    fn q(&mut self, state: &State, actions: &[Action]) -> Vec<f64> {
+        self.net.q_values(state, &plays_of(actions)).into_iter().map(f64::from).collect()
+    }
+}
+
 impl Evaluator<State> for NetworkLeaf<'_> {
+    /// The mover's Q: the same order as the action values `evaluate` gives, without valuing
+    /// the state.
+    fn action_order(&mut self, state: &State, actions: &[Action]) -> Option<Vec<f64>> {
+        Some(self.q(state, actions))
+    }
+
     fn evaluate(&mut self, state: &State, actions: &[Action]) -> Evaluation {
         let seat = state.current_player().expect("a decision");
-        let q: Vec<f64> = self.net.q_values(state, &plays_of(actions)).into_iter().map(f64::from).collect();
+        let q = self.q(state, actions);
         let best = q.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let values = match self.leaf {
             Leaf::Value if seat == self.observer => sided(state, seat, best),
@@ -101,6 +113,9 @@ impl Evaluator<State> for NetworkLeaf<'_> {
 }
 
 impl Evaluator<State> for RolloutLeaf<'_> {
+    fn action_order(&mut self, _state: &State, _actions: &[Action]) -> Option<Vec<f64>> {
+        None
+    }
     fn evaluate(&mut self, state: &State, _actions: &[Action]) -> Evaluation {
         Evaluation { values: rollout(state, self.policy), action_values: None }
     }
@@ -112,6 +127,9 @@ fn turns(hand: crate::cards::Counts) -> f64 {
 }
 
 impl Evaluator<State> for HandShapeLeaf {
+    fn action_order(&mut self, _state: &State, _actions: &[Action]) -> Option<Vec<f64>> {
+        None
+    }
     fn evaluate(&mut self, state: &State, _actions: &[Action]) -> Evaluation {
         let landlord = state.landlord().expect("a landlord");
         let farmers = (0..3u8).filter(|&s| s != landlord);

@@ -89,10 +89,10 @@ impl ModelAgent {
 }
 
 /// Index of the largest value (the first on ties).
-pub fn argmax(values: &[f32]) -> usize {
+pub fn argmax<T: PartialOrd>(values: &[T]) -> usize {
     let mut best = 0;
-    for (i, &v) in values.iter().enumerate() {
-        if v > values[best] {
+    for (i, v) in values.iter().enumerate() {
+        if v > &values[best] {
             best = i;
         }
     }

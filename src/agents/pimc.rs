@@ -9,6 +9,7 @@
 //! It never reads a card its seat could not see: the worlds come from the seat's information
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
+use super::model::argmax;
 use super::{Agent, Candidate, LastDecision, ModelAgent, belief};
 use crate::game::{Play, State};
 use crate::search::{Position, Solver};
@@ -144,13 +145,8 @@ impl Agent for PimcAgent {
         order.truncate(self.settings.top.max(1));
         let candidates: Vec<Play> = order.iter().map(|&i| plays[i]).collect();
         let scores = self.scores(state, &candidates);
-        // The best mean; among equals, the network's order.
-        let mut best = 0;
-        for k in 1..order.len() {
-            if scores[k] > scores[best] {
-                best = k;
-            }
-        }
+        // The best mean; among equals, the earliest in the network's order.
+        let best = argmax(&scores);
         let mut shown = vec![Candidate { value: f32::NAN, visits: None }; plays.len()];
         for (k, &i) in order.iter().enumerate() {
             shown[i] = Candidate::value(scores[k] as f32);

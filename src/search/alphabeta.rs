@@ -58,12 +58,12 @@ impl<'e> AlphaBeta<'e> {
             return state.returns()[landlord];
         }
         let legal = state.legal_actions();
-        let evaluation = self.evaluator.evaluate(state, &legal);
         if depth == 0 {
-            return evaluation.values[landlord];
+            return self.evaluator.evaluate(state, &legal).values[landlord];
         }
         let maximise = state.current_player() == Some(landlord as u8);
-        let order = ordered(&legal, evaluation.action_values.as_deref(), self.settings.top);
+        let values = self.evaluator.action_order(state, &legal);
+        let order = ordered(&legal, values.as_deref(), self.settings.top);
         let mut best = if maximise { f64::NEG_INFINITY } else { f64::INFINITY };
         for i in order {
             let mut next = state.clone();

@@ -86,6 +86,12 @@ pub struct Evaluation {
 pub trait Evaluator<S: SearchState> {
     /// Values `state`, whose player to act has `actions` (its legal actions in this world).
     fn evaluate(&mut self, state: &S, actions: &[S::Action]) -> Evaluation;
+    /// Only what orders `actions`, best first (higher is better), for searches that value the
+    /// state elsewhere: an evaluator whose state value is costly (a rollout, a network playing
+    /// on) answers this without computing it.
+    fn action_order(&mut self, state: &S, actions: &[S::Action]) -> Option<Vec<f64>> {
+        self.evaluate(state, actions).action_values
+    }
 }
 
 struct Child<A> {
