@@ -11,7 +11,9 @@
 //! - `agents`: the `Agent` trait, the agents, agents by name, and the one game loop.
 //! - `train`, `eval`, `pretrain`, and the tools `bot`, `moves`, `solve`, `replay`: none uses
 //!   another.
-//! - `bench`: times the engine and the trainer.
+//! - `play`: a person against two agents (the session the terminal game and the web page share).
+//! - `serve`: the web page and its JSON API.
+//! - `bench`: times the engine, the trainer, the search agents and the web server.
 
 pub mod agents;
 pub mod bench;
@@ -23,10 +25,12 @@ pub mod game;
 pub mod lines;
 pub mod model;
 pub mod moves;
+pub mod play;
 pub mod pretrain;
 pub mod replay;
 pub mod run;
 pub mod runtime;
 pub mod search;
+pub mod serve;
 pub mod solve;
 pub mod train;

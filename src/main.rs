@@ -58,6 +58,15 @@ enum Command {
         #[arg(long, value_enum, default_value = "native")]
         protocol: ddz::bot::Protocol,
     },
+    /// Play a game against two agents in the terminal (or through a pipe, one entry a line).
+    /// Every game is saved to the log directory in ddz's JSONL format (`games.jsonl`, or
+    /// `unfinished.jsonl` after `quit`), ready for `ddz logs check` and `ddz pretrain`.
+    #[command(after_help = AGENTS_HELP)]
+    Play(PlayArgs),
+    /// Serve a web page where people play whole games against two agents in the browser
+    /// (a small JSON API under it). Every finished game is saved to the log directory.
+    #[command(after_help = AGENTS_HELP)]
+    Serve(ServeArgs),
     /// Game logs: import other formats, write self-play logs, check a log file.
     Logs {
         #[command(subcommand)]
@@ -279,6 +288,31 @@ enum BenchWhat {
         #[arg(long)]
         reference: bool,
     },
+    /// The web server over real HTTP on 127.0.0.1: the time to answer a play (the person's play
+    /// and both agents' replies), games played one at a time; then many games at once to the
+    /// end, checking that every game finished and is in the log, replaying.
+    #[command(after_help = AGENTS_HELP)]
+    Serve {
+        /// The agents (one spec for both seats, or two comma-separated).
+        #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
+        agents: String,
+        /// Games played one at a time, for the answer time.
+        #[arg(long, default_value_t = 10)]
+        latency_games: usize,
+        /// Games played at once, each by its own client.
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Give up (and fail) after this many seconds.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+        /// Where the server writes the games' logs (its games.jsonl is replaced).
+        #[arg(long, default_value = "target/bench-serve")]
+        log_dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// The exact solver on one core: positions from rule self-play games at 10, 15, 20, 25 and 30
     /// cards left in all; median and 90th-percentile time, nodes/s.
     Solve {
@@ -378,6 +412,8 @@ fn main() -> Result<()> {
             ddz::bot::serve(agent.as_mut(), protocol, std::io::stdin().lock(), std::io::stdout().lock())?;
             Ok(())
         }
+        Command::Play(args) => play(args),
+        Command::Serve(args) => serve(args),
         Command::Logs { what } => logs(what),
         Command::Pretrain(args) => pretrain(args),
         Command::Deals { n, seed, out } => {
@@ -410,10 +446,50 @@ fn main() -> Result<()> {
         Command::Bench { what: BenchWhat::Agents { agents, positions, seed, json } } => {
             bench_agents(&agents, positions, seed, json)
         }
+        Command::Bench { what: BenchWhat::Serve { agents, latency_games, games, seed, timeout, log_dir, json } } => {
+            bench_serve(&agents, latency_games, games, seed, timeout, &log_dir, json)
+        }
         Command::Bench { what: BenchWhat::Engine { seconds, runs, seed, json, reference } } => {
             bench_engine(seconds, runs, seed, json, reference)
         }
     }
+}
+
+fn bench_serve(
+    agents: &str,
+    latency_games: usize,
+    games: usize,
+    seed: u64,
+    timeout: u64,
+    log_dir: &Path,
+    json: bool,
+) -> Result<()> {
+    runtime::configure_threads(1);
+    let agents = ddz::play::parse_agents(agents).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
+    let limit = std::time::Duration::from_secs(timeout);
+    let r = bench::serve::bench_serve(&agents, latency_games, games, seed, limit, log_dir)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        println!("agents: {} / {}", r.agents[0], r.agents[1]);
+        println!(
+            "one game at a time: {} plays in {} games, answer median {:.1} ms, p90 {:.1} ms (the person's play and both agents' replies)",
+            r.latency_plays, r.latency_games, r.median_ms, r.p90_ms
+        );
+        println!(
+            "{} games at once: {} finished in {:.1} s, answer median {:.1} ms, p90 {:.1} ms",
+            r.concurrent_games,
+            r.concurrent_finished,
+            r.concurrent_seconds,
+            r.concurrent_median_ms,
+            r.concurrent_p90_ms
+        );
+        println!("log: {} games, {} replay; nothing lost: {}", r.logged, r.replayed, r.nothing_lost);
+    }
+    if !r.nothing_lost {
+        bail!("games were lost: {} of {} finished, {} logged", r.concurrent_finished, r.concurrent_games, r.logged);
+    }
+    Ok(())
 }
 
 fn info(json: bool) -> Result<()> {
@@ -580,6 +656,104 @@ fn replay(deal: usize, agents: &[AgentSpec], deals: Option<&Path>) -> Result<()>
         built.try_into().map_err(|_| anyhow::anyhow!("--agents takes three agents"))?;
     print!("{}", ddz::replay::replay(d, &mut three));
     Ok(())
+}
+
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// Your seat: landlord, landlord_down (plays after the landlord), landlord_up, or random.
+    #[arg(long, default_value = "random")]
+    seat: String,
+    /// The agents in the other two seats, in seat order: one spec for both, or two
+    /// comma-separated (see AGENTS below).
+    #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
+    agents: String,
+    /// Play deal N of the built-in 1,000-deal evaluation set.
+    #[arg(long, conflicts_with = "seed")]
+    deal: Option<usize>,
+    /// Deal from this seed (default: a fresh seed, printed so the game can be played again).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where finished games go (games.jsonl) and quit ones (unfinished.jsonl).
+    #[arg(long, default_value = "human-games")]
+    log_dir: PathBuf,
+}
+
+/// The deal of a person's game and the seed it came from.
+fn person_deal(deal: Option<usize>, seed: Option<u64>) -> Result<(Deal, u64)> {
+    if let Some(n) = deal {
+        let deals = ddz::game::default_deals();
+        let d = deals.get(n).with_context(|| format!("--deal {n}: the set has deals 0 to {}", deals.len() - 1))?;
+        return Ok((d.clone(), n as u64));
+    }
+    let seed = seed.unwrap_or_else(rand::random);
+    Ok((ddz::game::generate_deals(1, seed).remove(0), seed))
+}
+
+fn play(args: PlayArgs) -> Result<()> {
+    use ddz::play::{Session, parse_agents, parse_seat, terminal};
+    runtime::configure_threads(1);
+    let specs = parse_agents(&args.agents).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
+    let (deal, seed) = person_deal(args.deal, args.seed)?;
+    let seat = parse_seat(&args.seat, seed).map_err(|e| anyhow::anyhow!("--seat: {e}"))?;
+    let mut session = Session::new(&deal, seat, &specs, seed, "human:terminal")?;
+    match args.deal {
+        Some(n) => println!("Deal {n} of the evaluation set."),
+        None => println!("Deal from seed {seed} (replay it with --seed {seed})."),
+    }
+    let screen = terminal::Screen {
+        colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        interactive: std::io::stdin().is_terminal(),
+    };
+    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+    terminal::run(&mut session, &mut stdin.lock(), &mut stdout.lock(), &args.log_dir, screen)
+        .with_context(|| format!("playing (logs in {})", args.log_dir.display()))?;
+    Ok(())
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// The agents in the two seats that are not the person's, in seat order: one spec for both,
+    /// or two comma-separated (see AGENTS below).
+    #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
+    agents: String,
+    /// The address to listen on; the default serves this machine only.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// The port (0: any free port; the address is printed).
+    #[arg(long, default_value_t = 8000)]
+    port: u16,
+    /// Where finished games go (games.jsonl) and abandoned ones (unfinished.jsonl).
+    #[arg(long, default_value = "human-games")]
+    log_dir: PathBuf,
+    /// Live games at most; a new game beyond it gets 503 until an idle one expires.
+    #[arg(long, default_value_t = 256)]
+    max_games: usize,
+    /// Minutes after which an untouched game is dropped (saved as unfinished if it was).
+    #[arg(long, default_value_t = 30.0)]
+    idle_minutes: f64,
+}
+
+fn serve(args: ServeArgs) -> Result<()> {
+    use ddz::serve::ServeConfig;
+    runtime::configure_threads(1);
+    let agents = ddz::play::parse_agents(&args.agents).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
+    for spec in &agents {
+        spec.build().with_context(|| format!("--agents: {spec}"))?; // fail now, not at the first game
+    }
+    if !(args.idle_minutes > 0.0 && args.idle_minutes.is_finite()) {
+        bail!("--idle-minutes must be a positive number of minutes, not {}", args.idle_minutes);
+    }
+    let mut config = ServeConfig::new(agents, args.log_dir.clone());
+    config.max_games = args.max_games.max(1);
+    config.idle = std::time::Duration::from_secs_f64(args.idle_minutes * 60.0);
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the server runtime")?;
+    rt.block_on(async move {
+        let addr = format!("{}:{}", args.host, args.port);
+        let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("listening on {addr}"))?;
+        let local = listener.local_addr()?;
+        println!("ddz serve: http://{local}/ (games saved in {})", args.log_dir.display());
+        ddz::serve::serve(listener, config).await.context("serving")
+    })
 }
 
 fn logs(what: LogsWhat) -> Result<()> {

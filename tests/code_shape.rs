@@ -45,6 +45,8 @@ const LAYERS: &[&[&str]] = &[
     &["run"],
     &["agents"],
     &["train", "eval", "pretrain", "bot", "moves", "solve", "replay"],
+    &["play"],
+    &["serve"],
     &["bench"],
 ];
 const ONE_LAYER_IN_TWO_FILES: &[&[&str]] = &[&["cards", "game"], &["runtime", "model"]];

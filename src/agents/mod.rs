@@ -23,7 +23,7 @@ pub use spec::{AgentError, AgentSpec};
 
 use crate::game::{Play, State};
 
-pub trait Agent {
+pub trait Agent: Send {
     /// A short name for reports.
     fn name(&self) -> String;
     /// Picks one of `plays` (the legal plays of the current player, never empty); returns its index.

@@ -287,6 +287,15 @@ impl std::fmt::Display for AgentSpec {
 }
 
 impl AgentSpec {
+    /// The network file or run folder the agent plays with, if it has one (for hints).
+    pub fn network(&self) -> Option<&Path> {
+        match self {
+            AgentSpec::Checkpoint(p) | AgentSpec::Pimc(p, _) => Some(p),
+            AgentSpec::Ismcts(GuideSpec::Network(p), _) | AgentSpec::AlphaBeta(GuideSpec::Network(p), _) => Some(p),
+            _ => None,
+        }
+    }
+
     /// The agent, ready to play (a checkpoint's network is loaded on the CPU).
     pub fn build(&self) -> Result<Box<dyn Agent>, AgentError> {
         let name = self.to_string();

@@ -2,10 +2,11 @@
 //!
 //! Our format, one game a line:
 //! `{"source":"synthetic:rule","hands":["<17 cards>","<17>","<17>"],"bottom":"<3 cards>",
-//!   "landlord":0,"bids":[3],"plays":[[0,"34567"],[1,"pass"],…]}`
+//!   "landlord":0,"bids":[3],"plays":[[0,"34567"],[1,"pass"],…],"players":["human","rule","rule"]}`
 //! Seats are 0, 1, 2 and play in that order round the table; the landlord (its seat) leads. The
-//! hands are the 17 dealt cards; the bottom joins the landlord's hand. `bids` is optional. When a
-//! source does not record the bottom (`"bottom": null`), the landlord's hand holds all 20 cards.
+//! hands are the 17 dealt cards; the bottom joins the landlord's hand. `bids` and `players` (who
+//! played each seat) are optional. When a source does not record the bottom (`"bottom": null`),
+//! the landlord's hand holds all 20 cards.
 
 use crate::cards::{Counts, rank_of_char};
 use crate::game::{GameConfig, Play, State};
@@ -24,6 +25,9 @@ pub struct GameLog {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bids: Vec<u8>,
     pub plays: Vec<(u8, String)>,
+    /// Who played each seat (`human`, an agent spec), where the source records it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<String>,
 }
 
 /// Where a log went wrong: file, line (none for a file that is one game), move (1-based) and
@@ -156,6 +160,7 @@ impl GameLog {
             landlord,
             bids: state.bids().to_vec(),
             plays: state.play_record().iter().map(|r| (r.seat, r.play.to_string())).collect(),
+            players: Vec::new(),
         }
     }
 }
@@ -299,6 +304,7 @@ pub fn import_showdown(text: &str) -> Result<GameLog, ImportError> {
         landlord,
         bids: Vec::new(),
         plays,
+        players: Vec::new(),
     })
 }
 
@@ -356,6 +362,7 @@ mod tests {
             landlord: 0,
             bids: vec![],
             plays: vec![(0, "3".into()), (1, "7".into()), (2, "Q".into())],
+            players: vec![],
         };
         assert!(base.replay().unwrap_err().reason.contains("does not finish"));
         let mut out_of_turn = base.clone();

@@ -11,7 +11,11 @@
 //! `ddz bench agents`: milliseconds per decision of agents (search agents above all) on one
 //! thread, on the same positions, the first agent being the reference of the ratios.
 //!
+//! `ddz bench serve`: the web server's answer time and many games at once ([`serve`]).
+//!
 //! Engine and train can time a reference (OpenSpiel's engine, DouZero's trainer) in the same runs.
+
+pub mod serve;
 
 use crate::agents::{Everyone, RandomAgent, play_out};
 use crate::cards::Counts;
@@ -37,6 +41,8 @@ pub enum BenchError {
     Train(#[from] TrainError),
     #[error(transparent)]
     Agent(#[from] crate::agents::AgentError),
+    #[error("the web server bench: {0}")]
+    Serve(String),
 }
 
 #[derive(Debug, Clone, Serialize)]

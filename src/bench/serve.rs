@@ -1,0 +1,163 @@
+//! `ddz bench serve`: the web server under load, over real HTTP on 127.0.0.1.
+//!
+//! It starts `ddz serve`'s router on a free port in this process, then (1) plays games one at a
+//! time, timing each play request — the person's play and both agents' replies — and (2) plays
+//! many games at once, each by its own client thread, to the end. The person's plays are random
+//! legal plays (seeded). Nothing may be lost: every game must reach its result and every one must
+//! be in the log file, replaying through the engine. Bounded in games and in time.
+
+use super::{BenchError, median, p90};
+use crate::agents::AgentSpec;
+use crate::cards::Counts;
+use crate::game::{MoveList, Play, legal_plays};
+use crate::pretrain::logs::read_logs;
+use crate::serve::ServeConfig;
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What was measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServeReport {
+    pub agents: [String; 2],
+    /// Games played one at a time for the latency.
+    pub latency_games: usize,
+    /// Play requests timed in those games.
+    pub latency_plays: usize,
+    pub median_ms: f64,
+    pub p90_ms: f64,
+    /// Games played at once.
+    pub concurrent_games: usize,
+    pub concurrent_finished: usize,
+    pub concurrent_seconds: f64,
+    pub concurrent_median_ms: f64,
+    pub concurrent_p90_ms: f64,
+    /// Games in the log file, and how many of them replay to the end.
+    pub logged: usize,
+    pub replayed: usize,
+    /// Every game finished and logged.
+    pub nothing_lost: bool,
+}
+
+/// One client's game: the time of each play request, or what went wrong.
+fn client_game(base: &str, seat: &str, seed: u64, deadline: Instant) -> Result<Vec<f64>, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(60)))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let post = |url: String, body: Value| -> Result<Value, String> {
+        let mut reply = agent.post(&url).send_json(body).map_err(|e| format!("POST {url}: {e}"))?;
+        let status = reply.status();
+        let value = reply.body_mut().read_json::<Value>().map_err(|e| format!("POST {url}: {e}"))?;
+        if status.is_success() { Ok(value) } else { Err(format!("POST {url}: {status}: {}", value["error"])) }
+    };
+    let mut game = post(format!("{base}/api/games"), json!({ "seat": seat }))?;
+    let id = game["id"].as_str().ok_or("no game id")?.to_string();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut times = Vec::new();
+    while game["view"]["result"].is_null() {
+        if Instant::now() > deadline {
+            return Err(format!("game {id} ran past the time limit"));
+        }
+        let play = random_legal(&game["view"], &mut rng)?;
+        let start = Instant::now();
+        game = post(format!("{base}/api/games/{id}/play"), json!({ "play": play.to_string() }))?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(times)
+}
+
+/// A random legal play of the person, from the cards and the play to beat the view shows.
+fn random_legal(view: &Value, rng: &mut SmallRng) -> Result<Play, String> {
+    let hand: String = view["hand"].as_array().ok_or("no hand")?.iter().filter_map(|c| c["rank"].as_str()).collect();
+    let hand = Counts::parse(&hand).map_err(|e| e.to_string())?;
+    let rival = match view["rival"]["play"].as_str() {
+        Some(p) => Some(Play::parse(p).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let mut plays = MoveList::new();
+    legal_plays(hand, rival.as_ref(), &mut plays);
+    Ok(plays[rng.random_range(0..plays.len())])
+}
+
+const SEATS: [&str; 3] = ["landlord", "landlord_down", "landlord_up"];
+
+/// Runs the server in this process and both phases against it; `log_dir` receives the logs.
+pub fn bench_serve(
+    agents: &[AgentSpec; 2],
+    latency_games: usize,
+    concurrent: usize,
+    seed: u64,
+    limit: Duration,
+    log_dir: &Path,
+) -> Result<ServeReport, BenchError> {
+    let deadline = Instant::now() + limit;
+    let _ = std::fs::remove_file(log_dir.join("games.jsonl"));
+    let mut config = ServeConfig::new(agents.clone(), log_dir.to_path_buf());
+    config.max_games = latency_games + concurrent.max(1);
+    let base = start_server(config)?;
+    let mut latency = Vec::new();
+    for k in 0..latency_games {
+        let times = client_game(&base, SEATS[k % 3], seed + k as u64, deadline).map_err(BenchError::Serve)?;
+        latency.extend(times);
+    }
+    let started = Instant::now();
+    let results: Vec<Result<Vec<f64>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..concurrent)
+            .map(|k| {
+                let base = &base;
+                scope.spawn(move || client_game(base, SEATS[k % 3], seed + 1000 + k as u64, deadline))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a client panicked".into()))).collect()
+    });
+    let concurrent_seconds = started.elapsed().as_secs_f64();
+    for e in results.iter().filter_map(|r| r.as_ref().err()) {
+        eprintln!("ddz bench serve: {e}");
+    }
+    let finished = results.iter().filter(|r| r.is_ok()).count();
+    let times: Vec<f64> = results.into_iter().filter_map(Result::ok).flatten().collect();
+    let (logged, replayed) = count_logs(&log_dir.join("games.jsonl"));
+    let games = latency_games + concurrent;
+    Ok(ServeReport {
+        agents: [agents[0].to_string(), agents[1].to_string()],
+        latency_games,
+        latency_plays: latency.len(),
+        median_ms: median(latency.clone()),
+        p90_ms: p90(latency),
+        concurrent_games: concurrent,
+        concurrent_finished: finished,
+        concurrent_seconds,
+        concurrent_median_ms: median(times.clone()),
+        concurrent_p90_ms: p90(times),
+        logged,
+        replayed,
+        nothing_lost: finished == concurrent && logged == games && replayed == games,
+    })
+}
+
+/// Lines in the log file and how many replay (a log is written when its game ends, so the file
+/// is complete once every client has its result).
+fn count_logs(file: &Path) -> (usize, usize) {
+    let lines = std::fs::read_to_string(file).map(|t| t.lines().filter(|l| !l.trim().is_empty()).count()).unwrap_or(0);
+    let replayed = read_logs(file, true).map(|(good, _)| good.len()).unwrap_or(0);
+    (lines, replayed)
+}
+
+/// Serves on a free port of 127.0.0.1 from a background runtime; returns the base URL.
+fn start_server(config: ServeConfig) -> Result<String, BenchError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| BenchError::Serve(format!("starting a runtime: {e}")))?;
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .map_err(|e| BenchError::Serve(format!("binding 127.0.0.1: {e}")))?;
+    let addr = listener.local_addr().map_err(|e| BenchError::Serve(e.to_string()))?;
+    std::thread::spawn(move || rt.block_on(crate::serve::serve(listener, config)));
+    Ok(format!("http://{addr}"))
+}

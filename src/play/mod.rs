@@ -1,0 +1,411 @@
+//! A person against two agents: the game session that the terminal game ([`terminal`]) and the
+//! web page (`serve`) share. The session holds the real state; what it shows the person is a
+//! [`View`] of what their seat may see, and every finished game becomes a [`GameLog`].
+
+pub mod terminal;
+
+use crate::agents::{Agent, AgentError, AgentSpec, decide};
+use crate::cards::{Card, Counts, rank_char};
+use crate::game::{Deal, GameConfig, MoveList, Play, PlayRecord, Role, Scoring, State, classify};
+use crate::pretrain::logs::{GameLog, to_jsonl};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// How many plays a hint shows.
+pub const HINTS: usize = 3;
+
+/// One game: the person's seat, the agents in the other two, and the state.
+pub struct Session {
+    state: State,
+    human: u8,
+    agents: [Option<Box<dyn Agent>>; 3],
+    names: [String; 3],
+    /// A network agent that values the person's plays, when one of the agents has a network.
+    hinter: Option<Box<dyn Agent>>,
+    source: String,
+}
+
+/// The rules every person's game is played under: the landlord fixed by the deal (seat 0 of a
+/// deal), points doubled per bomb or rocket and for a spring.
+pub fn rules() -> GameConfig {
+    GameConfig { scoring: Scoring::Score, spring: true, ..GameConfig::default() }
+}
+
+impl Session {
+    /// A game on `deal` with the person in `human`; `agents` play the other two seats in seat
+    /// order. `source` names the front end in the log (`human:terminal`, `human:web`).
+    pub fn new(
+        deal: &Deal,
+        human: u8,
+        agents: &[AgentSpec; 2],
+        seed: u64,
+        source: &str,
+    ) -> Result<Session, AgentError> {
+        let mut state = State::new(rules());
+        state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
+        let mut seats: [Option<Box<dyn Agent>>; 3] = [None, None, None];
+        let mut names = [String::from("you"), String::new(), String::new()];
+        let others = (0..3u8).filter(|&s| s != human);
+        for (k, (seat, spec)) in others.zip(agents).enumerate() {
+            let mut agent = spec.build()?;
+            agent.reset(seed.wrapping_mul(3).wrapping_add(k as u64));
+            seats[seat as usize] = Some(agent);
+            names[seat as usize] = spec.to_string();
+        }
+        names[human as usize] = "you".into();
+        let hinter = match agents.iter().find_map(|a| a.network()) {
+            Some(path) => Some(AgentSpec::Checkpoint(path.to_path_buf()).build()?),
+            None => None,
+        };
+        Ok(Session { state, human, agents: seats, names, hinter, source: source.into() })
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+    pub fn human(&self) -> u8 {
+        self.human
+    }
+    /// Who plays each seat: `you` or the agent's spec.
+    pub fn names(&self) -> &[String; 3] {
+        &self.names
+    }
+    pub fn is_over(&self) -> bool {
+        self.state.is_terminal()
+    }
+    /// Whether the person is to play.
+    pub fn awaits_human(&self) -> bool {
+        self.state.current_player() == Some(self.human)
+    }
+
+    /// Lets the agents play until it is the person's turn or the game is over; returns their
+    /// plays in order.
+    pub fn play_agents(&mut self) -> Vec<PlayRecord> {
+        let mut made = Vec::new();
+        let mut plays = MoveList::new();
+        while let Some(seat) = self.state.current_player().filter(|&s| s != self.human) {
+            self.state.legal_plays_into(&mut plays);
+            let agent = self.agents[seat as usize].as_mut().expect("an agent in every other seat");
+            let decision = decide(agent.as_mut(), &self.state, &plays);
+            self.state.apply_play(decision.play).expect("a legal play applies");
+            made.push(PlayRecord { seat, play: decision.play });
+        }
+        made
+    }
+
+    /// Plays the person's entry (`33`, `t9J87`, `pass`); a rejected entry changes nothing and
+    /// says why.
+    pub fn play_human(&mut self, entry: &str) -> Result<Play, String> {
+        if !self.awaits_human() {
+            return Err(if self.is_over() { "the game is over".into() } else { "it is not your turn".into() });
+        }
+        let play = check_entry(&self.state, entry)?;
+        self.state.apply_play(play).map_err(|e| e.to_string())?;
+        Ok(play)
+    }
+
+    /// The network's best plays for the person, with their Q (expected outcome for the person's
+    /// side, −1..1 in win/loss terms); `None` without a network or off turn.
+    pub fn hints(&mut self) -> Option<Vec<(Play, f32)>> {
+        if !self.awaits_human() {
+            return None;
+        }
+        let hinter = self.hinter.as_mut()?;
+        let mut plays = MoveList::new();
+        self.state.legal_plays_into(&mut plays);
+        let values = hinter.candidates(&self.state, &plays)?;
+        let mut ranked: Vec<(Play, f32)> = plays.iter().copied().zip(values.iter().map(|c| c.value)).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        ranked.truncate(HINTS);
+        Some(ranked)
+    }
+
+    /// What the person's seat sees now.
+    pub fn view(&self) -> View {
+        View::of(self)
+    }
+
+    /// The game as a log (an unfinished game's log does not replay to the end).
+    pub fn log(&self) -> GameLog {
+        let mut log = GameLog::from_state(&self.state, &self.source);
+        log.players = self.names.iter().map(|n| if n == "you" { "human".into() } else { n.clone() }).collect();
+        log
+    }
+
+    /// Appends the game to `dir`: `games.jsonl` when finished, `unfinished.jsonl` otherwise (so
+    /// that the games file stays one that `ddz logs check` and `ddz pretrain` accept).
+    pub fn save(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        let file = dir.join(if self.is_over() { "games.jsonl" } else { "unfinished.jsonl" });
+        append_line(&file, &to_jsonl(std::slice::from_ref(&self.log())))?;
+        Ok(file)
+    }
+}
+
+/// Appends whole lines under one lock, so that games finishing at once never interleave.
+fn append_line(file: &Path, text: &str) -> std::io::Result<()> {
+    static WRITING: Mutex<()> = Mutex::new(());
+    let _guard = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(file)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_data()
+}
+
+/// Reads a person's entry as a play of the current player, with the reason when it is not one:
+/// the notation, the cards held, the type, and whether it beats the play on the table.
+pub fn check_entry(state: &State, entry: &str) -> Result<Play, String> {
+    let text: String = entry.trim().to_ascii_uppercase().replace("10", "T").split([' ', ',']).collect();
+    if text.is_empty() {
+        return Err("type a play such as 33 or 34567, or pass".into());
+    }
+    let cards = Counts::parse(&text).map_err(|e| e.to_string())?;
+    let rival = state.rival().map(|r| r.play);
+    if cards.is_empty() {
+        return if rival.is_some() { Ok(Play::PASS) } else { Err("a pass is not allowed when you lead".into()) };
+    }
+    let seat = state.current_player().ok_or("the game is over")?;
+    let hand = state.hand(seat);
+    if let Some((rank, held)) = (0..15u8).map(|r| (r, hand.get(r))).find(|&(r, held)| cards.get(r) > held) {
+        return Err(format!("you hold {}", count_of(rank, held)));
+    }
+    let play = classify(cards).ok_or_else(|| format!("{cards} is not a play (see `help` for the types)"))?;
+    match rival {
+        Some(r) if !play.beats(&r) => Err(why_not_beaten(&play, &r)),
+        _ => Ok(play),
+    }
+}
+
+fn count_of(rank: u8, n: u8) -> String {
+    let c = rank_char(rank);
+    match n {
+        0 => format!("no {c}"),
+        1 => format!("one {c}"),
+        n => format!("{} {c}s", ["", "", "two", "three", "four"][n as usize]),
+    }
+}
+
+fn why_not_beaten(play: &Play, rival: &Play) -> String {
+    use crate::game::Kind;
+    if rival.kind == Kind::Rocket {
+        return format!("nothing beats the rocket {rival}: pass");
+    }
+    let bombs = matches!(play.kind, Kind::Bomb | Kind::Rocket);
+    if !bombs && (play.kind != rival.kind || play.len != rival.len) {
+        let (a, b) = (play.type_name().replace('_', " "), rival.type_name().replace('_', " "));
+        return format!("{play} does not beat {rival}: a {a} cannot answer a {b}");
+    }
+    format!("{play} does not beat {rival}")
+}
+
+/// A card as the page draws it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CardView {
+    /// `3`..`2`, `B` (small joker), `R` (big joker).
+    pub rank: char,
+    /// `♠♥♣♦`, empty for a joker.
+    pub suit: String,
+    pub red: bool,
+}
+
+impl CardView {
+    fn of(card: Card) -> CardView {
+        let text = card.to_string();
+        let rank = text.chars().next().expect("a card has a rank");
+        let suit: String = text.chars().skip(1).collect();
+        let red = matches!(suit.as_str(), "♥" | "♦") || rank == 'R';
+        CardView { rank, suit, red }
+    }
+}
+
+/// One seat as the person sees it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatView {
+    pub seat: u8,
+    pub role: &'static str,
+    /// `you` or the agent's spec.
+    pub name: String,
+    pub cards_left: u32,
+}
+
+/// A play on the table.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayView {
+    pub seat: u8,
+    pub play: String,
+}
+
+/// The end of a game from the person's side.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResultView {
+    pub winner: u8,
+    pub landlord_won: bool,
+    pub you_won: bool,
+    /// The person's points: ± the stake, doubled for the landlord.
+    pub points: f64,
+    pub bombs: u8,
+    pub spring: bool,
+}
+
+/// What the person's seat may see: its own cards, the bottom (shown to all once the landlord is
+/// known), the public plays and the cards left — never the other hands.
+#[derive(Clone, Debug, Serialize)]
+pub struct View {
+    pub you: u8,
+    pub landlord: u8,
+    pub seats: Vec<SeatView>,
+    pub hand: Vec<CardView>,
+    pub bottom: Vec<CardView>,
+    pub to_move: Option<u8>,
+    /// The play to beat, when someone leads a trick the person must follow.
+    pub rival: Option<PlayView>,
+    pub history: Vec<PlayView>,
+    pub result: Option<ResultView>,
+}
+
+impl View {
+    fn of(session: &Session) -> View {
+        let s = &session.state;
+        let seats = (0..3u8)
+            .map(|seat| SeatView {
+                seat,
+                role: s.role(seat).map_or("", Role::name),
+                name: session.names[seat as usize].clone(),
+                cards_left: s.cards_left(seat),
+            })
+            .collect();
+        let play_view = |r: &PlayRecord| PlayView { seat: r.seat, play: r.play.to_string() };
+        let result = s.winner().map(|winner| {
+            let landlord = s.landlord().expect("a finished game has a landlord");
+            ResultView {
+                winner,
+                landlord_won: winner == landlord,
+                you_won: (winner == landlord) == (session.human == landlord),
+                points: s.returns()[session.human as usize],
+                bombs: s.bombs_played(),
+                spring: s.is_spring(),
+            }
+        });
+        View {
+            you: session.human,
+            landlord: s.landlord().expect("dealt with a landlord"),
+            seats,
+            hand: cards_in_hand(s, session.human).into_iter().map(CardView::of).collect(),
+            bottom: s.bottom().iter().map(CardView::of).collect(),
+            to_move: s.current_player(),
+            rival: s.rival().map(play_view),
+            history: s.play_record().iter().map(play_view).collect(),
+            result,
+        }
+    }
+}
+
+/// The physical cards a seat holds now. Plays are ranks, not suits, so each play is taken to
+/// have used the highest suits of its ranks; the suits are for show only.
+pub fn cards_in_hand(state: &State, seat: u8) -> Vec<Card> {
+    let mut set = state.dealt_cards(seat);
+    if state.landlord() == Some(seat) {
+        set = set.union(state.bottom());
+    }
+    let mut cards: Vec<Card> = set.iter().collect();
+    for (rank, n) in state.played_by(seat).iter() {
+        for _ in 0..n {
+            if let Some(at) = cards.iter().rposition(|c| c.rank() == rank) {
+                cards.remove(at);
+            }
+        }
+    }
+    cards
+}
+
+/// A seat by role name, or `random` (drawn from `seed`).
+pub fn parse_seat(text: &str, seed: u64) -> Result<u8, String> {
+    match text {
+        "random" => Ok((seed % 3) as u8),
+        _ => Role::parse(text)
+            .map(|r| r.index() as u8)
+            .ok_or_else(|| format!("unknown seat {text:?}: use landlord, landlord_down, landlord_up or random")),
+    }
+}
+
+/// One or two agent specs for the other two seats (one spec plays both).
+pub fn parse_agents(text: &str) -> Result<[AgentSpec; 2], String> {
+    let specs: Vec<AgentSpec> = text
+        .split(',')
+        .map(|s| s.trim().parse::<AgentSpec>().map_err(|e| format!("agent {s:?}: {e}")))
+        .collect::<Result<_, _>>()?;
+    match specs.as_slice() {
+        [one] => Ok([one.clone(), one.clone()]),
+        [a, b] => Ok([a.clone(), b.clone()]),
+        _ => Err(format!("{} agents given: give one (for both seats) or two, comma-separated", specs.len())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::generate_deals;
+
+    fn session(human: u8) -> Session {
+        let deal = &generate_deals(1, 7)[0];
+        Session::new(deal, human, &[AgentSpec::Rule, AgentSpec::Rule], 7, "human:test").unwrap()
+    }
+
+    #[test]
+    fn entries_are_read_leniently_and_rejected_with_reasons() {
+        let mut s = session(0);
+        let hand = s.state.hand(0);
+        assert_eq!(check_entry(&s.state, "pass").unwrap_err(), "a pass is not allowed when you lead");
+        let missing = (0..15u8).find(|&r| hand.get(r) == 0).unwrap();
+        let text = format!("{}", rank_char(missing));
+        assert_eq!(check_entry(&s.state, &text).unwrap_err(), format!("you hold no {text}"));
+        let (low, _) = hand.iter().next().unwrap();
+        let lower = rank_char(low).to_ascii_lowercase().to_string();
+        assert_eq!(check_entry(&s.state, &lower).unwrap().to_string(), rank_char(low).to_string());
+        assert!(check_entry(&s.state, "x").unwrap_err().contains("unknown card"));
+        let played = s.play_human(&lower).unwrap();
+        assert_eq!(played.cards.len(), 1);
+        assert!(s.play_human("3").unwrap_err().contains("not your turn"));
+    }
+
+    #[test]
+    fn a_solo_cannot_answer_a_pair() {
+        let mut state = State::new(rules());
+        let deal = &generate_deals(1, 3)[0];
+        state.deal_hands(deal.hands, deal.bottom).unwrap();
+        let mut plays = MoveList::new();
+        state.legal_plays_into(&mut plays);
+        let pair = plays.iter().copied().find(|p| p.kind == crate::game::Kind::Pair).unwrap();
+        state.apply_play(pair).unwrap();
+        let hand = state.hand(1);
+        let (solo, _) = hand.iter().last().unwrap();
+        let e = check_entry(&state, &rank_char(solo).to_string()).unwrap_err();
+        assert!(e.contains("a solo cannot answer a pair"), "{e}");
+    }
+
+    #[test]
+    fn the_view_shows_only_the_persons_cards_and_the_log_replays() {
+        let mut s = session(1);
+        s.play_agents();
+        assert!(s.awaits_human());
+        let view = s.view();
+        assert_eq!(view.hand.len(), 17);
+        let shown: String = view.hand.iter().map(|c| c.rank).collect();
+        assert_eq!(Counts::parse(&shown).unwrap(), s.state.hand(1));
+        let text = serde_json::to_string(&view).unwrap();
+        assert!(!text.contains("\"hands\""));
+        while !s.is_over() {
+            let mut plays = MoveList::new();
+            s.state.legal_plays_into(&mut plays);
+            s.play_human(&plays[0].to_string()).unwrap();
+            s.play_agents();
+        }
+        let log = s.log();
+        assert_eq!(log.players, ["rule", "human", "rule"]);
+        assert_eq!(log.replay().unwrap().state.winner(), s.state.winner());
+        assert!(s.view().result.is_some());
+    }
+}

@@ -1,0 +1,157 @@
+//! `ddz play`: the person types plays, the agents answer, line by line. The same loop serves a
+//! terminal and a pipe (one entry a line; entries are echoed so that a transcript reads well).
+
+use super::{HINTS, Session, cards_in_hand};
+use crate::cards::Card;
+use crate::game::{PlayRecord, Role};
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// How the game ended.
+#[derive(Debug, PartialEq)]
+pub enum Ending {
+    /// Played to the end; the log's path.
+    Finished(PathBuf),
+    /// `quit` or the end of the input; the unfinished log's path.
+    Quit(PathBuf),
+}
+
+/// How the screen is drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct Screen {
+    /// ANSI colour (a terminal without `NO_COLOR`).
+    pub colour: bool,
+    /// The input is a terminal that echoes what is typed; from a pipe the loop echoes entries.
+    pub interactive: bool,
+}
+
+const HELP: &str = "Type a play as its cards in any order (33, 34567, 888k, t9j87 — T or 10 is ten, B and R the \
+small and big joker), or pass when following. Commands: hint (the network's best plays), history \
+(the plays so far), quit (end the game; it is saved as unfinished).\nPlays: solo, pair, trio, trio with a \
+solo or a pair, chains of 5+ solos, 3+ pairs or 2+ trios (3 to A), airplanes with wings, four with two \
+solos or two pairs, bombs (four of a kind) and the rocket (BR).";
+
+impl Screen {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.colour { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
+    }
+    fn card(&self, card: Card) -> String {
+        let text = card.to_string();
+        if text.contains(['♥', '♦']) || text == "R" { self.paint("31", &text) } else { text }
+    }
+}
+
+fn seat_label(session: &Session, seat: u8) -> String {
+    let role = session.state().role(seat).map_or("?", Role::name);
+    if seat == session.human() {
+        format!("you ({role})")
+    } else {
+        format!("{role} ({})", session.names()[seat as usize])
+    }
+}
+
+/// Plays the session to its end or until the person quits, then saves its log in `log_dir`.
+pub fn run(
+    session: &mut Session,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    log_dir: &Path,
+    screen: Screen,
+) -> io::Result<Ending> {
+    intro(session, out, screen)?;
+    loop {
+        for r in session.play_agents() {
+            show_play(session, &r, out, screen)?;
+        }
+        if session.is_over() {
+            finish(session, out, screen)?;
+            let path = session.save(log_dir)?;
+            writeln!(out, "Log: {}", path.display())?;
+            return Ok(Ending::Finished(path));
+        }
+        show_turn(session, out, screen)?;
+        let mut line = String::new();
+        let entry = if input.read_line(&mut line)? == 0 { "quit" } else { line.trim() };
+        if !screen.interactive {
+            writeln!(out, "{entry}")?;
+        }
+        if entry.eq_ignore_ascii_case("quit") {
+            let path = session.save(log_dir)?;
+            writeln!(out, "Game left unfinished. Log: {}", path.display())?;
+            return Ok(Ending::Quit(path));
+        }
+        command(session, entry, out, screen)?;
+    }
+}
+
+fn intro(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
+    let s = session.state();
+    let landlord = s.landlord().expect("dealt with a landlord");
+    let bottom: Vec<String> = s.bottom().iter().map(|c| screen.card(c)).collect();
+    let you = s.role(session.human()).map_or("?", Role::name);
+    writeln!(out, "{}", screen.paint("1", &format!("You play {you}.")))?;
+    for seat in (0..3u8).filter(|&seat| seat != session.human()) {
+        writeln!(out, "{}", seat_label(session, seat))?;
+    }
+    writeln!(out, "Landlord: {}. Bottom: {}.", seat_label(session, landlord), bottom.join(" "))?;
+    writeln!(out, "Type a play (33, 34567, pass), or hint, history, help, quit.")
+}
+
+fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
+    match entry.to_ascii_lowercase().as_str() {
+        "help" | "?" => writeln!(out, "{HELP}"),
+        "history" => {
+            for r in session.state().play_record().to_vec() {
+                writeln!(out, "  {}: {}", seat_label(session, r.seat), r.play)?;
+            }
+            Ok(())
+        }
+        "hint" => match session.hints() {
+            Some(hints) => {
+                let shown: Vec<String> = hints.iter().map(|(p, q)| format!("{p} (Q {q:+.2})")).collect();
+                writeln!(out, "Hint (best {HINTS}): {}", shown.join(", "))
+            }
+            None => writeln!(out, "No hint: neither agent has a network."),
+        },
+        _ => match session.play_human(entry) {
+            Ok(play) => writeln!(out, "  you: {play}"),
+            Err(reason) => writeln!(out, "{}", screen.paint("33", &format!("Not played: {reason}. Try again."))),
+        },
+    }
+}
+
+fn show_play(session: &Session, r: &PlayRecord, out: &mut dyn Write, _screen: Screen) -> io::Result<()> {
+    let left = session.state().cards_left(r.seat);
+    writeln!(out, "  {}: {}   ({left} left)", seat_label(session, r.seat), r.play)
+}
+
+fn show_turn(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
+    let s = session.state();
+    let left: Vec<String> =
+        (0..3u8).map(|seat| format!("{} {}", s.role(seat).map_or("?", Role::name), s.cards_left(seat))).collect();
+    writeln!(out, "Cards left: {}", left.join(" · "))?;
+    match s.rival() {
+        Some(r) => writeln!(out, "To beat: {} ({})", r.play, seat_label(session, r.seat))?,
+        None => writeln!(out, "You lead.")?,
+    }
+    let hand = cards_in_hand(s, session.human());
+    let shown: Vec<String> = hand.iter().map(|&c| screen.card(c)).collect();
+    writeln!(out, "Your hand ({}): {}", hand.len(), shown.join(" "))?;
+    write!(out, "> ")?;
+    out.flush()
+}
+
+fn finish(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
+    let result = session.view().result.expect("a finished game has a result");
+    let winner = if result.landlord_won { "The landlord wins" } else { "The farmers win" };
+    let verdict = if result.you_won { screen.paint("32;1", "you win") } else { screen.paint("31;1", "you lose") };
+    let mut doubles = Vec::new();
+    if result.bombs > 0 {
+        doubles.push(format!("{} bomb(s) or rocket ×{}", result.bombs, 1u64 << result.bombs));
+    }
+    if result.spring {
+        doubles.push(if result.landlord_won { "spring ×2".into() } else { "anti-spring ×2".into() });
+    }
+    let how = if doubles.is_empty() { String::new() } else { format!(" ({})", doubles.join(", ")) };
+    writeln!(out, "{winner}: {verdict}. Your points: {:+}{how}.", result.points)
+}
