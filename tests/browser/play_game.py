@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Plays one whole game on `ddz serve`'s page in headless Chromium, by clicking as a person does.
+
+At each turn it asks for a hint, clicks the hinted cards in the hand (or Pass) and presses Play;
+on its first lead it first presses Pass and expects the refusal on screen. At the end it checks
+the end screen. Prints one JSON line: the plays made and the result. Exits non-zero on failure.
+
+    play_game.py URL [--seat landlord] [--screenshot PATH --screenshot-at N]
+"""
+import argparse
+import json
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+
+def browser():
+    opts = Options()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        opts.add_argument(arg)
+    opts.binary_location = "/usr/bin/chromium"
+    return webdriver.Chrome(options=opts, service=Service("/usr/bin/chromedriver"))
+
+
+def my_turn_or_end(d):
+    if d.find_element(By.ID, "end").is_displayed():
+        return "end"
+    return "turn" if d.find_element(By.ID, "play").is_enabled() else False
+
+
+def click_cards(d, play):
+    """Clicks the hand's cards of `play` (ranks), one element per card."""
+    for rank in play:
+        cards = d.find_elements(By.CSS_SELECTOR, f'#hand .card[data-rank="{rank}"]:not(.selected)')
+        if not cards:
+            raise AssertionError(f"no unselected {rank} in the hand for {play}")
+        cards[0].click()
+    selected = "".join(e.get_attribute("data-rank") for e in d.find_elements(By.CSS_SELECTOR, "#hand .card.selected"))
+    assert sorted(selected) == sorted(play), f"selected {selected}, wanted {play}"
+
+
+def play_game(d, url, seat, screenshot, screenshot_at):
+    wait = WebDriverWait(d, 60, poll_frequency=0.05)
+    d.get(url)
+    Select(d.find_element(By.ID, "seat")).select_by_value(seat)
+    d.find_element(By.ID, "new").click()
+    plays, tried_pass = [], False
+    while wait.until(my_turn_or_end) == "turn":
+        status = d.find_element(By.ID, "status").text
+        if "you lead" in status and not tried_pass:
+            tried_pass = True
+            d.find_element(By.ID, "pass").click()
+            wait.until(lambda d: "not allowed when you lead" in d.find_element(By.ID, "message").text)
+            wait.until(my_turn_or_end)
+        d.find_element(By.ID, "hint").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints .hint"))
+        play = d.find_elements(By.CSS_SELECTOR, "#hints .hint")[0].get_attribute("data-play")
+        if play == "pass":
+            d.find_element(By.ID, "pass").click()
+        else:
+            click_cards(d, play)
+            if screenshot and len(plays) >= screenshot_at:
+                d.save_screenshot(screenshot)
+                screenshot = None
+            d.find_element(By.ID, "play").click()
+        plays.append(play)
+    title = d.find_element(By.ID, "end-title").text
+    detail = d.find_element(By.ID, "end-detail").text
+    assert title in ("You win!", "You lose"), title
+    assert "Your points:" in detail, detail
+    return {"plays": plays, "title": title, "detail": detail, "tried_pass": tried_pass}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("url")
+    ap.add_argument("--seat", default="landlord")
+    ap.add_argument("--screenshot", help="save a PNG of the game in progress here")
+    ap.add_argument("--screenshot-at", type=int, default=3, help="at the first play of cards after this many plays")
+    args = ap.parse_args()
+    d = browser()
+    try:
+        result = play_game(d, args.url, args.seat, args.screenshot, args.screenshot_at)
+    finally:
+        d.quit()
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

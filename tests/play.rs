@@ -1,0 +1,347 @@
+//! A person's games through the real binary: `ddz play` over pipes (whole games, entries
+//! rejected with reasons), `ddz serve` over real HTTP (the API, its errors and bounds), the
+//! bounded load test, and the logs those games write feeding `ddz logs check` and `ddz pretrain`.
+
+use ddz::cards::Counts;
+use ddz::game::{MoveList, Play, legal_plays};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+const NETWORK: &str = "checkpoint:models/dmc-rule-2h";
+
+fn ddz() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ddz"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ddz-play-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A `ddz play` process driven line by line.
+struct Terminal {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    transcript: String,
+}
+
+/// What the screen asks for: the hand and the play to beat.
+struct Prompt {
+    hand: Counts,
+    rival: Option<Play>,
+    /// The lines since the last entry.
+    text: String,
+}
+
+impl Terminal {
+    fn start(args: &[&str]) -> Terminal {
+        let mut child = ddz().arg("play").args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Terminal { child, stdin, stdout, transcript: String::new() }
+    }
+
+    /// Reads to the next prompt; `Err` holds the text when the game ended instead.
+    fn next(&mut self) -> Result<Prompt, String> {
+        let (mut text, mut rival) = (String::new(), None);
+        loop {
+            let mut line = String::new();
+            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the game stopped early:\n{}", self.transcript);
+            self.transcript.push_str(&line);
+            text.push_str(&line);
+            if let Some(rest) = line.strip_prefix("To beat: ") {
+                rival = Some(Play::parse(rest.split(" (").next().unwrap()).unwrap());
+            }
+            if let Some(rest) = line.strip_prefix("Your hand (") {
+                let cards = rest.split_once("): ").unwrap().1;
+                let ranks: String = cards.split_whitespace().map(|c| c.chars().next().unwrap()).collect();
+                return Ok(Prompt { hand: Counts::parse(&ranks).unwrap(), rival, text });
+            }
+            if line.contains("Log: ") {
+                return Err(text);
+            }
+        }
+    }
+
+    fn send(&mut self, entry: &str) {
+        writeln!(self.stdin, "{entry}").unwrap();
+    }
+
+    fn finish(mut self) -> String {
+        drop(self.stdin);
+        std::io::Read::read_to_string(&mut self.stdout, &mut self.transcript).unwrap();
+        assert!(self.child.wait().unwrap().success(), "{}", self.transcript);
+        self.transcript
+    }
+}
+
+/// A random legal play, typed in another order and lower case.
+fn typed(prompt: &Prompt, rng: &mut SmallRng) -> String {
+    let mut plays = MoveList::new();
+    legal_plays(prompt.hand, prompt.rival.as_ref(), &mut plays);
+    let play = plays[rng.random_range(0..plays.len())];
+    if play.is_pass() { "PASS".into() } else { play.to_string().chars().rev().collect::<String>().to_lowercase() }
+}
+
+/// Plays one whole game in `seat`; at the first chances, tries entries that must be refused.
+fn terminal_game(seat: &str, deal: &str, dir: &Path, seed: u64) -> String {
+    let mut t =
+        Terminal::start(&["--seat", seat, "--deal", deal, "--agents", NETWORK, "--log-dir", dir.to_str().unwrap()]);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (mut tried_pass, mut tried_missing, mut tried_low, mut hinted) = (false, false, false, false);
+    let mut prompt = t.next().unwrap();
+    loop {
+        let refusal = if prompt.rival.is_none() && !tried_pass {
+            tried_pass = true;
+            Some(("pass".to_string(), "a pass is not allowed when you lead".to_string()))
+        } else if !tried_missing {
+            tried_missing = true;
+            let r = (0..15u8).find(|&r| prompt.hand.get(r) == 0).unwrap();
+            let c = ddz::cards::rank_char(r);
+            Some((c.to_string(), format!("you hold no {c}")))
+        } else if let Some(low) = prompt.rival.filter(|r| r.kind == ddz::game::Kind::Solo && !tried_low).and_then(|r| {
+            prompt.hand.iter().map(|(k, _)| k).find(|&k| k <= r.main).map(|k| (ddz::cards::rank_char(k), r))
+        }) {
+            tried_low = true;
+            Some((low.0.to_string(), format!("{} does not beat {}", low.0, low.1)))
+        } else {
+            None
+        };
+        if let Some((entry, reason)) = refusal {
+            t.send(&entry);
+            prompt = t.next().unwrap();
+            assert!(prompt.text.contains(&format!("Not played: {reason}")), "{entry}: {}", prompt.text);
+            continue;
+        }
+        if !hinted {
+            hinted = true;
+            t.send("hint");
+            prompt = t.next().unwrap();
+            assert!(prompt.text.contains("Hint (best 3): "), "{}", prompt.text);
+        }
+        t.send(&typed(&prompt, &mut rng));
+        match t.next() {
+            Ok(p) => {
+                assert!(!p.text.contains("Not played"), "a legal play was refused: {}", p.text);
+                prompt = p;
+            }
+            Err(end) => {
+                assert!(end.contains(": you win.") || end.contains(": you lose."), "{end}");
+                assert!(tried_pass || seat != "landlord", "the landlord leads first");
+                return t.finish();
+            }
+        }
+    }
+}
+
+#[test]
+fn whole_terminal_games_refuse_bad_entries_and_write_logs_for_pretraining() {
+    let dir = scratch("terminal");
+    for (k, seat) in ["landlord", "landlord_down", "landlord_up"].iter().enumerate() {
+        let transcript = terminal_game(seat, &k.to_string(), &dir, k as u64);
+        assert!(transcript.contains(&format!("You play {seat}.")), "{transcript}");
+    }
+    // Quitting saves the game as unfinished, apart from the finished ones.
+    let mut t =
+        Terminal::start(&["--seat", "landlord", "--seed", "5", "--agents", "rule", "--log-dir", dir.to_str().unwrap()]);
+    t.next().unwrap();
+    t.send("quit");
+    assert!(t.finish().contains("Game left unfinished. Log: "));
+    let games = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    for line in text.lines() {
+        let log: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(log["source"], "human:terminal");
+        assert_eq!(log["players"].as_array().unwrap().iter().filter(|p| *p == "human").count(), 1, "{log}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("unfinished.jsonl")).unwrap().lines().count(), 1);
+    let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("3 valid game(s), 0 invalid"));
+    let out = dir.join("pretrained");
+    let pre = ddz()
+        .args(["pretrain", "--logs", games.to_str().unwrap(), "--out", out.to_str().unwrap(), "--steps", "2"])
+        .args(["--device", "cpu"])
+        .output()
+        .unwrap();
+    assert!(pre.status.success(), "{}", String::from_utf8_lossy(&pre.stderr));
+    assert!(out.join("model.safetensors").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A `ddz serve` process on a free port, killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        let mut child = ddz().args(["serve", "--port", "0"]).args(args).stdout(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("the address is printed");
+        Server { child, base: url.trim_end_matches('/').to_string() }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn client() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
+
+/// Status and JSON body of a request with a raw body.
+fn call(method: &str, url: &str, body: Option<&str>) -> (u16, Value) {
+    let agent = client();
+    let mut reply = match (method, body) {
+        ("GET", _) => agent.get(url).call().unwrap(),
+        (_, Some(b)) => agent.post(url).header("Content-Type", "application/json").send(b).unwrap(),
+        (_, None) => agent.post(url).send_empty().unwrap(),
+    };
+    let status = reply.status().as_u16();
+    let text = reply.body_mut().read_to_string().unwrap();
+    (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method} {url}: not JSON ({e}): {text}")))
+}
+
+#[test]
+fn the_web_api_shows_one_seat_and_answers_bad_requests_with_json_errors() {
+    let dir = scratch("api");
+    let server = Server::start(&[
+        "--agents",
+        NETWORK,
+        "--log-dir",
+        dir.to_str().unwrap(),
+        "--max-games",
+        "2",
+        "--idle-minutes",
+        "0.05",
+    ]);
+    let base = &server.base;
+    let page = client().get(&format!("{base}/")).call().unwrap().body_mut().read_to_string().unwrap();
+    assert!(page.contains("<button id=\"play\"") && !page.contains("src=\"http") && !page.contains("href=\"http"));
+
+    let (status, game) = call("POST", &format!("{base}/api/games"), Some(r#"{"seat":"landlord_up","deal":3}"#));
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    assert!(id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+    let view = &game["view"];
+    assert_eq!((view["you"].as_u64(), view["to_move"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(view["hand"].as_array().unwrap().len(), 17);
+    let deal = &ddz::game::default_deals()[3];
+    let shown: String = view["hand"].as_array().unwrap().iter().map(|c| c["rank"].as_str().unwrap()).collect();
+    assert_eq!(Counts::parse(&shown).unwrap(), deal.hands[2].counts(), "the person's own cards");
+    let text = game.to_string();
+    for other in [0, 1] {
+        assert!(!text.contains(&deal.hands[other].counts().to_string()), "another seat's hand was sent: {text}");
+    }
+    assert_eq!(game["agent_plays"].as_array().unwrap().len(), 2, "both agents played before the person");
+
+    let play = |body: &str| call("POST", &format!("{base}/api/games/{id}/play"), Some(body));
+    let missing = (0..15u8).find(|&r| deal.hands[2].counts().get(r) == 0).unwrap();
+    let (s, e) = play(&json!({ "play": ddz::cards::rank_char(missing).to_string() }).to_string());
+    assert_eq!(
+        (s, e["error"].as_str().unwrap()),
+        (400, format!("you hold no {}", ddz::cards::rank_char(missing)).as_str())
+    );
+    let (s, e) = play(r#"{"play" "33"}"#);
+    assert_eq!(s, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("bad request body"), "{e}");
+    let (s, e) = play(r#"{"cards":"33"}"#);
+    assert_eq!(s, 422, "{e}");
+    let (s, e) = play(&json!({ "play": "3".repeat(10_000) }).to_string());
+    assert_eq!(s, 413, "{e}");
+    let (s, e) = call("POST", &format!("{base}/api/games/{}/play", "0".repeat(32)), Some(r#"{"play":"3"}"#));
+    assert_eq!(s, 404, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("unknown game"));
+    let (s, e) = call("POST", &format!("{base}/api/games"), Some(r#"{"seat":"north"}"#));
+    assert_eq!((s, e["error"].as_str().unwrap().contains("unknown seat")), (400, true), "{e}");
+    let (s, hints) = call("POST", &format!("{base}/api/games/{id}/hint"), None);
+    assert_eq!((s, hints["hints"].as_array().unwrap().len()), (200, 3), "{hints}");
+
+    // Bounded: a third live game is refused; idle games expire and are saved as unfinished.
+    let (s, _) = call("POST", &format!("{base}/api/games"), Some("{}"));
+    assert_eq!(s, 201);
+    let (s, e) = call("POST", &format!("{base}/api/games"), Some("{}"));
+    assert_eq!(s, 503, "{e}");
+    std::thread::sleep(Duration::from_millis(5000));
+    let (s, _) = call("GET", &format!("{base}/api/games/{id}"), None);
+    assert_eq!(s, 404, "an idle game expires");
+    let unfinished = std::fs::read_to_string(dir.join("unfinished.jsonl")).unwrap();
+    assert_eq!(unfinished.lines().count(), 2, "{unfinished}");
+    let (s, _) = call("POST", &format!("{base}/api/games"), Some("{}"));
+    assert_eq!(s, 201, "room again after the expiry; the server kept serving");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_hundred_games_at_once_lose_nothing() {
+    let dir = scratch("load");
+    let out = ddz()
+        .args(["bench", "serve", "--agents", NETWORK, "--latency-games", "3", "--games", "100", "--timeout", "300"])
+        .args(["--json", "--log-dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["nothing_lost"], true, "{r}");
+    assert_eq!((r["concurrent_finished"].as_u64(), r["logged"].as_u64()), (Some(100), Some(103)), "{r}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[ignore = "slow: installs Chromium and selenium on first use (scripts/test runs it)"]
+fn a_whole_game_in_headless_chromium_by_clicking() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let setup = Command::new("bash").arg(root.join("scripts/browser-setup.sh")).status().unwrap();
+    assert!(setup.success(), "scripts/browser-setup.sh failed");
+    let dir = scratch("browser");
+    let server = Server::start(&["--agents", NETWORK, "--log-dir", dir.to_str().unwrap()]);
+    for seat in ["landlord", "landlord_up"] {
+        let out = Command::new(root.join(".venv/bin/python"))
+            .arg(root.join("tests/browser/play_game.py"))
+            .args([&format!("{}/", server.base), "--seat", seat])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(!result["plays"].as_array().unwrap().is_empty(), "{result}");
+        if seat == "landlord" {
+            assert_eq!(result["tried_pass"], true, "the refused pass was shown: {result}");
+        }
+    }
+    drop(server);
+    let games = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    assert!(text.lines().all(|l| l.contains(r#""source":"human:web""#)));
+    let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
