@@ -398,6 +398,10 @@ struct PretrainArgs {
     /// Leave out invalid games (reported with their reasons) instead of stopping.
     #[arg(long)]
     skip_invalid: bool,
+    /// Imitate only the seats NAME played, by the logs' `players` field: `human` learns from
+    /// people's decisions in `ddz play` / `ddz serve` logs, not from the agents they played.
+    #[arg(long, value_name = "NAME")]
+    player: Option<String>,
 }
 
 fn main() -> Result<()> {
@@ -800,7 +804,7 @@ fn pretrain(args: PretrainArgs) -> Result<()> {
     for e in &bad {
         eprintln!("skipped {e}");
     }
-    let PretrainArgs { steps, batch_size, lr, val_share, patience, seed, device, .. } = args;
+    let PretrainArgs { steps, batch_size, lr, val_share, patience, seed, device, player, .. } = args;
     let cfg = ddz::pretrain::PretrainConfig {
         steps,
         batch_size,
@@ -810,6 +814,7 @@ fn pretrain(args: PretrainArgs) -> Result<()> {
         seed,
         model,
         device,
+        player,
         ..Default::default()
     };
     let s = ddz::pretrain::pretrain(games, bad.len(), &args.out, &cfg, false)?;

@@ -172,11 +172,24 @@ fn whole_terminal_games_refuse_bad_entries_and_write_logs_for_pretraining() {
     let out = dir.join("pretrained");
     let pre = ddz()
         .args(["pretrain", "--logs", games.to_str().unwrap(), "--out", out.to_str().unwrap(), "--steps", "2"])
-        .args(["--device", "cpu"])
+        .args(["--device", "cpu", "--player", "human"])
         .output()
         .unwrap();
     assert!(pre.status.success(), "{}", String::from_utf8_lossy(&pre.stderr));
     assert!(out.join("model.safetensors").is_file());
+    let samples = || {
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(out.join("pretrain.json")).unwrap()).unwrap();
+        report["summary"]["train_samples"].as_u64().unwrap() + report["summary"]["val_samples"].as_u64().unwrap()
+    };
+    let people = samples();
+    let everyone = ddz()
+        .args(["pretrain", "--logs", games.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args(["--steps", "1", "--device", "cpu"])
+        .output()
+        .unwrap();
+    assert!(everyone.status.success());
+    let all = samples();
+    assert!(people > 0 && people < all, "the person's decisions only: {people} of {all}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -23,7 +23,7 @@ use tensorboard_rs::summary_writer::SummaryWriter;
 pub enum PretrainError {
     #[error("no valid games to learn from")]
     NoGames,
-    #[error("the logs hold no decision with a choice")]
+    #[error("the logs hold no decision with a choice (by the player asked for, where one is)")]
     NoDecisions,
     /// A setting no pretraining can use: its name and why.
     #[error("{key}: {reason}")]
@@ -48,19 +48,21 @@ pub struct Sample {
     pub bottom_known: bool,
 }
 
-/// Every decision with a choice (two or more legal plays) of the given seats' roles, identical
+/// Every decision with a choice (two or more legal plays) of the given seats' roles — and, with
+/// `player`, only of the seats the log's `players` names so (`human`) — identical
 /// (information state, play) pairs kept once. Returns the samples per game and how many
 /// duplicates were dropped.
 pub fn decisions(
     games: &[Replayed],
     roles: &[crate::game::Role],
+    player: Option<&str>,
     seen: &mut HashSet<u64>,
 ) -> (Vec<Vec<Sample>>, usize) {
     let table = ActionTable::get();
     let mut dropped = 0;
     let mut out = Vec::new();
     let mut plays = MoveList::new();
-    for (_, game) in games {
+    for (log, game) in games {
         let fin = &game.state;
         let mut s = State::new(fin.config().clone());
         let mut samples = Vec::new();
@@ -68,7 +70,8 @@ pub fn decisions(
             if let Action::Play(id) = action {
                 let seat = s.current_player().expect("a decision");
                 s.legal_plays_into(&mut plays);
-                let role_ok = s.role(seat).is_some_and(|r| roles.contains(&r));
+                let role_ok = s.role(seat).is_some_and(|r| roles.contains(&r))
+                    && player.is_none_or(|p| log.players.get(seat as usize).is_some_and(|q| q == p));
                 if role_ok && plays.len() > 1 {
                     let chosen_play = table.play(*id);
                     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -109,6 +112,9 @@ pub struct PretrainConfig {
     pub seed: u64,
     pub model: ModelConfig,
     pub device: Device,
+    /// Imitate only the seats this player played, by the logs' `players` (`human`: people's
+    /// decisions, not the agents' they played against); `None`: every seat.
+    pub player: Option<String>,
 }
 
 impl PretrainConfig {
@@ -148,6 +154,7 @@ impl Default for PretrainConfig {
             seed: 1,
             model: ModelConfig::default(),
             device: Device::Auto,
+            player: None,
         }
     }
 }
@@ -270,8 +277,9 @@ pub fn pretrain(
     let (val_games, train_games) = split_games(games, cfg, &mut rng);
     let roles = crate::game::Role::ALL;
     let mut seen = HashSet::new();
-    let (val, d1) = decisions(&val_games, &roles, &mut seen);
-    let (train, d2) = decisions(&train_games, &roles, &mut seen);
+    let player = cfg.player.as_deref();
+    let (val, d1) = decisions(&val_games, &roles, player, &mut seen);
+    let (train, d2) = decisions(&train_games, &roles, player, &mut seen);
     let val: Vec<Sample> = val.into_iter().flatten().collect();
     let train: Vec<Sample> = train.into_iter().flatten().collect();
     if train.is_empty() {
