@@ -16,21 +16,32 @@
 //! - `bench`: times the engine, the trainer, the search agents and the web server.
 
 pub mod agents;
+#[cfg(feature = "torch")]
 pub mod bench;
+#[cfg(feature = "torch")]
 pub mod bot;
 pub mod cards;
 pub mod encode;
+#[cfg(feature = "torch")]
 pub mod eval;
 pub mod game;
 pub mod lines;
+#[cfg(feature = "torch")]
 pub mod model;
 pub mod moves;
+#[cfg(feature = "torch")]
 pub mod play;
+#[cfg(feature = "torch")]
 pub mod pretrain;
+#[cfg(feature = "torch")]
 pub mod replay;
+#[cfg(feature = "torch")]
 pub mod run;
+#[cfg(feature = "torch")]
 pub mod runtime;
 pub mod search;
+#[cfg(feature = "torch")]
 pub mod serve;
 pub mod solve;
+#[cfg(feature = "torch")]
 pub mod train;

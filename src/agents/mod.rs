@@ -1,24 +1,36 @@
 //! Players behind one interface: every evaluation, replay and bot goes through [`Agent`], by
 //! name through [`AgentSpec`] and whole games through [`play::play_out`].
 
+#[cfg(feature = "torch")]
 pub mod alphabeta;
+#[cfg(feature = "torch")]
 pub mod belief;
+#[cfg(feature = "torch")]
 pub mod ismcts;
+#[cfg(feature = "torch")]
 pub mod leaf;
+#[cfg(feature = "torch")]
 pub mod model;
+#[cfg(feature = "torch")]
 pub mod pimc;
 pub mod play;
 pub mod random;
 pub mod rule;
+#[cfg(feature = "torch")]
 pub mod spec;
 
+#[cfg(feature = "torch")]
 pub use alphabeta::AlphaBetaAgent;
+#[cfg(feature = "torch")]
 pub use ismcts::{Guide, IsmctsAgent};
+#[cfg(feature = "torch")]
 pub use model::ModelAgent;
+#[cfg(feature = "torch")]
 pub use pimc::{PimcAgent, PimcSettings};
 pub use play::{Decision, Everyone, Seating, Sides, decide, play_out};
 pub use random::RandomAgent;
 pub use rule::RuleAgent;
+#[cfg(feature = "torch")]
 pub use spec::{AgentError, AgentSpec};
 
 use crate::game::{Play, State};
@@ -54,9 +66,11 @@ impl Candidate {
 
 /// The candidates of the decision a search agent made last, shown when a replay asks about that
 /// same decision (searching again would cost as much as the decision did).
+#[cfg(feature = "torch")]
 #[derive(Default)]
 pub(crate) struct LastDecision(Option<(u64, Vec<Candidate>)>);
 
+#[cfg(feature = "torch")]
 impl LastDecision {
     pub(crate) fn remember(&mut self, state: &State, candidates: Vec<Candidate>) {
         self.0 = Some((decision_key(state), candidates));
@@ -74,6 +88,7 @@ impl LastDecision {
 }
 
 /// A key of the decision for the seat to act: equal for states that seat cannot tell apart.
+#[cfg(feature = "torch")]
 fn decision_key(state: &State) -> u64 {
     let seat = state.current_player().expect("a decision") as usize;
     crate::search::SearchState::information_state_key(state, seat)

@@ -6,6 +6,7 @@ pub mod deals;
 pub mod movegen;
 pub mod play;
 pub mod resample;
+pub mod spiel;
 pub mod state;
 
 pub use action_table::{ActionId, ActionTable, NUM_ACTIONS};

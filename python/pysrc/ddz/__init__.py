@@ -1,0 +1,87 @@
+"""ddz: Dou Dizhu (斗地主) with a fast Rust engine.
+
+The OpenSpiel-shaped API::
+
+    import random, ddz
+    game = ddz.Game()                      # bidding=False, scoring="win_loss"
+    state = game.new_initial_state()       # a chance node: the deal, card by card
+    rng = random.Random(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    print(state.returns())
+
+Action integers: a card dealt is its id (0-53), a bid b is ``FIRST_BID + b`` (0 = pass), a play
+is ``FIRST_PLAY +`` its id in the action table (``NUM_PLAYS`` ids, pass = 0). Player ids follow
+OpenSpiel: ``CHANCE_PLAYER_ID`` (-1) at chance nodes, ``TERMINAL_PLAYER_ID`` (-4) at the end.
+
+Environments: ``ddz.env.DouDizhuEnv`` (Gymnasium, registered as ``ddz/DouDizhu-v0``) and
+``ddz.VecEnv`` (N games stepped in Rust per call). The package never imports PyTorch.
+"""
+
+from ._ddz import (
+    ACTION_DIM,
+    CHANCE_PLAYER_ID,
+    FIRST_BID,
+    FIRST_PLAY,
+    NUM_DISTINCT_ACTIONS,
+    NUM_PLAYS,
+    STATE_DIM,
+    TERMINAL_PLAYER_ID,
+    Game,
+    RandomAgent,
+    RuleAgent,
+    State,
+    VecEnv,
+    encode_action,
+    encode_state,
+    generate_deals,
+    legal_plays,
+    read_deals,
+    write_deals,
+)
+
+__all__ = [
+    "ACTION_DIM",
+    "CHANCE_PLAYER_ID",
+    "FIRST_BID",
+    "FIRST_PLAY",
+    "NUM_DISTINCT_ACTIONS",
+    "NUM_PLAYS",
+    "STATE_DIM",
+    "TERMINAL_PLAYER_ID",
+    "Game",
+    "RandomAgent",
+    "RuleAgent",
+    "State",
+    "VecEnv",
+    "encode_action",
+    "encode_state",
+    "generate_deals",
+    "legal_plays",
+    "load_game",
+    "read_deals",
+    "write_deals",
+]
+
+
+def load_game(name: str = "ddz", **params) -> Game:
+    """OpenSpiel's ``load_game``: ``load_game("ddz", bidding=True)`` is ``Game(bidding=True)``."""
+    if name not in ("ddz", "dou_dizhu"):
+        raise ValueError(f"unknown game {name!r}: this package has 'ddz' (alias 'dou_dizhu')")
+    return Game(**params)
+
+
+def _register() -> None:
+    try:
+        import gymnasium
+    except ImportError:  # the environments need gymnasium; the engine does not
+        return
+    if "ddz/DouDizhu-v0" not in gymnasium.registry:
+        gymnasium.register(id="ddz/DouDizhu-v0", entry_point="ddz.env:DouDizhuEnv")
+
+
+_register()

@@ -1,0 +1,164 @@
+"""A Gymnasium environment: the learner plays one seat of Dou Dizhu, agents the other two.
+
+``DouDizhuEnv(seat="landlord", opponents="rule", scoring="win_loss")``, registered as
+``ddz/DouDizhu-v0``:
+
+- observation: the learner seat's state features, ``float32[STATE_DIM]`` in [0, 1] (the layout
+  is ``ddz.encode_state``'s, documented in the ddz README's engine docs);
+- action: ``Discrete(NUM_PLAYS)``, an id of the action table (pass = 0); the legal ones are
+  ``info["action_mask"]`` (``int8[NUM_PLAYS]``), ``info["legal_plays"]`` names them;
+- reward: 0 until the end, then the learner's return (±1, or points with ``scoring="points"``);
+- ``seat``: ``"landlord"``, ``"landlord_down"``, ``"landlord_up"`` or ``"rotate"`` (the three
+  in turn, one per episode);
+- ``opponents``: ``"rule"``, ``"random"`` or a callable ``f(view) -> play`` where ``view`` is a
+  dict of what that seat may see (``seat``, ``hand``, ``rival``, ``plays``, ``legal_plays``,
+  ``legal_ids``, ``observation``) and ``play`` a play id or a play in notation;
+- an illegal action ends the episode with ``illegal_reward`` and ``info["illegal_action"]``
+  (``illegal_action="lose"``, the default, so that random-action checkers run), or raises
+  ``ValueError`` (``illegal_action="raise"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Union
+
+import gymnasium as gym
+import numpy as np
+
+from . import FIRST_PLAY, NUM_PLAYS, STATE_DIM, Game, RandomAgent, RuleAgent, State
+
+ROLES = ("landlord", "landlord_down", "landlord_up")
+
+Opponent = Union[str, Callable[[dict], Union[int, str]]]
+
+
+class DouDizhuEnv(gym.Env):
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        seat: str = "landlord",
+        opponents: Opponent = "rule",
+        scoring: str = "win_loss",
+        illegal_action: str = "lose",
+        illegal_reward: float = -1.0,
+        render_mode: Optional[str] = None,
+    ) -> None:
+        if seat not in ROLES + ("rotate",):
+            raise ValueError(f"seat {seat!r}: one of {ROLES} or 'rotate'")
+        if not (opponents in ("rule", "random") or callable(opponents)):
+            raise ValueError(f"opponents {opponents!r}: 'rule', 'random' or a callable")
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action {illegal_action!r}: 'lose' or 'raise'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r}: one of {self.metadata['render_modes']}")
+        self.game = Game(scoring=scoring)
+        self.seat_choice = seat
+        self.opponents = opponents
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(STATE_DIM,), dtype=np.float32)
+        self.action_space = gym.spaces.Discrete(NUM_PLAYS)
+        self.state: Optional[State] = None
+        self.seat = 0
+        self.episodes = 0
+        self._agents: list = []
+        self._done = True
+
+    # ---- the Gymnasium API ----
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        super().reset(seed=seed)
+        deal_seed = int(self.np_random.integers(0, 2**63 - 1))
+        self.seat = ROLES.index(self.seat_choice) if self.seat_choice != "rotate" else self.episodes % 3
+        self.episodes += 1
+        self.state = self.game.new_dealt_state(deal_seed)
+        if self.opponents == "rule":
+            self._agents = [RuleAgent() for _ in range(3)]
+        elif self.opponents == "random":
+            self._agents = [RandomAgent(deal_seed + k) for k in range(3)]
+        self._play_opponents()
+        self._done = False
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("call reset() before step() (no episode, or it is over)")
+        mask = self._mask()
+        play = int(action)
+        if not (0 <= play < NUM_PLAYS and mask[play]):
+            return self._illegal(play)
+        self.state.apply_action(FIRST_PLAY + play)
+        self._play_opponents()
+        done = self._done = self.state.is_terminal()
+        reward = float(self.state.returns()[self.seat]) if done else 0.0
+        return self._observation(), reward, done, False, self._info()
+
+    def render(self):
+        if self.state is None:
+            return None
+        text = self.state.observation_string(self.seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # ---- inside ----
+
+    def _illegal(self, play: int):
+        if self.illegal_action == "raise":
+            raise ValueError(f"play id {play} is not legal here (legal: {self._legal_plays()})")
+        info = self._info()
+        info["illegal_action"] = play
+        self._done = True  # the game stays as it was; the episode ends here
+        return self._observation(), self.illegal_reward, True, False, info
+
+    def _play_opponents(self) -> None:
+        s = self.state
+        while not s.is_terminal() and s.current_player() != self.seat:
+            p = s.current_player()
+            if callable(self.opponents):
+                s.apply_action(self._callable_action(p))
+            else:
+                s.apply_action(self._agents[p].step(s))
+
+    def _callable_action(self, p: int) -> int:
+        s = self.state
+        legal = [a - FIRST_PLAY for a in s.legal_actions()]
+        view = {
+            "seat": p,
+            "hand": s.hand(p),
+            "rival": s.rival(),
+            "plays": s.plays(),
+            "legal_ids": legal,
+            "legal_plays": [s.action_to_string(p, FIRST_PLAY + a) for a in legal],
+            "observation": s.observation_tensor(p),
+        }
+        choice = self.opponents(view)
+        if isinstance(choice, str):
+            choice = s.string_to_action(choice) - FIRST_PLAY
+        if int(choice) not in legal:
+            raise ValueError(f"the opponent in seat {p} chose {choice!r}, not a legal play id {legal}")
+        return FIRST_PLAY + int(choice)
+
+    def _mask(self) -> np.ndarray:
+        if self.state.is_terminal():
+            return np.zeros(NUM_PLAYS, dtype=np.int8)
+        return self.state.legal_actions_mask()[FIRST_PLAY:].astype(np.int8)
+
+    def _legal_plays(self) -> list:
+        if self.state.is_terminal():
+            return []
+        return [self.state.action_to_string(self.seat, a) for a in self.state.legal_actions()]
+
+    def _observation(self) -> np.ndarray:
+        return self.state.observation_tensor(self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        return {
+            "action_mask": self._mask(),
+            "legal_plays": self._legal_plays(),
+            "seat": self.seat,
+            "role": ROLES[self.seat],
+        }

@@ -1,0 +1,142 @@
+//! Helpers around the State API: legal plays of a hand, the encoder, the rule and random agents,
+//! and deal files.
+
+use crate::spiel::{State, value_error};
+use ddz::agents::{Agent, RandomAgent as InnerRandom, RuleAgent as InnerRule};
+use ddz::cards::{Card, CardSet, Counts};
+use ddz::encode::{ACTION_DIM, STATE_DIM};
+use ddz::game::{Action, ActionTable, Deal, MoveList, Play, legal_plays_vec};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+
+fn counts(text: &str, what: &str) -> PyResult<Counts> {
+    Counts::parse(text).map_err(|e| value_error(format!("{what}: {e}")))
+}
+
+/// The legal plays of `hand` (notation, e.g. `"3455778899KAA22R"`) against `rival` (None or
+/// `""` to lead), sorted by notation, `pass` included when following.
+#[pyfunction]
+#[pyo3(signature = (hand, rival=None))]
+pub fn legal_plays(hand: &str, rival: Option<&str>) -> PyResult<Vec<String>> {
+    let hand = counts(hand, "hand")?;
+    let rival = match rival.map(str::trim).filter(|r| !r.is_empty()) {
+        Some(r) => Some(Play::parse(r).map_err(|e| value_error(format!("rival: {e}")))?),
+        None => None,
+    };
+    if rival.is_some_and(|r| r.is_pass()) {
+        return Err(value_error("rival: a pass is not a play to beat (give None to lead)"));
+    }
+    let mut plays: Vec<String> = legal_plays_vec(hand, rival.as_ref()).iter().map(Play::to_string).collect();
+    plays.sort();
+    Ok(plays)
+}
+
+/// The state features (float32, `STATE_DIM`) of `state` for `player`.
+#[pyfunction]
+pub fn encode_state<'py>(py: Python<'py>, state: &State, player: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
+    if !(0..3).contains(&player) {
+        return Err(value_error(format!("player {player} is not 0, 1 or 2")));
+    }
+    let mut v = vec![0.0; STATE_DIM];
+    ddz::encode::encode_state(&state.inner, player as u8, &mut v);
+    Ok(PyArray1::from_vec(py, v))
+}
+
+/// The action features (float32, `ACTION_DIM`) of `play` made from `hand`.
+#[pyfunction]
+pub fn encode_action<'py>(py: Python<'py>, play: &str, hand: &str) -> PyResult<Bound<'py, PyArray1<f32>>> {
+    let play = Play::parse(play).map_err(|e| value_error(format!("play: {e}")))?;
+    let hand = counts(hand, "hand")?;
+    if !play.cards.is_subset_of(hand) {
+        return Err(value_error(format!("the hand {hand} does not hold {play}")));
+    }
+    let mut v = vec![0.0; ACTION_DIM];
+    ddz::encode::encode_action(&play, hand, &mut v);
+    Ok(PyArray1::from_vec(py, v))
+}
+
+/// The action integer an agent chooses at `state` (plays only: no bidding yet).
+fn agent_step(agent: &mut dyn Agent, state: &State) -> PyResult<u32> {
+    let s = &state.inner;
+    if s.phase() != ddz::game::Phase::Play {
+        return Err(value_error(format!("the agent plays cards only; this state is in phase {:?}", s.phase())));
+    }
+    let mut plays = MoveList::new();
+    s.legal_plays_into(&mut plays);
+    let k = agent.choose(s, &plays);
+    let play = plays.get(k).ok_or_else(|| value_error("the agent chose outside the legal plays"))?;
+    Ok(Action::Play(ActionTable::get().id(play)).to_int())
+}
+
+/// ddz's hand-written baseline: `step(state)` returns its action integer for the player to act.
+/// It reads only what that player may see.
+#[pyclass(module = "ddz._ddz")]
+pub struct RuleAgent(InnerRule);
+
+#[pymethods]
+impl RuleAgent {
+    #[new]
+    fn new() -> RuleAgent {
+        RuleAgent(InnerRule::new())
+    }
+    fn step(&mut self, state: &State) -> PyResult<u32> {
+        agent_step(&mut self.0, state)
+    }
+}
+
+/// Uniformly random legal plays from a seed: `step(state)` returns an action integer.
+#[pyclass(module = "ddz._ddz")]
+pub struct RandomAgent(InnerRandom);
+
+#[pymethods]
+impl RandomAgent {
+    #[new]
+    #[pyo3(signature = (seed=0))]
+    fn new(seed: u64) -> RandomAgent {
+        RandomAgent(InnerRandom::new(seed))
+    }
+    fn step(&mut self, state: &State) -> PyResult<u32> {
+        agent_step(&mut self.0, state)
+    }
+}
+
+fn deal_dict<'py>(py: Python<'py>, deal: &Deal) -> PyResult<Bound<'py, PyDict>> {
+    let ids = |set: CardSet| set.iter().map(|c| c.id() as u32).collect::<Vec<u32>>();
+    let d = PyDict::new(py);
+    for (name, hand) in ["landlord", "landlord_down", "landlord_up"].iter().zip(deal.hands) {
+        d.set_item(*name, ids(hand))?;
+    }
+    d.set_item("bottom", ids(deal.bottom))?;
+    Ok(d)
+}
+
+fn deal_of(d: &Bound<'_, PyDict>) -> PyResult<Deal> {
+    let set = |key: &str| -> PyResult<CardSet> {
+        let item = d.get_item(key)?.ok_or_else(|| value_error(format!("the deal has no {key:?}")))?;
+        let ids: Vec<u32> = item.extract()?;
+        ids.into_iter().map(|i| Card::from_id(i).map_err(|e| value_error(format!("{key}: {e}")))).collect()
+    };
+    Ok(Deal { hands: [set("landlord")?, set("landlord_down")?, set("landlord_up")?], bottom: set("bottom")? })
+}
+
+/// `n` deals from `seed`, as dicts of card ids (the deal-file format of `ddz deals`).
+#[pyfunction]
+pub fn generate_deals<'py>(py: Python<'py>, n: usize, seed: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    ddz::game::generate_deals(n, seed).iter().map(|d| deal_dict(py, d)).collect()
+}
+
+/// The deals of a deal file (JSONL); a bad line is a `ValueError` naming the file and line.
+#[pyfunction]
+pub fn read_deals<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let deals = ddz::game::read_deals(&path).map_err(value_error)?;
+    deals.iter().map(|d| deal_dict(py, d)).collect()
+}
+
+/// Writes deals (dicts as `generate_deals` makes) to a deal file.
+#[pyfunction]
+pub fn write_deals(path: PathBuf, deals: Vec<Bound<'_, PyDict>>) -> PyResult<()> {
+    let deals: Vec<Deal> = deals.iter().map(deal_of).collect::<PyResult<_>>()?;
+    ddz::game::write_deals(&path, &deals).map_err(|e| value_error(format!("{}: {e}", path.display())))
+}

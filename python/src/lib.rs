@@ -1,0 +1,34 @@
+//! `ddz._ddz`: the Rust half of the `ddz` Python package. The engine, the encoder and the simple
+//! agents of the `ddz` crate, built without libtorch, behind OpenSpiel's names ([`spiel`]), a
+//! vectorized environment stepping many games per call ([`vec_env`]) and small helpers
+//! ([`helpers`]). The pure-Python half (`python/pysrc/ddz`) adds the Gymnasium environment.
+
+mod helpers;
+mod spiel;
+mod vec_env;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _ddz(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<spiel::Game>()?;
+    m.add_class::<spiel::State>()?;
+    m.add_class::<helpers::RuleAgent>()?;
+    m.add_class::<helpers::RandomAgent>()?;
+    m.add_class::<vec_env::VecEnv>()?;
+    m.add_function(wrap_pyfunction!(helpers::legal_plays, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::encode_state, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::encode_action, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::generate_deals, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::read_deals, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::write_deals, m)?)?;
+    m.add("NUM_PLAYS", ddz::game::NUM_ACTIONS)?;
+    m.add("NUM_DISTINCT_ACTIONS", ddz::game::spiel::NUM_DISTINCT_ACTIONS)?;
+    m.add("FIRST_BID", ddz::game::spiel::FIRST_BID)?;
+    m.add("FIRST_PLAY", ddz::game::spiel::FIRST_PLAY)?;
+    m.add("STATE_DIM", ddz::encode::STATE_DIM)?;
+    m.add("ACTION_DIM", ddz::encode::ACTION_DIM)?;
+    m.add("CHANCE_PLAYER_ID", spiel::CHANCE)?;
+    m.add("TERMINAL_PLAYER_ID", spiel::TERMINAL)?;
+    Ok(())
+}

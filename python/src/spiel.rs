@@ -1,0 +1,340 @@
+//! `Game` and `State` with OpenSpiel's names and conventions: player ids (chance −1, terminal
+//! −4), one integer action space (cards, bids, plays: see `ddz::game::spiel`), errors as
+//! `ValueError` naming the action and the reason, and the state unchanged after an error.
+
+use ddz::encode::{STATE_DIM, information_state_tensor};
+use ddz::game::spiel::{self as sp, ActionIntError};
+use ddz::game::{Action, GameConfig, Scoring, State as Inner};
+use numpy::PyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rand::SeedableRng;
+
+/// OpenSpiel's id of the chance player.
+pub const CHANCE: i64 = -1;
+/// OpenSpiel's id of the player at a terminal state.
+pub const TERMINAL: i64 = -4;
+
+pub fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn int_error(e: ActionIntError) -> PyErr {
+    value_error(e)
+}
+
+/// The rules of a game: bidding on or off, how it is scored, and the fixed landlord without
+/// bidding.
+#[pyclass(module = "ddz._ddz", frozen)]
+#[derive(Clone)]
+pub struct Game {
+    pub config: GameConfig,
+}
+
+fn scoring_name(s: Scoring) -> &'static str {
+    match s {
+        Scoring::WinLoss => "win_loss",
+        Scoring::Score => "points",
+    }
+}
+
+#[pymethods]
+impl Game {
+    /// `Game(bidding=False, scoring="win_loss", spring=True, landlord_seat=0)`. `scoring` is
+    /// `"win_loss"` (±1) or `"points"` (the bid × 2 per bomb or rocket × 2 for a spring, the
+    /// landlord's amount doubled).
+    #[new]
+    #[pyo3(signature = (bidding=false, scoring="win_loss", spring=true, landlord_seat=0))]
+    fn new(bidding: bool, scoring: &str, spring: bool, landlord_seat: i64) -> PyResult<Game> {
+        let scoring = match scoring {
+            "win_loss" => Scoring::WinLoss,
+            "points" | "score" => Scoring::Score,
+            s => return Err(value_error(format!("scoring {s:?}: use \"win_loss\" or \"points\""))),
+        };
+        if !(0..3).contains(&landlord_seat) {
+            return Err(value_error(format!("landlord_seat {landlord_seat}: use 0, 1 or 2")));
+        }
+        Ok(Game { config: GameConfig { bidding, landlord_seat: landlord_seat as u8, scoring, spring } })
+    }
+    fn num_players(&self) -> usize {
+        3
+    }
+    fn num_distinct_actions(&self) -> usize {
+        sp::NUM_DISTINCT_ACTIONS
+    }
+    fn max_chance_outcomes(&self) -> usize {
+        sp::MAX_CHANCE_OUTCOMES
+    }
+    /// Most player decisions in one game (bids and plays; chance nodes not counted).
+    fn max_game_length(&self) -> usize {
+        sp::MAX_GAME_LENGTH
+    }
+    fn max_chance_nodes_in_history(&self) -> usize {
+        sp::MAX_CHANCE_NODES
+    }
+    fn min_utility(&self) -> f64 {
+        sp::utility_bounds(&self.config).0
+    }
+    fn max_utility(&self) -> f64 {
+        sp::utility_bounds(&self.config).1
+    }
+    fn information_state_tensor_shape(&self) -> Vec<usize> {
+        vec![STATE_DIM]
+    }
+    fn observation_tensor_shape(&self) -> Vec<usize> {
+        vec![STATE_DIM]
+    }
+    fn information_state_tensor_size(&self) -> usize {
+        STATE_DIM
+    }
+    fn observation_tensor_size(&self) -> usize {
+        STATE_DIM
+    }
+    fn new_initial_state(&self) -> State {
+        State { inner: Inner::new(self.config.clone()) }
+    }
+    /// A state after the deal: from `seed` (the same seed, the same deal) or a fresh one.
+    #[pyo3(signature = (seed=None))]
+    fn new_dealt_state(&self, seed: Option<u64>) -> State {
+        State { inner: dealt(&self.config, seed.unwrap_or_else(rand::random)) }
+    }
+    fn get_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("bidding", self.config.bidding)?;
+        d.set_item("scoring", scoring_name(self.config.scoring))?;
+        d.set_item("spring", self.config.spring)?;
+        d.set_item("landlord_seat", self.config.landlord_seat)?;
+        Ok(d)
+    }
+    /// The state that `State.serialize` wrote (its rules are in the text).
+    fn deserialize_state(&self, text: &str) -> PyResult<State> {
+        Inner::from_json(text).map(|inner| State { inner }).map_err(value_error)
+    }
+    fn action_to_string(&self, action: i64) -> PyResult<String> {
+        Action::from_int(action).map(Action::to_spiel_string).map_err(int_error)
+    }
+    fn string_to_action(&self, text: &str) -> PyResult<u32> {
+        Action::from_spiel_string(text).map(Action::to_int).map_err(value_error)
+    }
+    fn __repr__(&self) -> String {
+        let c = &self.config;
+        let cap = |b: bool| if b { "True" } else { "False" };
+        format!(
+            "Game(bidding={}, scoring='{}', spring={}, landlord_seat={})",
+            cap(c.bidding),
+            scoring_name(c.scoring),
+            cap(c.spring),
+            c.landlord_seat
+        )
+    }
+}
+
+/// A state dealt from `seed` with the rules of `config` (the deal of `ddz.VecEnv`'s games).
+pub fn dealt(config: &GameConfig, seed: u64) -> Inner {
+    let mut s = Inner::new(config.clone());
+    s.deal_random(&mut rand::rngs::StdRng::seed_from_u64(seed));
+    s
+}
+
+/// A game in progress: the real state, with every seat's cards. Agents should read it only
+/// through the `information_state_*` and `observation_*` of their own seat.
+#[pyclass(module = "ddz._ddz")]
+#[derive(Clone)]
+pub struct State {
+    pub inner: Inner,
+}
+
+impl State {
+    /// `player` as a seat, where None is the player to act.
+    fn seat(&self, player: Option<i64>) -> PyResult<u8> {
+        match player {
+            Some(p) if (0..3).contains(&p) => Ok(p as u8),
+            Some(p) => Err(value_error(format!("player {p} is not 0, 1 or 2"))),
+            None => self
+                .inner
+                .current_player()
+                .ok_or_else(|| value_error("no player is to act at a chance or terminal node: name one")),
+        }
+    }
+}
+
+#[pymethods]
+impl State {
+    fn current_player(&self) -> i64 {
+        match self.inner.current_player() {
+            Some(p) => p as i64,
+            None if self.inner.is_terminal() => TERMINAL,
+            None => CHANCE,
+        }
+    }
+    fn is_chance_node(&self) -> bool {
+        self.inner.is_chance_node()
+    }
+    fn is_terminal(&self) -> bool {
+        self.inner.is_terminal()
+    }
+    fn is_player_node(&self) -> bool {
+        self.inner.current_player().is_some()
+    }
+    fn num_players(&self) -> usize {
+        3
+    }
+    /// `[(action, probability)]` at a chance node (each undealt card, equally likely).
+    fn chance_outcomes(&self) -> PyResult<Vec<(u32, f64)>> {
+        let outcomes = self.inner.chance_outcomes().map_err(value_error)?;
+        Ok(outcomes.into_iter().map(|(a, p)| (a.to_int(), p)).collect())
+    }
+    /// Legal actions of `player` (default: the player to act; empty for anyone else), ascending.
+    #[pyo3(signature = (player=None))]
+    fn legal_actions(&self, player: Option<i64>) -> Vec<u32> {
+        let acting = self.inner.current_player().map(i64::from);
+        if player.is_some() && player != acting && !(player == Some(CHANCE) && self.inner.is_chance_node()) {
+            return Vec::new();
+        }
+        self.inner.legal_action_ints()
+    }
+    /// 1 for each legal action of `player` over all `num_distinct_actions()` integers (uint8).
+    #[pyo3(signature = (player=None))]
+    fn legal_actions_mask<'py>(&self, py: Python<'py>, player: Option<i64>) -> Bound<'py, PyArray1<u8>> {
+        let mut mask = vec![0u8; sp::NUM_DISTINCT_ACTIONS];
+        for a in self.legal_actions(player) {
+            mask[a as usize] = 1;
+        }
+        PyArray1::from_vec(py, mask)
+    }
+    /// Applies an action integer; an illegal one raises `ValueError` and changes nothing.
+    fn apply_action(&mut self, action: i64) -> PyResult<()> {
+        let a = Action::from_int(action).map_err(int_error)?;
+        self.inner.apply_action(a).map_err(|e| value_error(format!("action {action} ({a}): {e}")))
+    }
+    /// The state after `action` (this one unchanged).
+    fn child(&self, action: i64) -> PyResult<State> {
+        let mut next = self.clone();
+        next.apply_action(action)?;
+        Ok(next)
+    }
+    #[pyo3(signature = (player, action=None))]
+    fn action_to_string(&self, player: i64, action: Option<i64>) -> PyResult<String> {
+        // OpenSpiel takes (player, action); (action) alone is accepted too.
+        let a = action.unwrap_or(player);
+        Action::from_int(a).map(Action::to_spiel_string).map_err(int_error)
+    }
+    fn string_to_action(&self, text: &str) -> PyResult<u32> {
+        Action::from_spiel_string(text).map(Action::to_int).map_err(value_error)
+    }
+    fn returns(&self) -> Vec<f64> {
+        self.inner.returns().to_vec()
+    }
+    /// The rewards of the last transition: the returns at the end, zero before.
+    fn rewards(&self) -> Vec<f64> {
+        if self.inner.is_terminal() { self.inner.returns().to_vec() } else { vec![0.0; 3] }
+    }
+    fn player_return(&self, player: i64) -> PyResult<f64> {
+        let seat = self.seat(Some(player))?;
+        Ok(self.inner.returns()[seat as usize])
+    }
+    #[pyo3(signature = (player=None))]
+    fn information_state_string(&self, player: Option<i64>) -> PyResult<String> {
+        Ok(self.inner.information_state_string(self.seat(player)?))
+    }
+    /// The state features of `player` (float32, `STATE_DIM`): what ddz's networks read.
+    #[pyo3(signature = (player=None))]
+    fn information_state_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        player: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        Ok(PyArray1::from_vec(py, information_state_tensor(&self.inner, self.seat(player)?)))
+    }
+    #[pyo3(signature = (player=None))]
+    fn observation_string(&self, player: Option<i64>) -> PyResult<String> {
+        Ok(self.inner.observation_string(self.seat(player)?))
+    }
+    /// The same features as the information-state tensor: they hold the current-turn view
+    /// (the last 15 plays, what each seat has played, the cards left).
+    #[pyo3(signature = (player=None))]
+    fn observation_tensor<'py>(&self, py: Python<'py>, player: Option<i64>) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        self.information_state_tensor(py, player)
+    }
+    /// A state `player` cannot tell from this one, the hidden cards dealt again; `rng` is a
+    /// callable returning floats in [0, 1) (OpenSpiel's `UniformProbabilitySampler`, or
+    /// `random.Random(seed).random`).
+    fn resample_from_infostate(&self, player: i64, rng: Bound<'_, PyAny>) -> PyResult<State> {
+        let seat = self.seat(Some(player))?;
+        let mut failure: Option<PyErr> = None;
+        let inner = {
+            let mut draw = || -> f64 {
+                if failure.is_some() {
+                    return 0.0;
+                }
+                match rng.call0().and_then(|v| v.extract::<f64>()) {
+                    Ok(x) if (0.0..1.0).contains(&x) => x,
+                    Ok(x) => {
+                        failure = Some(value_error(format!("rng returned {x}, not a float in [0, 1)")));
+                        0.0
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        0.0
+                    }
+                }
+            };
+            self.inner.resample_from_infostate(seat, &mut draw)
+        };
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(State { inner }),
+        }
+    }
+    /// Every action integer since the start, chance outcomes included.
+    fn history(&self) -> Vec<u32> {
+        self.inner.history().iter().map(|a| a.to_int()).collect()
+    }
+    fn history_str(&self) -> String {
+        let h: Vec<String> = self.history().iter().map(u32::to_string).collect();
+        h.join(", ")
+    }
+    fn move_number(&self) -> usize {
+        self.inner.history().len()
+    }
+    fn serialize(&self) -> String {
+        self.inner.to_json()
+    }
+    fn get_game(&self) -> Game {
+        Game { config: self.inner.config().clone() }
+    }
+    fn clone(&self) -> State {
+        Clone::clone(self)
+    }
+    fn __copy__(&self) -> State {
+        Clone::clone(self)
+    }
+    fn __deepcopy__(&self, _memo: Bound<'_, PyAny>) -> State {
+        Clone::clone(self)
+    }
+    /// The cards `player` holds now, in notation.
+    fn hand(&self, player: i64) -> PyResult<String> {
+        Ok(self.inner.hand(self.seat(Some(player))?).to_string())
+    }
+    /// The landlord's seat once known.
+    fn landlord(&self) -> Option<u8> {
+        self.inner.landlord()
+    }
+    /// The play to beat and its seat, or None when the player to act leads.
+    fn rival(&self) -> Option<(u8, String)> {
+        self.inner.rival().map(|r| (r.seat, r.play.to_string()))
+    }
+    /// The public plays so far: `[(seat, play)]`.
+    fn plays(&self) -> Vec<(u8, String)> {
+        self.inner.play_record().iter().map(|r| (r.seat, r.play.to_string())).collect()
+    }
+    fn __str__(&self) -> String {
+        let s = &self.inner;
+        let hands: Vec<String> = (0..3u8).map(|q| format!("seat {q}: {}", s.hand(q))).collect();
+        format!("{}\n{}", hands.join("\n"), s.observation_string(s.current_player().unwrap_or(0)))
+    }
+    fn __repr__(&self) -> String {
+        format!("<ddz State: player {} after {} actions>", self.current_player(), self.move_number())
+    }
+}

@@ -1,0 +1,137 @@
+"""The Gymnasium environment and the vectorized environment, checked against the State API."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import ddz
+from ddz.env import DouDizhuEnv
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def test_the_environment_passes_gymnasiums_checker():
+    check_env(DouDizhuEnv(), skip_render_check=True)
+    check_env(gym.make("ddz/DouDizhu-v0", seat="landlord_up", opponents="random").unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("seat", ["landlord", "landlord_down", "landlord_up", "rotate"])
+def test_whole_episodes_end_with_the_learners_return(seat):
+    env = gym.make("ddz/DouDizhu-v0", seat=seat, scoring="points")
+    rng = np.random.default_rng(0)
+    seats = []
+    for episode in range(6):
+        obs, info = env.reset(seed=100 + episode)
+        seats.append(info["seat"])
+        assert obs.shape == (ddz.STATE_DIM,) and obs.dtype == np.float32
+        done, reward = False, 0.0
+        while not done:
+            assert info["action_mask"].sum() == len(info["legal_plays"]) > 0
+            obs, reward, done, truncated, info = env.step(random_legal(info["action_mask"], rng))
+            assert not truncated
+        assert reward != 0 and abs(reward) in (1, 2, 4, 8, 16, 32)
+    if seat == "rotate":
+        assert seats == [0, 1, 2, 0, 1, 2]
+    else:
+        assert set(seats) == {("landlord", "landlord_down", "landlord_up").index(seat)}
+
+
+def test_reset_with_a_seed_repeats_the_episode():
+    env = DouDizhuEnv(opponents="random")
+    a, _ = env.reset(seed=5)
+    b, _ = env.reset(seed=5)
+    assert np.array_equal(a, b)
+
+
+def test_callable_opponents_see_their_own_seat_only():
+    seen = []
+
+    def lowest(view):
+        seen.append(view)
+        return view["legal_plays"][0] if view["rival"] is None else "pass"
+
+    env = DouDizhuEnv(seat="landlord", opponents=lowest)
+    obs, info = env.reset(seed=1)
+    obs, reward, done, _, info = env.step(random_legal(info["action_mask"], np.random.default_rng(1)))
+    assert seen and {v["seat"] for v in seen} <= {1, 2}
+    assert all(set(v) == {"seat", "hand", "rival", "plays", "legal_ids", "legal_plays", "observation"} for v in seen)
+
+
+def test_illegal_actions_lose_or_raise():
+    env = DouDizhuEnv()
+    _, info = env.reset(seed=2)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, done, _, info = env.step(illegal)
+    assert (reward, done, info["illegal_action"]) == (-1.0, True, illegal)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env = DouDizhuEnv(illegal_action="raise")
+    env.reset(seed=2)
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(illegal)
+
+
+def replay_with_the_state_api(seed: int, actions: list) -> tuple:
+    """Game `seed` of a VecEnv (landlord learner, rule opponents) through the State API."""
+    state = ddz.Game().new_dealt_state(seed)
+    rule = ddz.RuleAgent()
+    features, masks = [], []
+    for action in actions + [None]:
+        while not state.is_terminal() and state.current_player() != 0:
+            state.apply_action(rule.step(state))
+        if state.is_terminal():
+            break
+        features.append(state.information_state_tensor(0))
+        masks.append(state.legal_actions_mask()[ddz.FIRST_PLAY:].astype(bool))
+        if action is not None:
+            state.apply_action(ddz.FIRST_PLAY + action)
+    return features, masks, state.returns()[0]
+
+
+def test_vec_env_equals_the_state_api_on_the_same_seeds():
+    n, seed = 4, 70
+    env = ddz.VecEnv(n, seed=seed)
+    obs, mask, seats = env.reset()
+    assert obs.shape == (n, ddz.STATE_DIM) and mask.shape == (n, ddz.NUM_PLAYS) and list(seats) == [0] * n
+    first_seed = seed + n  # the constructor dealt games seed..seed+n-1, reset the next n
+    rng = np.random.default_rng(3)
+    actions = [[] for _ in range(n)]
+    seen_obs = [[obs[i].copy()] for i in range(n)]
+    seen_mask = [[mask[i].copy()] for i in range(n)]
+    result = [None] * n
+    while any(r is None for r in result):
+        choice = np.array([random_legal(mask[i], rng) for i in range(n)], dtype=np.int64)
+        obs, mask, rewards, dones, _ = env.step(choice)
+        for i in range(n):
+            if result[i] is not None:
+                continue
+            actions[i].append(int(choice[i]))
+            if dones[i]:
+                result[i] = float(rewards[i])
+            else:
+                seen_obs[i].append(obs[i].copy())
+                seen_mask[i].append(mask[i].copy())
+    for i in range(n):
+        features, masks, ret = replay_with_the_state_api(first_seed + i, actions[i])
+        assert ret == result[i]
+        assert len(features) == len(seen_obs[i])
+        assert all(np.array_equal(a, b) for a, b in zip(features, seen_obs[i]))
+        assert all(np.array_equal(a, b) for a, b in zip(masks, seen_mask[i]))
+
+
+def test_vec_env_rejects_illegal_actions_before_moving_any_game():
+    env = ddz.VecEnv(2, seed=1)
+    obs, mask, _ = env.reset()
+    good = int(np.flatnonzero(mask[0])[0])
+    bad = int(np.flatnonzero(~mask[1])[0])
+    with pytest.raises(ValueError, match="game 1"):
+        env.step(np.array([good, bad], dtype=np.int64))
+    with pytest.raises(ValueError, match="2 games"):
+        env.step(np.array([good], dtype=np.int64))
+    again, _, _, _, _ = env.step(np.array([good, int(np.flatnonzero(mask[1])[0])], dtype=np.int64))
+    assert again.shape == obs.shape
+    with pytest.raises(ValueError, match="bidding"):
+        ddz.VecEnv(1, game=ddz.Game(bidding=True))

@@ -1,0 +1,161 @@
+//! The game as OpenSpiel describes one: every action as one integer, the game's sizes and
+//! utility bounds, and the current-turn observation string. The Python package mirrors these
+//! names; the State API itself is in [`super::state`].
+//!
+//! Action integers: a card dealt is its id (0–53, as in deal files), a bid `b` (0 = pass, 1–3)
+//! is `54 + b`, a play is `58 +` its action-table id (pass = 58).
+
+use super::action_table::{ActionId, ActionTable, NUM_ACTIONS};
+use super::state::{Action, GameConfig, NUM_PLAYERS, Scoring, State};
+use crate::cards::{Card, NUM_CARDS};
+
+/// Chance outcomes at a deal node: the 54 cards.
+pub const MAX_CHANCE_OUTCOMES: usize = NUM_CARDS;
+/// First integer of the bids.
+pub const FIRST_BID: u32 = NUM_CARDS as u32;
+/// First integer of the plays (4 bids: pass, 1, 2, 3).
+pub const FIRST_PLAY: u32 = FIRST_BID + 4;
+/// Distinct action integers: cards, bids and plays.
+pub const NUM_DISTINCT_ACTIONS: usize = FIRST_PLAY as usize + NUM_ACTIONS;
+/// Most player decisions in a game: three bids, then at most 54 plays of cards with at most two
+/// passes between consecutive ones.
+pub const MAX_GAME_LENGTH: usize = NUM_PLAYERS + NUM_CARDS + 2 * (NUM_CARDS - 1);
+/// Chance nodes in a history: one per card.
+pub const MAX_CHANCE_NODES: usize = NUM_CARDS;
+/// Bombs and rockets a game can hold: 13 bombs and the rocket.
+const MAX_BOMBS: u32 = 14;
+
+/// An action integer that is no action.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("action {0} is not an action of this game (0 to {max})", max = NUM_DISTINCT_ACTIONS - 1)]
+pub struct ActionIntError(pub i64);
+
+impl Action {
+    /// The action's integer.
+    pub fn to_int(self) -> u32 {
+        match self {
+            Action::Deal(card) => card.id() as u32,
+            Action::Bid(b) => FIRST_BID + b as u32,
+            Action::Play(id) => FIRST_PLAY + id.0 as u32,
+        }
+    }
+
+    /// The action of an integer; outside 0..[`NUM_DISTINCT_ACTIONS`] it is an error.
+    pub fn from_int(n: i64) -> Result<Action, ActionIntError> {
+        match n {
+            n if n < 0 || n >= NUM_DISTINCT_ACTIONS as i64 => Err(ActionIntError(n)),
+            n if n < FIRST_BID as i64 => Ok(Action::Deal(Card::from_id(n as u32).expect("0..54 is a card"))),
+            n if n < FIRST_PLAY as i64 => Ok(Action::Bid((n - FIRST_BID as i64) as u8)),
+            n => Ok(Action::Play(ActionId((n - FIRST_PLAY as i64) as u16))),
+        }
+    }
+
+    /// OpenSpiel's `ActionToString`: `deal 3♠`, `bid 2`, `bid pass`, `34567`, `pass`.
+    pub fn to_spiel_string(self) -> String {
+        self.to_string()
+    }
+
+    /// The inverse of [`Action::to_spiel_string`]: `deal 3♠` (or `deal N`, a card id), `bid N`,
+    /// `bid pass`, a play in notation (any order of cards) or `pass`.
+    pub fn from_spiel_string(text: &str) -> Result<Action, String> {
+        let t = text.trim();
+        if let Some(bid) = t.strip_prefix("bid ") {
+            return match bid.trim() {
+                "pass" | "0" => Ok(Action::Bid(0)),
+                b => b
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|b| (1..=3).contains(b))
+                    .map(Action::Bid)
+                    .ok_or(format!("bad bid {b:?}")),
+            };
+        }
+        if let Some(card) = t.strip_prefix("deal ") {
+            return card_of_text(card.trim()).map(Action::Deal);
+        }
+        let play = super::Play::parse(t).map_err(|e| e.to_string())?;
+        Ok(Action::Play(ActionTable::get().id(&play)))
+    }
+}
+
+/// A card as [`Card`]'s `Display` writes it (`3♠`, `T♦`, `B`, `R`) or as its id (`0`–`53`).
+fn card_of_text(text: &str) -> Result<Card, String> {
+    if let Ok(id) = text.parse::<u32>() {
+        return Card::from_id(id).map_err(|e| e.to_string());
+    }
+    Card::deck()
+        .find(|c| c.to_string() == text)
+        .ok_or_else(|| format!("unknown card {text:?} (e.g. 3♠, T♦, B, R or 0-53)"))
+}
+
+/// The utility bounds of a game under `config`: win/loss is ±1; with points the landlord can
+/// win or lose twice the largest stake (bid 3 × 2 per bomb or rocket × 2 for a spring).
+pub fn utility_bounds(config: &GameConfig) -> (f64, f64) {
+    match config.scoring {
+        Scoring::WinLoss => (-1.0, 1.0),
+        Scoring::Score => {
+            let spring = if config.spring { 2.0 } else { 1.0 };
+            let most = 2.0 * 3.0 * f64::from(1u32 << MAX_BOMBS) * spring;
+            (-most, most)
+        }
+    }
+}
+
+impl State {
+    /// The current-turn view of `seat`, as text: its hand, every seat's cards left, the bottom
+    /// once shown, the play to beat and the last 15 plays — what the observation tensor (the
+    /// state features) holds, without the full history of the information state.
+    pub fn observation_string(&self, seat: u8) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(s, "seat {seat}");
+        let _ = writeln!(s, "hand {}", self.hand(seat));
+        let left: Vec<String> = (0..NUM_PLAYERS as u8).map(|q| self.cards_left(q).to_string()).collect();
+        let _ = writeln!(s, "cards left {}", left.join(" "));
+        if let Some(l) = self.landlord() {
+            let _ = writeln!(s, "landlord {l} bottom {}", self.bottom().counts());
+        }
+        match self.rival() {
+            Some(r) => {
+                let _ = writeln!(s, "to beat {}:{}", r.seat, r.play);
+            }
+            None => s.push_str("to beat none\n"),
+        }
+        let record = self.play_record();
+        let recent: Vec<String> =
+            record[record.len().saturating_sub(15)..].iter().map(|r| format!("{}:{}", r.seat, r.play)).collect();
+        let _ = writeln!(s, "recent {}", recent.join(" "));
+        s
+    }
+
+    /// The legal action integers of the player to act, ascending (empty at a terminal node).
+    pub fn legal_action_ints(&self) -> Vec<u32> {
+        self.legal_actions().into_iter().map(Action::to_int).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn action_integers_round_trip_and_cover_the_space() {
+        for n in 0..NUM_DISTINCT_ACTIONS as i64 {
+            let a = Action::from_int(n).unwrap();
+            assert_eq!(a.to_int() as i64, n);
+            assert_eq!(Action::from_spiel_string(&a.to_spiel_string()).unwrap(), a, "{n}");
+        }
+        assert!(Action::from_int(-1).is_err());
+        assert!(Action::from_int(NUM_DISTINCT_ACTIONS as i64).unwrap_err().to_string().contains("27529"));
+        assert_eq!(Action::from_spiel_string("deal 53").unwrap(), Action::Deal(Card::from_id(53).unwrap()));
+        assert_eq!(Action::from_spiel_string("76543").unwrap().to_spiel_string(), "34567");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(NUM_DISTINCT_ACTIONS, 27_530);
+        assert_eq!(MAX_GAME_LENGTH, 163);
+        let points = GameConfig { scoring: Scoring::Score, ..GameConfig::default() };
+        assert_eq!(utility_bounds(&points), (-196_608.0, 196_608.0));
+    }
+}
