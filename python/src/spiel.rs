@@ -203,6 +203,18 @@ impl State {
         }
         PyArray1::from_vec(py, mask)
     }
+    /// The legal plays of the player to act as a mask over the action table (int8,
+    /// `NUM_PLAYS`: index = play id = action − `FIRST_PLAY`); all zero outside the play phase.
+    fn play_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i8>> {
+        let mut mask = vec![0i8; ddz::game::NUM_ACTIONS];
+        let mut plays = ddz::game::MoveList::new();
+        self.inner.legal_plays_into(&mut plays);
+        let table = ddz::game::ActionTable::get();
+        for p in &plays {
+            mask[table.id(p).index()] = 1;
+        }
+        PyArray1::from_vec(py, mask)
+    }
     /// Applies an action integer; an illegal one raises `ValueError` and changes nothing.
     fn apply_action(&mut self, action: i64) -> PyResult<()> {
         let a = Action::from_int(action).map_err(int_error)?;

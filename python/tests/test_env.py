@@ -29,7 +29,7 @@ def test_whole_episodes_end_with_the_learners_return(seat):
         assert obs.shape == (ddz.STATE_DIM,) and obs.dtype == np.float32
         done, reward = False, 0.0
         while not done:
-            assert info["action_mask"].sum() == len(info["legal_plays"]) > 0
+            assert info["action_mask"].sum() == len(env.unwrapped.legal_plays()) > 0
             obs, reward, done, truncated, info = env.step(random_legal(info["action_mask"], rng))
             assert not truncated
         assert reward != 0 and abs(reward) in (1, 2, 4, 8, 16, 32)

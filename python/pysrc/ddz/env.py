@@ -6,7 +6,7 @@
 - observation: the learner seat's state features, ``float32[STATE_DIM]`` in [0, 1] (the layout
   is ``ddz.encode_state``'s, documented in the ddz README's engine docs);
 - action: ``Discrete(NUM_PLAYS)``, an id of the action table (pass = 0); the legal ones are
-  ``info["action_mask"]`` (``int8[NUM_PLAYS]``), ``info["legal_plays"]`` names them;
+  ``info["action_mask"]`` (``int8[NUM_PLAYS]``), and ``env.legal_plays()`` names them;
 - reward: 0 until the end, then the learner's return (±1, or points with ``scoring="points"``);
 - ``seat``: ``"landlord"``, ``"landlord_down"``, ``"landlord_up"`` or ``"rotate"`` (the three
   in turn, one per episode);
@@ -108,7 +108,7 @@ class DouDizhuEnv(gym.Env):
 
     def _illegal(self, play: int):
         if self.illegal_action == "raise":
-            raise ValueError(f"play id {play} is not legal here (legal: {self._legal_plays()})")
+            raise ValueError(f"play id {play} is not legal here (legal: {self.legal_plays()})")
         info = self._info()
         info["illegal_action"] = play
         self._done = True  # the game stays as it was; the episode ends here
@@ -142,15 +142,14 @@ class DouDizhuEnv(gym.Env):
             raise ValueError(f"the opponent in seat {p} chose {choice!r}, not a legal play id {legal}")
         return FIRST_PLAY + int(choice)
 
-    def _mask(self) -> np.ndarray:
-        if self.state.is_terminal():
-            return np.zeros(NUM_PLAYS, dtype=np.int8)
-        return self.state.legal_actions_mask()[FIRST_PLAY:].astype(np.int8)
-
-    def _legal_plays(self) -> list:
-        if self.state.is_terminal():
+    def legal_plays(self) -> list:
+        """The learner's legal plays in notation, in id order (what ``info["action_mask"]`` marks)."""
+        if self.state is None or self.state.is_terminal():
             return []
         return [self.state.action_to_string(self.seat, a) for a in self.state.legal_actions()]
+
+    def _mask(self) -> np.ndarray:
+        return self.state.play_mask()
 
     def _observation(self) -> np.ndarray:
         return self.state.observation_tensor(self.seat)
@@ -158,7 +157,6 @@ class DouDizhuEnv(gym.Env):
     def _info(self) -> dict[str, Any]:
         return {
             "action_mask": self._mask(),
-            "legal_plays": self._legal_plays(),
             "seat": self.seat,
             "role": ROLES[self.seat],
         }

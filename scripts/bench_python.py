@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""ddz from Python against OpenSpiel's pyspiel and RLCard, timed in the same run on one core.
+
+    scripts/bench_python [--seconds 3] [--runs 3] [--json FILE]
+
+Each measurement is a fresh process pinned to CPU 0; the programs take turns, `runs` rounds,
+and the medians are reported with their ratios. open_spiel and rlcard are installed into a
+separate venv (.venv-bench) on first use, away from the project's venv.
+
+- state_api: random games (deal, bidding, play) through ddz's State API, as pyspiel's below;
+- pyspiel: the same loop over OpenSpiel's dou_dizhu;
+- state_api_features: random games without bidding that also read, at every decision, the
+  information-state tensor and the legal-action mask (what VecEnv returns);
+- gym: episodes of ddz.env.DouDizhuEnv with random opponents and random legal learner actions;
+- rlcard: games of RLCard's doudizhu environment, random legal actions in every seat;
+- vecenv_mask / vecenv_ids: learner decisions/s of ddz.VecEnv(256, opponents="random") with
+  features and masks (or candidate lists), the learner taking the first legal play.
+"""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_VENV = ROOT / ".venv-bench"
+REFERENCES = ["open_spiel==2.0.2", "rlcard==1.2.0", "numpy<2"]
+
+
+def timed(seconds, one_game):
+    """Runs `one_game` (returns its decisions) until `seconds` pass: games/s and decisions/s."""
+    games = decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        decisions += one_game()
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed}
+
+
+def spiel_loop(state, rng):
+    """Chance nodes by their probabilities, then uniformly random legal actions."""
+    decisions = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+            decisions += 1
+    return decisions
+
+
+def worker_state_api(seconds, seed):
+    import ddz
+
+    game, rng = ddz.Game(bidding=True), random.Random(seed)
+    return timed(seconds, lambda: spiel_loop(game.new_initial_state(), rng))
+
+
+def worker_pyspiel(seconds, seed):
+    import pyspiel
+
+    game, rng = pyspiel.load_game("dou_dizhu"), random.Random(seed)
+    return timed(seconds, lambda: spiel_loop(game.new_initial_state(), rng))
+
+
+def worker_state_api_features(seconds, seed):
+    import ddz
+
+    game, rng = ddz.Game(), random.Random(seed)
+
+    def one_game():
+        state, decisions = game.new_dealt_state(rng.randrange(2**63)), 0
+        while not state.is_terminal():
+            state.information_state_tensor()
+            state.legal_actions_mask()
+            state.apply_action(rng.choice(state.legal_actions()))
+            decisions += 1
+        return decisions
+
+    return timed(seconds, one_game)
+
+
+def worker_gym(seconds, seed):
+    import numpy as np
+
+    from ddz.env import DouDizhuEnv
+
+    env, rng = DouDizhuEnv(seat="landlord", opponents="random"), np.random.default_rng(seed)
+    episodes = iter(range(1 << 62))
+
+    def one_game():
+        _, info = env.reset(seed=seed + next(episodes))
+        done, steps = False, 0
+        while not done:
+            _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"].view(np.bool_)))))
+            steps += 1
+        return steps
+
+    return timed(seconds, one_game)
+
+
+def worker_rlcard(seconds, seed):
+    import rlcard
+
+    env, rng = rlcard.make("doudizhu", config={"seed": seed}), random.Random(seed)
+
+    def one_game():
+        state, _ = env.reset()
+        decisions = 0
+        while not env.is_over():
+            state, _ = env.step(rng.choice(list(state["legal_actions"].keys())))
+            decisions += 1
+        return decisions
+
+    return timed(seconds, one_game)
+
+
+def vecenv(seconds, seed, legal):
+    import numpy as np
+
+    import ddz
+
+    n = 256
+    env = ddz.VecEnv(n, seed=seed, opponents="random", legal=legal)
+    obs, plays, _ = env.reset()
+    decisions, games = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        first = plays.argmax(axis=1) if legal == "mask" else plays[:, 0]
+        obs, plays, _, dones, _ = env.step(first.astype(np.int64))
+        decisions += n
+        games += int(dones.sum())
+    elapsed = time.perf_counter() - start
+    return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed}
+
+
+WORKERS = {
+    "state_api": worker_state_api,
+    "pyspiel": worker_pyspiel,
+    "state_api_features": worker_state_api_features,
+    "gym": worker_gym,
+    "rlcard": worker_rlcard,
+    "vecenv_mask": lambda s, seed: vecenv(s, seed, "mask"),
+    "vecenv_ids": lambda s, seed: vecenv(s, seed, "ids"),
+}
+IN_BENCH_VENV = {"pyspiel", "rlcard"}
+
+
+def ensure_bench_venv():
+    python = BENCH_VENV / "bin" / "python"
+    if python.exists() and subprocess.run([python, "-c", "import pyspiel, rlcard"], capture_output=True).returncode == 0:
+        return python
+    print(f"installing {' '.join(REFERENCES)} into {BENCH_VENV} (first run only)", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", BENCH_VENV], check=True)
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run(pip + REFERENCES, check=True)
+    return python
+
+
+def run_worker(name, seconds, seed, bench_python):
+    python = bench_python if name in IN_BENCH_VENV else sys.executable
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    out = subprocess.run(
+        [python, __file__, "--worker", name, "--seconds", str(seconds), "--seed", str(seed)],
+        capture_output=True, text=True, env=env,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{name} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def summarise(results):
+    med = {k: {m: statistics.median(r[m] for r in runs) for m in runs[0]} for k, runs in results.items()}
+    ratios = {
+        "state_api_over_pyspiel_games": med["state_api"]["games_per_s"] / med["pyspiel"]["games_per_s"],
+        "gym_over_rlcard_games": med["gym"]["games_per_s"] / med["rlcard"]["games_per_s"],
+        "vecenv_mask_over_state_api_decisions": med["vecenv_mask"]["decisions_per_s"] / med["state_api"]["decisions_per_s"],
+        "vecenv_ids_over_state_api_decisions": med["vecenv_ids"]["decisions_per_s"] / med["state_api"]["decisions_per_s"],
+        "vecenv_mask_over_state_api_features_decisions": med["vecenv_mask"]["decisions_per_s"]
+        / med["state_api_features"]["decisions_per_s"],
+    }
+    return med, ratios
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
+    ap.add_argument("--runs", type=int, default=3, help="rounds; the medians are reported")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        os.sched_setaffinity(0, {0})
+        print(json.dumps(WORKERS[args.worker](args.seconds, args.seed)))
+        return
+    bench_python = ensure_bench_venv()
+    results = {name: [] for name in WORKERS}
+    for r in range(args.runs):
+        for name in WORKERS:
+            results[name].append(run_worker(name, args.seconds, args.seed + r, bench_python))
+            print(f"run {r + 1}/{args.runs} {name}: {results[name][-1]}", file=sys.stderr)
+    med, ratios = summarise(results)
+    print(f"{'program':<20} {'games/s':>12} {'decisions/s':>14}")
+    for name, m in med.items():
+        print(f"{name:<20} {m['games_per_s']:>12,.0f} {m['decisions_per_s']:>14,.0f}")
+    for k, v in ratios.items():
+        print(f"{k}: {v:.1f}x")
+    if args.json:
+        report = {"seconds": args.seconds, "runs": args.runs, "one_core": True, "medians": med, "ratios": ratios, "all": results}
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
