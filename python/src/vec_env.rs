@@ -85,7 +85,7 @@ impl VecEnv {
     }
 
     /// Features and the legal plays (mask or candidate list) of every game, and the seats.
-    fn batch<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyAny>, Bound<'py, PyArray1<u8>>)> {
+    fn batch<'py>(&self, py: Python<'py>) -> PyResult<Batch<'py>> {
         let n = self.slots.len();
         let mut obs = vec![0.0f32; n * STATE_DIM];
         for (i, slot) in self.slots.iter().enumerate() {
@@ -146,8 +146,17 @@ impl VecEnv {
     }
 }
 
-type StepResult<'py> =
-    (Bound<'py, PyArray2<f32>>, Bound<'py, PyAny>, Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<u8>>);
+/// Features, legal plays (masks or candidate lists) and seats.
+type Batch<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyAny>, Bound<'py, PyArray1<u8>>);
+
+/// Features, legal plays, rewards, dones and seats.
+type StepResult<'py> = (
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<u8>>,
+);
 
 #[pymethods]
 impl VecEnv {
@@ -157,7 +166,14 @@ impl VecEnv {
     /// (default win/loss); `legal` is `"mask"` or `"ids"` (candidate lists).
     #[new]
     #[pyo3(signature = (n, seed=0, seat="landlord", opponents="rule", game=None, legal="mask"))]
-    fn new(n: usize, seed: u64, seat: &str, opponents: &str, game: Option<PyRef<'_, Game>>, legal: &str) -> PyResult<VecEnv> {
+    fn new(
+        n: usize,
+        seed: u64,
+        seat: &str,
+        opponents: &str,
+        game: Option<PyRef<'_, Game>>,
+        legal: &str,
+    ) -> PyResult<VecEnv> {
         if n == 0 {
             return Err(value_error("n must be at least 1"));
         }
@@ -168,7 +184,8 @@ impl VecEnv {
         let seat = match seat {
             "rotate" => SeatChoice::Rotate,
             s => SeatChoice::Fixed(
-                Role::parse(s).ok_or_else(|| value_error(format!("seat {s:?}: a role name or \"rotate\"")))?.index() as u8,
+                Role::parse(s).ok_or_else(|| value_error(format!("seat {s:?}: a role name or \"rotate\"")))?.index()
+                    as u8,
             ),
         };
         let opponents: Vec<Opponent> = match opponents {
@@ -195,7 +212,7 @@ impl VecEnv {
 
     /// Deals every game again (continuing the deal count) and returns `(features [n, STATE_DIM]
     /// float32, legal plays (masks [n, NUM_PLAYS] bool, or ids [n, k] int32), seats [n] uint8)`.
-    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyAny>, Bound<'py, PyArray1<u8>>)> {
+    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<Batch<'py>> {
         let n = self.slots.len();
         self.slots.clear();
         for _ in 0..n {
