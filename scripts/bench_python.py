@@ -14,7 +14,8 @@ separate venv (.venv-bench) on first use, away from the project's venv.
 - gym: episodes of ddz.env.DouDizhuEnv with random opponents and random legal learner actions;
 - rlcard: games of RLCard's doudizhu environment, random legal actions in every seat;
 - vecenv_mask / vecenv_ids: learner decisions/s of ddz.VecEnv(256, opponents="random") with
-  features and masks (or candidate lists), the learner taking the first legal play.
+  features and masks (or candidate lists), the learner taking the first legal play;
+- vecenv_selfplay_ids: the same in self-play (seat="all": every decision is the learner's).
 """
 
 import argparse
@@ -122,13 +123,13 @@ def worker_rlcard(seconds, seed):
     return timed(seconds, one_game)
 
 
-def vecenv(seconds, seed, legal):
+def vecenv(seconds, seed, legal, seat="landlord"):
     import numpy as np
 
     import ddz
 
     n = 256
-    env = ddz.VecEnv(n, seed=seed, opponents="random", legal=legal)
+    env = ddz.VecEnv(n, seed=seed, seat=seat, opponents="random", legal=legal)
     obs, plays, _ = env.reset()
     decisions, games = 0, 0
     start = time.perf_counter()
@@ -149,6 +150,7 @@ WORKERS = {
     "rlcard": worker_rlcard,
     "vecenv_mask": lambda s, seed: vecenv(s, seed, "mask"),
     "vecenv_ids": lambda s, seed: vecenv(s, seed, "ids"),
+    "vecenv_selfplay_ids": lambda s, seed: vecenv(s, seed, "ids", seat="all"),
 }
 IN_BENCH_VENV = {"pyspiel", "rlcard"}
 
@@ -183,6 +185,8 @@ def summarise(results):
         "gym_over_rlcard_games": med["gym"]["games_per_s"] / med["rlcard"]["games_per_s"],
         "vecenv_mask_over_state_api_decisions": med["vecenv_mask"]["decisions_per_s"] / med["state_api"]["decisions_per_s"],
         "vecenv_ids_over_state_api_decisions": med["vecenv_ids"]["decisions_per_s"] / med["state_api"]["decisions_per_s"],
+        "vecenv_selfplay_ids_over_state_api_decisions": med["vecenv_selfplay_ids"]["decisions_per_s"]
+        / med["state_api"]["decisions_per_s"],
         "vecenv_mask_over_state_api_features_decisions": med["vecenv_mask"]["decisions_per_s"]
         / med["state_api_features"]["decisions_per_s"],
     }

@@ -1,7 +1,8 @@
 //! `VecEnv`: N games stepped in Rust per call, batched numpy arrays out, no Python loop per game.
 //!
 //! The learner plays one seat in every game; the other two seats are rule or random agents that
-//! play inside `step` until the learner is to act again. A finished game is reset at once: the
+//! play inside `step` until the learner is to act again. In self-play (`seat="all"`) the learner
+//! makes every decision of every seat and `seats` says whose each row is. A finished game is reset at once: the
 //! k-th game the environment deals (counting every environment's games, in environment order at
 //! construction and at `reset`, then in the order they finish) is dealt from `seed + k`, exactly
 //! as `Game.new_dealt_state(seed + k)` deals.
@@ -23,6 +24,8 @@ enum SeatChoice {
     Fixed(u8),
     /// Seat `k % 3` for the k-th game dealt.
     Rotate,
+    /// Every seat: self-play, no opponents; each row is the decision of the seat to act.
+    All,
 }
 
 /// An opponent: concrete types, so that the environment is `Sync` as pyo3 requires.
@@ -61,8 +64,11 @@ pub struct VecEnv {
 }
 
 /// The opponents play until the learner is to act or the game is over; then the learner's
-/// legal plays are kept in the slot.
-fn play_opponents(opponents: &mut [Opponent], slot: &mut Slot) {
+/// legal plays are kept in the slot. In self-play the learner is whoever is to act.
+fn play_opponents(opponents: &mut [Opponent], slot: &mut Slot, self_play: bool) {
+    if self_play && let Some(p) = slot.state.current_player() {
+        slot.seat = p;
+    }
     while let Some(p) = slot.state.current_player().filter(|&p| p != slot.seat) {
         slot.state.legal_plays_into(&mut slot.legal);
         let k = opponents[p as usize].agent().choose(&slot.state, &slot.legal).min(slot.legal.len() - 1);
@@ -78,9 +84,11 @@ impl VecEnv {
         let seat = match self.seat {
             SeatChoice::Fixed(s) => s,
             SeatChoice::Rotate => (k % 3) as u8,
+            SeatChoice::All => 0,
         };
         let mut slot = Slot { state: dealt(&self.config, self.seed.wrapping_add(k)), seat, legal: MoveList::new() };
-        play_opponents(&mut self.opponents, &mut slot);
+        let self_play = self.self_play();
+        play_opponents(&mut self.opponents, &mut slot, self_play);
         slot
     }
 
@@ -129,15 +137,30 @@ impl VecEnv {
         Ok(out)
     }
 
+    fn self_play(&self) -> bool {
+        matches!(self.seat, SeatChoice::All)
+    }
+
+    /// Plays the learner's plays and the opponents' answers; returns the rewards (one per
+    /// game, or each seat's in self-play) and which games ended.
     fn advance(&mut self, plays: &[Play]) -> (Vec<f32>, Vec<bool>) {
         let n = self.slots.len();
-        let (mut rewards, mut dones) = (vec![0.0f32; n], vec![false; n]);
+        let self_play = self.self_play();
+        let width = if self_play { 3 } else { 1 };
+        let (mut rewards, mut dones) = (vec![0.0f32; n * width], vec![false; n]);
         for (i, &play) in plays.iter().enumerate() {
             let slot = &mut self.slots[i];
             slot.state.apply_play(play).expect("checked legal");
-            play_opponents(&mut self.opponents, slot);
+            play_opponents(&mut self.opponents, slot, self_play);
             if slot.state.is_terminal() {
-                rewards[i] = slot.state.returns()[slot.seat as usize] as f32;
+                let returns = slot.state.returns();
+                if self_play {
+                    for (r, v) in rewards[i * 3..i * 3 + 3].iter_mut().zip(returns) {
+                        *r = v as f32;
+                    }
+                } else {
+                    rewards[i] = returns[slot.seat as usize] as f32;
+                }
                 dones[i] = true;
                 self.slots[i] = self.new_game();
             }
@@ -153,7 +176,7 @@ type Batch<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyAny>, Bound<'py, PyAr
 type StepResult<'py> = (
     Bound<'py, PyArray2<f32>>,
     Bound<'py, PyAny>,
-    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyAny>,
     Bound<'py, PyArray1<bool>>,
     Bound<'py, PyArray1<u8>>,
 );
@@ -161,8 +184,9 @@ type StepResult<'py> = (
 #[pymethods]
 impl VecEnv {
     /// `VecEnv(n, seed=0, seat="landlord", opponents="rule", game=None, legal="mask")`: `seat`
-    /// is a role name or `"rotate"` (landlord, landlord_down, landlord_up in turn over the games
-    /// dealt); `opponents` is `"rule"` or `"random"`; `game` a `ddz.Game` without bidding
+    /// is a role name, `"rotate"` (landlord, landlord_down, landlord_up in turn over the games
+    /// dealt) or `"all"` (self-play: the learner makes every decision, rewards are `[n, 3]`);
+    /// `opponents` is `"rule"` or `"random"`; `game` a `ddz.Game` without bidding
     /// (default win/loss); `legal` is `"mask"` or `"ids"` (candidate lists).
     #[new]
     #[pyo3(signature = (n, seed=0, seat="landlord", opponents="rule", game=None, legal="mask"))]
@@ -183,6 +207,7 @@ impl VecEnv {
         }
         let seat = match seat {
             "rotate" => SeatChoice::Rotate,
+            "all" => SeatChoice::All,
             s => SeatChoice::Fixed(
                 Role::parse(s).ok_or_else(|| value_error(format!("seat {s:?}: a role name or \"rotate\"")))?.index()
                     as u8,
@@ -223,8 +248,9 @@ impl VecEnv {
     }
 
     /// Plays `actions[i]` (a play id) in game i, then the opponents; returns `(features, legal
-    /// plays, rewards [n] float32, dones [n] bool, seats)`. A finished game's reward is the
-    /// learner's return and its row already shows the next game. An illegal action raises
+    /// plays, rewards [n] float32 ([n, 3] in self-play), dones [n] bool, seats)`. A finished
+    /// game's reward is the learner's return (every seat's in self-play) and its row already
+    /// shows the next game. An illegal action raises
     /// `ValueError` naming the game and the play, before any game moves.
     fn step<'py>(&mut self, py: Python<'py>, actions: PyReadonlyArray1<'py, i64>) -> PyResult<StepResult<'py>> {
         let actions = actions.as_slice()?;
@@ -234,6 +260,8 @@ impl VecEnv {
         let plays = self.check(actions)?;
         let (rewards, dones) = py.detach(|| self.advance(&plays));
         let (obs, legal, seats) = self.batch(py)?;
-        Ok((obs, legal, PyArray1::from_vec(py, rewards), PyArray1::from_vec(py, dones), seats))
+        let rewards = PyArray1::from_vec(py, rewards);
+        let rewards = if self.self_play() { rewards.reshape([plays.len(), 3])?.into_any() } else { rewards.into_any() };
+        Ok((obs, legal, rewards, PyArray1::from_vec(py, dones), seats))
     }
 }

@@ -135,3 +135,32 @@ def test_vec_env_rejects_illegal_actions_before_moving_any_game():
     assert again.shape == obs.shape
     with pytest.raises(ValueError, match="bidding"):
         ddz.VecEnv(1, game=ddz.Game(bidding=True))
+
+
+def test_self_play_vec_env_makes_every_decision_of_the_state_api_game():
+    n, seed = 3, 40
+    env = ddz.VecEnv(n, seed=seed, seat="all", legal="ids")
+    obs, ids, seats = env.reset()
+    states = [ddz.Game().new_dealt_state(seed + n + i) for i in range(n)]
+    rng = np.random.default_rng(5)
+    finished = [False] * n
+    while not all(finished):
+        for i in range(n):
+            if finished[i]:
+                continue
+            s = states[i]
+            assert seats[i] == s.current_player()
+            assert np.array_equal(obs[i], s.information_state_tensor())
+            legal = sorted(a - ddz.FIRST_PLAY for a in s.legal_actions())
+            assert sorted(x for x in ids[i] if x >= 0) == legal
+        choice = np.array([int(rng.choice(ids[i][ids[i] >= 0])) for i in range(n)], dtype=np.int64)
+        obs, ids, rewards, dones, seats = env.step(choice)
+        assert rewards.shape == (n, 3)
+        for i in range(n):
+            if finished[i]:
+                continue
+            states[i].apply_action(ddz.FIRST_PLAY + int(choice[i]))
+            assert dones[i] == states[i].is_terminal()
+            if dones[i]:
+                assert list(rewards[i]) == states[i].returns()
+                finished[i] = True
