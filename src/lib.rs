@@ -11,7 +11,8 @@
 //! - `agents`: the `Agent` trait, the agents, agents by name, and the one game loop.
 //! - `train`, `eval`, `pretrain`, and the tools `bot`, `moves`, `solve`, `replay`: none uses
 //!   another.
-//! - `play`: a person against two agents (the session the terminal game and the web page share).
+//! - `play`: a person against two agents (the session the terminal game and the web page share);
+//!   `decisions`: key-decision checks of an agent.
 //! - `serve`: the web page and its JSON API.
 //! - `bench`: times the engine, the trainer, the search agents and the web server.
 
@@ -21,6 +22,8 @@ pub mod bench;
 #[cfg(feature = "torch")]
 pub mod bot;
 pub mod cards;
+#[cfg(feature = "torch")]
+pub mod decisions;
 pub mod encode;
 #[cfg(feature = "torch")]
 pub mod eval;

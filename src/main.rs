@@ -67,6 +67,20 @@ enum Command {
     /// (a small JSON API under it). Every finished game is saved to the log directory.
     #[command(after_help = AGENTS_HELP)]
     Serve(ServeArgs),
+    /// Key decisions: put curated situations (a seat's view and the plays a sound player makes
+    /// or must not make) to agents; prints each verdict and the pass rates by rule.
+    #[command(after_help = AGENTS_HELP)]
+    CheckDecisions {
+        /// Agents, comma-separated (see AGENTS below).
+        #[arg(long, value_delimiter = ',', default_value = "rule")]
+        agent: Vec<AgentSpec>,
+        /// A situations file (JSONL; see docs/evaluation.md); default: the built-in 60.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Print the reports as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Game logs: import other formats, write self-play logs, check a log file.
     Logs {
         #[command(subcommand)]
@@ -417,6 +431,7 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Play(args) => play(args),
+        Command::CheckDecisions { agent, file, json } => check_decisions(&agent, file.as_deref(), json),
         Command::Serve(args) => serve(args),
         Command::Logs { what } => logs(what),
         Command::Pretrain(args) => pretrain(args),
@@ -758,6 +773,32 @@ fn serve(args: ServeArgs) -> Result<()> {
         println!("ddz serve: http://{local}/ (games saved in {})", args.log_dir.display());
         ddz::serve::serve(listener, config).await.context("serving")
     })
+}
+
+fn check_decisions(agents: &[AgentSpec], file: Option<&Path>, json: bool) -> Result<()> {
+    runtime::configure_threads(1);
+    let situations = ddz::decisions::load(file)?;
+    let mut reports = Vec::new();
+    for spec in agents {
+        let mut agent = spec.build()?;
+        reports.push(ddz::decisions::check(agent.as_mut(), &situations));
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+        return Ok(());
+    }
+    for r in &reports {
+        if reports.len() == 1 {
+            for v in &r.verdicts {
+                let sound = if v.good.is_empty() { format!("not {}", v.bad.join(" / ")) } else { v.good.join(" / ") };
+                let mark = if v.passed { "pass" } else { "FAIL" };
+                println!("{mark}  {:<20} played {:<10} sound: {:<16} {}", v.id, v.play, sound, v.reason);
+            }
+        }
+        let rules: Vec<String> = r.rules.iter().map(|x| format!("{} {}/{}", x.rule, x.passed, x.total)).collect();
+        println!("{}: {}/{} passed ({:.0}%); {}", r.agent, r.passed, r.total, 100.0 * r.rate, rules.join(", "));
+    }
+    Ok(())
 }
 
 fn logs(what: LogsWhat) -> Result<()> {

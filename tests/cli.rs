@@ -144,3 +144,30 @@ fn search_agents_work_from_the_command_line() {
     assert_eq!(timings[1]["decisions"], 5);
     assert!(timings[1]["median_ms"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn check_decisions_gives_verdicts_and_rates_and_names_bad_lines() {
+    let out = ddz().args(["check-decisions", "--agent", "rule,random", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reports: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (rule, random) = (&reports[0], &reports[1]);
+    assert_eq!(rule["total"], 60);
+    assert_eq!(rule["rules"].as_array().unwrap().len(), 6);
+    assert!(rule["passed"].as_u64().unwrap() >= 50, "{}", rule["passed"]);
+    assert!(random["passed"].as_u64().unwrap() < rule["passed"].as_u64().unwrap(), "the check tells agents apart");
+    let failed = random["verdicts"].as_array().unwrap().iter().find(|v| v["passed"] == false).unwrap();
+    assert!(!failed["reason"].as_str().unwrap().is_empty());
+
+    let dir = std::env::temp_dir().join(format!("ddz-decisions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("situations.jsonl");
+    let builtin = include_str!("../src/decisions/situations.jsonl");
+    let first = builtin.lines().next().unwrap();
+    let out_of_turn = first.replacen("\"seat\": \"", "\"seat\": \"x", 1);
+    std::fs::write(&file, format!("{first}\n{out_of_turn}\n")).unwrap();
+    let out = ddz().args(["check-decisions", "--file", file.to_str().unwrap()]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("situations.jsonl:2: win_now_lead-01: seat: unknown seat"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

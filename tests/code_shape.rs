@@ -45,7 +45,7 @@ const LAYERS: &[&[&str]] = &[
     &["run"],
     &["agents"],
     &["train", "eval", "pretrain", "bot", "moves", "solve", "replay"],
-    &["play"],
+    &["play", "decisions"],
     &["serve"],
     &["bench"],
 ];
