@@ -128,7 +128,7 @@ pub fn encode_state(state: &State, seat: u8, out: &mut [f32]) {
         let left = state.cards_left(s) as usize;
         out[OFF_CARDS_LEFT + i] = left as f32 / 20.0;
         out[OFF_CARDS_LEFT_ONE_HOT + i * CARDS_LEFT_SLOTS + left] = 1.0; // a hand holds at most 20
-        if let Some(&b) = state.bids().get(s as usize) {
+        if let Some(b) = state.bid_of(s) {
             out[OFF_BIDS + i] = b as f32 / 3.0;
             out[OFF_HAS_BID + i] = 1.0;
         }

@@ -171,6 +171,11 @@ struct EvalArgs {
     /// Use only the first N deals.
     #[arg(long)]
     n: Option<usize>,
+    /// The whole game with bidding: on every deal each agent plays alone against two copies of
+    /// the other, in each seat (so it bids first, second and third); points with the bid,
+    /// bombs and spring. Agents without a bidding model bid with the rule bidder.
+    #[arg(long, conflicts_with_all = ["league", "run"])]
+    bidding: bool,
     /// Threads; default: all cores. Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
@@ -628,6 +633,12 @@ fn eval(args: EvalArgs) -> Result<()> {
         let league = ddz::eval::league::round_robin(agents, &deals, threads)?;
         let illegal: u32 = league.matches.iter().map(|m| m.illegal_plays()).sum();
         (illegal, league.markdown(), serde_json::to_value(&league)?)
+    } else if args.bidding {
+        let (a, b) = (args.a.as_ref().expect("clap requires --a"), args.b.as_ref().expect("clap requires --b"));
+        let progress = ddz::eval::progress_bar(6 * deals.len() as u64);
+        let report = ddz::eval::bidding::evaluate_bidding(a, b, &deals, &progress)?;
+        progress.finish_and_clear();
+        (report.illegal, report.markdown(), serde_json::to_value(&report)?)
     } else {
         let (a, b) = (args.a.as_ref().expect("clap requires --a"), args.b.as_ref().expect("clap requires --b"));
         let progress = ddz::eval::progress_bar(2 * deals.len() as u64);

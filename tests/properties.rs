@@ -68,6 +68,7 @@ fn random_games_conserve_cards_and_finish() {
             landlord_seat: (game % 3) as u8,
             scoring: if game % 4 < 2 { Scoring::WinLoss } else { Scoring::Score },
             spring: true,
+            first_bidder: ((game / 3) % 3) as u8,
         };
         let mut s = State::new(config);
         let mut steps = 0;
@@ -85,6 +86,12 @@ fn random_games_conserve_cards_and_finish() {
             s.apply_action(a).unwrap();
             steps += 1;
             assert!(steps < 400, "a game ends");
+        }
+        if let (true, Some(l)) = (s.config().bidding, s.landlord()) {
+            let high = *s.bids().iter().max().unwrap();
+            assert_eq!(s.bid_of(l), Some(high), "the landlord made the highest bid");
+            let first = s.config().first_bidder;
+            assert_eq!(s.bid_of(first), Some(s.bids()[0]), "the first bidder bids first");
         }
         if let Some(w) = s.winner() {
             assert_eq!(s.cards_left(w), 0);

@@ -55,7 +55,8 @@ impl Game {
         if !(0..3).contains(&landlord_seat) {
             return Err(value_error(format!("landlord_seat {landlord_seat}: use 0, 1 or 2")));
         }
-        Ok(Game { config: GameConfig { bidding, landlord_seat: landlord_seat as u8, scoring, spring } })
+        let config = GameConfig { bidding, landlord_seat: landlord_seat as u8, scoring, spring, first_bidder: 0 };
+        Ok(Game { config })
     }
     fn num_players(&self) -> usize {
         3

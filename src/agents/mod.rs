@@ -5,6 +5,7 @@
 pub mod alphabeta;
 #[cfg(feature = "torch")]
 pub mod belief;
+pub mod bid;
 #[cfg(feature = "torch")]
 pub mod ismcts;
 #[cfg(feature = "torch")]
@@ -40,6 +41,12 @@ pub trait Agent: Send {
     fn name(&self) -> String;
     /// Picks one of `plays` (the legal plays of the current player, never empty); returns its index.
     fn choose(&mut self, state: &State, plays: &[Play]) -> usize;
+    /// The bid at a bidding decision (0 = pass), one of `legal`. By default the rule bidder's
+    /// ([`bid::rule_bid`]), so that every agent can play the whole game.
+    fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
+        let seat = state.current_player().expect("a bidding decision");
+        bid::rule_bid(state.hand(seat), legal)
+    }
     /// Called before each game with a seed derived from the deal, so that results do not
     /// depend on which thread played which deal.
     fn reset(&mut self, _seed: u64) {}

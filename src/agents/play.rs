@@ -5,7 +5,7 @@
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
 use super::Agent;
-use crate::game::{MoveList, Play, State};
+use crate::game::{Action, MoveList, Phase, Play, State};
 
 /// Which agent plays which seat.
 pub trait Seating {
@@ -63,7 +63,17 @@ pub fn decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Decision 
     }
 }
 
-/// Plays `state` to the end. `observe` sees each decision after the agent made it and before it
+/// Asks the agent to act at a bidding decision and applies its bid; a bid outside the legal
+/// ones is illegal (returns true) and a pass is made instead.
+pub fn bid(agent: &mut dyn Agent, state: &mut State) -> bool {
+    let legal = state.legal_bids_vec();
+    let wanted = agent.bid(state, &legal);
+    let ok = legal.contains(&wanted);
+    state.apply_action(Action::Bid(if ok { wanted } else { 0 })).expect("a legal bid applies");
+    !ok
+}
+
+/// Plays `state` to the end, bidding included. `observe` sees each decision after the agent made it and before it
 /// is applied, with the agent (for its values of the plays), the state and the legal plays.
 /// Returns how many of the agents' answers were illegal.
 pub fn play_out(
@@ -74,6 +84,10 @@ pub fn play_out(
     let mut plays = MoveList::new();
     let mut illegal = 0;
     while let Some(seat) = state.current_player() {
+        if state.phase() == Phase::Bid {
+            illegal += bid(seating.agent(seat), state) as u32;
+            continue;
+        }
         state.legal_plays_into(&mut plays);
         let agent = seating.agent(seat);
         let decision = decide(agent, state, &plays);

@@ -6,6 +6,7 @@
 //! that, so the winning side gains 2·2^(bombs + rockets) and the losing side loses as much
 //! (no spring doubling, no bidding).
 
+pub mod bidding;
 pub mod curve;
 pub mod league;
 

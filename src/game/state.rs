@@ -43,11 +43,13 @@ pub struct GameConfig {
     pub scoring: Scoring,
     /// Double a spring (farmers never played) or anti-spring (landlord played only once).
     pub spring: bool,
+    /// The seat that bids first (with bidding); the others follow in seat order.
+    pub first_bidder: u8,
 }
 
 impl Default for GameConfig {
     fn default() -> Self {
-        GameConfig { bidding: false, landlord_seat: 0, scoring: Scoring::WinLoss, spring: true }
+        GameConfig { bidding: false, landlord_seat: 0, scoring: Scoring::WinLoss, spring: true, first_bidder: 0 }
     }
 }
 
@@ -418,7 +420,7 @@ impl State {
         if self.dealt_count as usize == NUM_CARDS {
             if self.config.bidding {
                 self.phase = Phase::Bid;
-                self.current = 0;
+                self.current = self.config.first_bidder % NUM_PLAYERS as u8;
             } else {
                 self.start_play(self.config.landlord_seat % NUM_PLAYERS as u8);
             }
@@ -436,6 +438,18 @@ impl State {
         std::iter::once(0).chain(high + 1..=3)
     }
 
+    /// The bids the seat to act may make (0 = pass), empty outside bidding.
+    pub fn legal_bids_vec(&self) -> Vec<u8> {
+        if self.phase == Phase::Bid { self.legal_bids().collect() } else { Vec::new() }
+    }
+
+    /// The bid `seat` made, if it has bid (bids are made in turn from the first bidder).
+    pub fn bid_of(&self, seat: u8) -> Option<u8> {
+        let first = self.config.first_bidder % NUM_PLAYERS as u8;
+        let turn = (seat + NUM_PLAYERS as u8 - first) % NUM_PLAYERS as u8;
+        self.bids.get(turn as usize).copied()
+    }
+
     fn apply_bid(&mut self, bid: u8) {
         self.bids.push(bid);
         self.history.push(Action::Bid(bid));
@@ -451,9 +465,9 @@ impl State {
                 self.phase = Phase::Over; // nobody bid: no contest, zero returns
                 return;
             }
-            let first = self.bids.iter().position(|&b| b == high).unwrap();
+            let turn = self.bids.iter().position(|&b| b == high).unwrap() as u8;
             self.base = high;
-            self.start_play(first as u8); // bidding starts at seat 0, so turn index = seat
+            self.start_play((self.config.first_bidder + turn) % NUM_PLAYERS as u8);
             return;
         }
         self.current = (bidder + 1) % NUM_PLAYERS as u8;
