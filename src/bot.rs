@@ -3,7 +3,9 @@
 //! `{"error": "…"}` and the process keeps serving.
 //!
 //! Native protocol: `{"seat":"landlord"|"landlord_down"|"landlord_up","hand":"…","bottom":"…",
-//! "history":[["landlord","34567"],["landlord_down","pass"],…]}` → `{"play":"…"}`.
+//! "history":[["landlord","34567"],["landlord_down","pass"],…]}` → `{"play":"…"}`; and a bid
+//! request `{"seat_index":0,"hand":"<17 cards>","bids":[…]}` (seat 0 bids first, `bids` the
+//! bids before ours) → `{"bid":n}` (0 = pass).
 //!
 //! Botzone protocol (FightTheLandlord, keep-running): card ids 0–53 (id/4 = rank index 3..2,
 //! 52 = black joker, 53 = red joker); a request `{"own":[…],"history":[[…],[…]],"publiccard":[…]}`
@@ -159,6 +161,82 @@ struct NativeRequest {
     bottom: String,
     #[serde(default)]
     history: Vec<(String, String)>,
+}
+
+/// A bid request: my seat in bidding order (seat 0 bids first), my 17 cards, the bids so far.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BidRequest {
+    seat_index: u8,
+    hand: String,
+    #[serde(default)]
+    bids: Vec<u8>,
+}
+
+/// Answers one native request: `{"bid":n}` to a bid request (it has `seat_index`),
+/// `{"play":"…"}` to a play request.
+pub fn answer_native_json(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
+    if line.contains("\"seat_index\"") {
+        return answer_bid(agent, line).map(|bid| serde_json::json!({ "bid": bid }));
+    }
+    answer_native(agent, line).map(|play| serde_json::json!({ "play": play }))
+}
+
+/// Answers a bid request with the agent's bid (0 = pass). The other hands are dealt at random
+/// (seeded by the request); the agent sees only its own.
+pub fn answer_bid(agent: &mut dyn Agent, line: &str) -> Result<u8, BotError> {
+    let req: BidRequest = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    let field = |name: &str, reason: String| BotError::Field { field: name.into(), reason };
+    if req.seat_index > 2 {
+        return Err(field("seat_index", format!("{} is not 0, 1 or 2", req.seat_index)));
+    }
+    if req.bids.len() != req.seat_index as usize {
+        let n = req.bids.len();
+        return Err(field(
+            "bids",
+            format!("{n} bids so far, but seat {} bids after {} of them", req.seat_index, req.seat_index),
+        ));
+    }
+    let hand = Counts::parse(&req.hand).map_err(|e| field("hand", e.to_string()))?;
+    if hand.len() != 17 {
+        return Err(field("hand", format!("{} cards, not the 17 dealt", hand.len())));
+    }
+    let mut state = bidding_state(req.seat_index, hand, seed_of(line))?;
+    for (k, &bid) in req.bids.iter().enumerate() {
+        state.apply_action(crate::game::Action::Bid(bid)).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
+    }
+    let legal = state.legal_bids_vec();
+    if legal.is_empty() {
+        return Err(BotError::Impossible("the bidding is already over".into()));
+    }
+    let bid = agent.bid(&state, &legal);
+    Ok(if legal.contains(&bid) { bid } else { 0 })
+}
+
+/// A state at the start of bidding where `seat` holds `hand` and the other cards are dealt at
+/// random.
+fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
+    let rest = Counts::full_deck().minus(hand);
+    if !hand.is_subset_of(Counts::full_deck()) {
+        return Err(BotError::Impossible(format!("hand {hand} holds more of a rank than the deck")));
+    }
+    let mut pool: Vec<u8> = rest.iter().flat_map(|(r, n)| std::iter::repeat_n(r, n as usize)).collect();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    for i in (1..pool.len()).rev() {
+        pool.swap(i, rng.random_range(0..=i));
+    }
+    let mut hands = [Counts::EMPTY; 3];
+    hands[seat as usize] = hand;
+    let mut cards = pool.into_iter();
+    for s in (0..3).filter(|&s| s != seat as usize) {
+        for r in cards.by_ref().take(17) {
+            hands[s].add(r, 1);
+        }
+    }
+    let bottom = cards.fold(Counts::EMPTY, |c, r| c.with(r, c.get(r) + 1));
+    let mut state = State::new(crate::game::GameConfig { bidding: true, ..Default::default() });
+    state.deal_counts(hands, bottom).map_err(|e| BotError::Impossible(e.to_string()))?;
+    Ok(state)
 }
 
 /// Answers one native request with the agent's play.
@@ -362,9 +440,7 @@ pub fn serve(
     output: impl Write,
 ) -> std::io::Result<usize> {
     match protocol {
-        Protocol::Native => serve_json_lines(input, output, None, |line| {
-            answer_native(agent, line).map(|play| serde_json::json!({ "play": play }))
-        }),
+        Protocol::Native => serve_json_lines(input, output, None, |line| answer_native_json(agent, line)),
         Protocol::Botzone => {
             let mut session = BotzoneSession::default();
             serve_json_lines(input, output, Some(KEEP_RUNNING), |line| {
@@ -378,6 +454,20 @@ pub fn serve(
 mod tests {
     use super::*;
     use crate::agents::RuleAgent;
+
+    #[test]
+    fn bid_requests_get_bids_and_bad_ones_say_why() {
+        let mut agent = RuleAgent::new();
+        let strong = r#"{"seat_index":1,"hand":"BR22223456789TJQK","bids":[1]}"#;
+        assert_eq!(answer_native_json(&mut agent, strong).unwrap(), serde_json::json!({"bid": 3}));
+        let weak = r#"{"seat_index":0,"hand":"33445566899JJQKKA","bids":[]}"#;
+        assert_eq!(answer_native_json(&mut agent, weak).unwrap(), serde_json::json!({"bid": 0}));
+        let early = r#"{"seat_index":2,"hand":"33445566899JJQKKA","bids":[1]}"#;
+        assert!(answer_native_json(&mut agent, early).unwrap_err().to_string().contains("bids:"));
+        let over = r#"{"seat_index":1,"hand":"33445566899JJQKKA","bids":[3]}"#;
+        let e = answer_native_json(&mut agent, over).unwrap_err().to_string();
+        assert!(e.contains("already over") || e.contains("phase Play"), "{e}");
+    }
 
     #[test]
     fn a_rejected_botzone_request_leaves_the_session_as_it_was() {

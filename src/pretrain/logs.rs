@@ -4,8 +4,9 @@
 //! `{"source":"synthetic:rule","hands":["<17 cards>","<17>","<17>"],"bottom":"<3 cards>",
 //!   "landlord":0,"bids":[3],"plays":[[0,"34567"],[1,"pass"],…],"players":["human","rule","rule"]}`
 //! Seats are 0, 1, 2 and play in that order round the table; the landlord (its seat) leads. The
-//! hands are the 17 dealt cards; the bottom joins the landlord's hand. `bids` and `players` (who
-//! played each seat) are optional. When a source does not record the bottom (`"bottom": null`),
+//! hands are the 17 dealt cards; the bottom joins the landlord's hand. `bids` (in turn from
+//! `first_bidder`, default 0; they must make `landlord` the landlord) and `players` (who played
+//! each seat) are optional. When a source does not record the bottom (`"bottom": null`),
 //! the landlord's hand holds all 20 cards.
 
 use crate::cards::{Counts, rank_of_char};
@@ -24,10 +25,17 @@ pub struct GameLog {
     pub landlord: u8,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bids: Vec<u8>,
+    /// The seat that bid first (with `bids`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub first_bidder: u8,
     pub plays: Vec<(u8, String)>,
     /// Who played each seat (`human`, an agent spec), where the source records it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub players: Vec<String>,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 /// Where a log went wrong: file, line (none for a file that is one game), move (1-based) and
@@ -131,8 +139,15 @@ impl GameLog {
                 },
             ));
         }
-        let mut state = State::new(GameConfig { landlord_seat: self.landlord, ..GameConfig::default() });
+        let config = GameConfig {
+            landlord_seat: self.landlord,
+            bidding: !self.bids.is_empty(),
+            first_bidder: self.first_bidder,
+            ..GameConfig::default()
+        };
+        let mut state = State::new(config);
         state.deal_counts(hands, bottom).map_err(|e| err(None, e.to_string()))?;
+        self.replay_bids(&mut state)?;
         for (k, (seat, text)) in self.plays.iter().enumerate() {
             let m = Some(k + 1);
             let Some(turn) = state.current_player() else {
@@ -150,6 +165,23 @@ impl GameLog {
         Ok(ReplayedGame { state, bottom_known })
     }
 
+    /// Applies the bids; they must make the log's landlord the landlord.
+    fn replay_bids(&self, state: &mut State) -> Result<(), ReplayError> {
+        let err = |reason: String| ReplayError { move_no: None, reason };
+        if self.first_bidder > 2 {
+            return Err(err(format!("first_bidder {} is not 0, 1 or 2", self.first_bidder)));
+        }
+        for (k, &bid) in self.bids.iter().enumerate() {
+            state.apply_action(crate::game::Action::Bid(bid)).map_err(|e| err(format!("bid {}: {e}", k + 1)))?;
+        }
+        match state.landlord() {
+            _ if self.bids.is_empty() => Ok(()),
+            Some(l) if l == self.landlord => Ok(()),
+            Some(l) => Err(err(format!("the bids make seat {l} the landlord, not seat {}", self.landlord))),
+            None => Err(err(format!("the bids {:?} do not end the bidding with a landlord", self.bids))),
+        }
+    }
+
     /// The log of a finished game played in the engine.
     pub fn from_state(state: &State, source: &str) -> GameLog {
         let landlord = state.landlord().expect("a played game");
@@ -159,6 +191,7 @@ impl GameLog {
             bottom: Some(state.bottom().counts().to_string()),
             landlord,
             bids: state.bids().to_vec(),
+            first_bidder: if state.config().bidding { state.config().first_bidder } else { 0 },
             plays: state.play_record().iter().map(|r| (r.seat, r.play.to_string())).collect(),
             players: Vec::new(),
         }
@@ -303,6 +336,7 @@ pub fn import_showdown(text: &str) -> Result<GameLog, ImportError> {
         bottom: None,
         landlord,
         bids: Vec::new(),
+        first_bidder: 0,
         plays,
         players: Vec::new(),
     })
@@ -329,6 +363,34 @@ mod tests {
         let replayed = back.replay().unwrap();
         assert_eq!(replayed.state.returns(), s.returns());
         assert!(replayed.bottom_known);
+    }
+
+    #[test]
+    fn games_with_bidding_replay_their_bids() {
+        use crate::agents::{Everyone, RuleAgent, play_out};
+        let config = GameConfig { bidding: true, first_bidder: 2, ..GameConfig::default() };
+        let deal = crate::game::generate_deals(30, 4)
+            .into_iter()
+            .map(|d| {
+                let mut s = State::new(config.clone());
+                s.deal_hands(d.hands, d.bottom).unwrap();
+                play_out(&mut s, &mut Everyone(&mut RuleAgent::new()), |_, _, _, _| {});
+                s
+            })
+            .find(|s| s.landlord().is_some() && s.bids().len() > 1)
+            .expect("a deal someone bids on");
+        let log = GameLog::from_state(&deal, "test");
+        assert_eq!((log.first_bidder, log.bids.as_slice()), (2, deal.bids()));
+        let back: GameLog = serde_json::from_str(&serde_json::to_string(&log).unwrap()).unwrap();
+        let replayed = back.replay().unwrap().state;
+        assert_eq!(
+            (replayed.landlord(), replayed.winner(), replayed.bids()),
+            (deal.landlord(), deal.winner(), deal.bids())
+        );
+        let mut wrong = log.clone();
+        wrong.first_bidder = (log.first_bidder + 1) % 3;
+        let e = wrong.replay().unwrap_err().reason;
+        assert!(e.contains("the landlord, not seat") || e.contains("out of turn") || e.contains("bid"), "{e}");
     }
 
     #[test]
@@ -361,6 +423,7 @@ mod tests {
             bottom: Some("2BR".into()),
             landlord: 0,
             bids: vec![],
+            first_bidder: 0,
             plays: vec![(0, "3".into()), (1, "7".into()), (2, "Q".into())],
             players: vec![],
         };
