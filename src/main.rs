@@ -706,6 +706,11 @@ struct PlayArgs {
     /// Where finished games go (games.jsonl) and quit ones (unfinished.jsonl).
     #[arg(long, default_value = "human-games")]
     log_dir: PathBuf,
+    /// Start with 1-2-3 bidding (the first bidder drawn from the seed; a deal everyone passes
+    /// on is dealt again). --seat then names a place at the table (landlord = seat 0 of the
+    /// deal, …); the bids decide the roles. Points are multiplied by the winning bid.
+    #[arg(long)]
+    bidding: bool,
 }
 
 /// The deal of a person's game and the seed it came from.
@@ -725,7 +730,8 @@ fn play(args: PlayArgs) -> Result<()> {
     let specs = parse_agents(&args.agents).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
     let (deal, seed) = person_deal(args.deal, args.seed)?;
     let seat = parse_seat(&args.seat, seed).map_err(|e| anyhow::anyhow!("--seat: {e}"))?;
-    let mut session = Session::new(&deal, seat, &specs, seed, "human:terminal")?;
+    let rules = ddz::play::rules(args.bidding, seed);
+    let mut session = Session::with_rules(&deal, seat, &specs, seed, "human:terminal", rules)?;
     match args.deal {
         Some(n) => println!("Deal {n} of the evaluation set."),
         None => println!("Deal from seed {seed} (replay it with --seed {seed})."),
@@ -761,6 +767,9 @@ struct ServeArgs {
     /// Minutes after which an untouched game is dropped (saved as unfinished if it was).
     #[arg(long, default_value_t = 30.0)]
     idle_minutes: f64,
+    /// Games start with 1-2-3 bidding; the bids decide the landlord and the stake.
+    #[arg(long)]
+    bidding: bool,
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
@@ -776,6 +785,7 @@ fn serve(args: ServeArgs) -> Result<()> {
     let mut config = ServeConfig::new(agents, args.log_dir.clone());
     config.max_games = args.max_games.max(1);
     config.idle = std::time::Duration::from_secs_f64(args.idle_minutes * 60.0);
+    config.bidding = args.bidding;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the server runtime")?;
     rt.block_on(async move {
         let addr = format!("{}:{}", args.host, args.port);

@@ -193,6 +193,50 @@ fn whole_terminal_games_refuse_bad_entries_and_write_logs_for_pretraining() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_terminal_game_with_bidding_starts_with_the_bids_and_logs_them() {
+    let dir = scratch("bidding");
+    let args = ["--bidding", "--seat", "landlord", "--seed", "11", "--agents", NETWORK, "--log-dir"];
+    let mut t = Terminal::start(&[&args[..], &[dir.to_str().unwrap()]].concat());
+    let mut rng = SmallRng::seed_from_u64(4);
+    let (mut refused, mut bids) = (false, 0);
+    let mut prompt = t.next().unwrap();
+    loop {
+        if prompt.text.contains("Your bid:") {
+            if !refused {
+                refused = true;
+                t.send("5");
+                prompt = t.next().unwrap();
+                assert!(prompt.text.contains("Not bid: bid 5 is not allowed"), "{}", prompt.text);
+                continue;
+            }
+            t.send("bid 3"); // above any bid still open, so always allowed
+            bids += 1;
+        } else {
+            assert_eq!(bids, 1, "the bidding comes first");
+            t.send(&typed(&prompt, &mut rng));
+        }
+        match t.next() {
+            Ok(p) => prompt = p,
+            Err(end) => {
+                assert!(end.contains(": you win.") || end.contains(": you lose."), "{end}");
+                break;
+            }
+        }
+    }
+    let transcript = t.finish();
+    assert!(
+        transcript.contains("Landlord: you (landlord). Bottom: ") && transcript.contains("Stake: 3."),
+        "{transcript}"
+    );
+    let games = dir.join("games.jsonl");
+    let log: Value = serde_json::from_str(std::fs::read_to_string(&games).unwrap().trim()).unwrap();
+    assert_eq!(log["bids"].as_array().unwrap().last().unwrap(), 3, "{log}");
+    let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A `ddz serve` process on a free port, killed when dropped.
 struct Server {
     child: Child,
@@ -350,9 +394,19 @@ fn a_whole_game_in_headless_chromium_by_clicking() {
         }
     }
     drop(server);
+    // With bidding: the page shows bid buttons first, and the log holds the bids.
+    let server = Server::start(&["--agents", NETWORK, "--log-dir", dir.to_str().unwrap(), "--bidding"]);
+    let out = Command::new(root.join(".venv/bin/python"))
+        .arg(root.join("tests/browser/play_game.py"))
+        .args([&format!("{}/", server.base), "--seat", "landlord_down"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    drop(server);
     let games = dir.join("games.jsonl");
     let text = std::fs::read_to_string(&games).unwrap();
-    assert_eq!(text.lines().count(), 2);
+    assert_eq!(text.lines().count(), 3);
+    assert!(text.lines().last().unwrap().contains(r#""bids":["#), "the bidding game logs its bids");
     assert!(text.lines().all(|l| l.contains(r#""source":"human:web""#)));
     let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));

@@ -6,6 +6,7 @@ pub mod terminal;
 
 use crate::agents::{Agent, AgentError, AgentSpec, decide};
 use crate::cards::{Card, Counts, rank_char};
+use crate::game::{Action, Phase};
 use crate::game::{Deal, GameConfig, MoveList, Play, PlayRecord, Role, Scoring, State, classify};
 use crate::pretrain::logs::{GameLog, to_jsonl};
 use serde::Serialize;
@@ -25,12 +26,34 @@ pub struct Session {
     /// A network agent that values the person's plays, when one of the agents has a network.
     hinter: Option<Box<dyn Agent>>,
     source: String,
+    /// Deals played so far in this session (a deal everyone passed on is dealt again).
+    deals: u64,
+    seed: u64,
+}
+
+/// What happened at the table between two of the person's decisions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Event {
+    Bid {
+        seat: u8,
+        bid: u8,
+    },
+    Play(PlayRecord),
+    /// Everyone passed in the bidding: the cards were dealt again.
+    Redeal,
 }
 
 /// The rules every person's game is played under: the landlord fixed by the deal (seat 0 of a
-/// deal), points doubled per bomb or rocket and for a spring.
-pub fn rules() -> GameConfig {
-    GameConfig { scoring: Scoring::Score, spring: true, ..GameConfig::default() }
+/// deal) or, with `bidding`, chosen by 1–2–3 bids (the first bidder drawn from `seed`; a deal
+/// everyone passes on is dealt again); points × the bid, × 2 per bomb or rocket and for a spring.
+pub fn rules(bidding: bool, seed: u64) -> GameConfig {
+    GameConfig {
+        scoring: Scoring::Score,
+        spring: true,
+        bidding,
+        first_bidder: (seed % 3) as u8,
+        ..GameConfig::default()
+    }
 }
 
 impl Session {
@@ -43,7 +66,19 @@ impl Session {
         seed: u64,
         source: &str,
     ) -> Result<Session, AgentError> {
-        let mut state = State::new(rules());
+        Session::with_rules(deal, human, agents, seed, source, rules(false, seed))
+    }
+
+    /// [`Session::new`] under other rules (bidding: `rules(true, seed)`).
+    pub fn with_rules(
+        deal: &Deal,
+        human: u8,
+        agents: &[AgentSpec; 2],
+        seed: u64,
+        source: &str,
+        config: GameConfig,
+    ) -> Result<Session, AgentError> {
+        let mut state = State::new(config);
         state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
         let mut seats: [Option<Box<dyn Agent>>; 3] = [None, None, None];
         let mut names = [String::from("you"), String::new(), String::new()];
@@ -59,7 +94,7 @@ impl Session {
             Some(path) => Some(AgentSpec::Checkpoint(path.to_path_buf()).build()?),
             None => None,
         };
-        Ok(Session { state, human, agents: seats, names, hinter, source: source.into() })
+        Ok(Session { state, human, agents: seats, names, hinter, source: source.into(), deals: 1, seed })
     }
 
     pub fn state(&self) -> &State {
@@ -80,19 +115,54 @@ impl Session {
         self.state.current_player() == Some(self.human)
     }
 
-    /// Lets the agents play until it is the person's turn or the game is over; returns their
-    /// plays in order.
-    pub fn play_agents(&mut self) -> Vec<PlayRecord> {
+    /// Lets the agents bid and play until it is the person's turn or the game is over; returns
+    /// what they did, in order.
+    pub fn play_agents(&mut self) -> Vec<Event> {
         let mut made = Vec::new();
         let mut plays = MoveList::new();
-        while let Some(seat) = self.state.current_player().filter(|&s| s != self.human) {
-            self.state.legal_plays_into(&mut plays);
+        loop {
+            self.redeal_if_all_passed(&mut made);
+            let Some(seat) = self.state.current_player().filter(|&s| s != self.human) else { break };
             let agent = self.agents[seat as usize].as_mut().expect("an agent in every other seat");
+            if self.state.phase() == Phase::Bid {
+                crate::agents::play::bid(agent.as_mut(), &mut self.state);
+                let bid = *self.state.bids().last().expect("a bid was made");
+                made.push(Event::Bid { seat, bid });
+                continue;
+            }
+            self.state.legal_plays_into(&mut plays);
             let decision = decide(agent.as_mut(), &self.state, &plays);
             self.state.apply_play(decision.play).expect("a legal play applies");
-            made.push(PlayRecord { seat, play: decision.play });
+            made.push(Event::Play(PlayRecord { seat, play: decision.play }));
         }
         made
+    }
+
+    /// A deal everyone passed on is dealt again (from the session's seed and deal count).
+    fn redeal_if_all_passed(&mut self, made: &mut Vec<Event>) {
+        if self.state.is_terminal() && self.state.landlord().is_none() {
+            let mut config = self.state.config().clone();
+            config.first_bidder = (config.first_bidder + 1) % 3;
+            self.state = State::new(config);
+            let seed = self.seed.wrapping_add(self.deals.wrapping_mul(0x9E37_79B9));
+            self.state.deal_random(&mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed));
+            self.deals += 1;
+            made.push(Event::Redeal);
+        }
+    }
+
+    /// Whether the person is to bid (rather than to play).
+    pub fn bidding(&self) -> bool {
+        self.state.phase() == Phase::Bid
+    }
+
+    /// Bids or plays the person's entry, as the game asks: a bid (`pass`, `2`, `bid 2`) while
+    /// bidding, else a play; returns what was done, in words (`bid 2`, `pass`, `33`).
+    pub fn act_human(&mut self, entry: &str) -> Result<String, String> {
+        if self.bidding() {
+            return self.bid_human(entry).map(|b| if b == 0 { "pass".into() } else { format!("bid {b}") });
+        }
+        self.play_human(entry).map(|p| p.to_string())
     }
 
     /// Plays the person's entry (`33`, `t9J87`, `pass`); a rejected entry changes nothing and
@@ -106,10 +176,32 @@ impl Session {
         Ok(play)
     }
 
+    /// Makes the person's bid (`pass`, `0`–`3`, `bid 2`); a refused one changes nothing.
+    pub fn bid_human(&mut self, entry: &str) -> Result<u8, String> {
+        if !self.awaits_human() || !self.bidding() {
+            return Err("it is not your turn to bid".into());
+        }
+        let text = entry.trim().to_ascii_lowercase();
+        let text = text.strip_prefix("bid").unwrap_or(&text).trim();
+        let bid = match text {
+            "pass" | "0" => 0,
+            t => t.parse::<u8>().map_err(|_| format!("{entry:?} is not a bid: type pass, 1, 2 or 3"))?,
+        };
+        let legal = self.state.legal_bids_vec();
+        if !legal.contains(&bid) {
+            let high = self.state.bids().iter().max().copied().unwrap_or(0);
+            return Err(format!(
+                "bid {bid} is not allowed: pass, or bid above the highest bid so far ({high}), at most 3"
+            ));
+        }
+        self.state.apply_action(Action::Bid(bid)).map_err(|e| e.to_string())?;
+        Ok(bid)
+    }
+
     /// The network's best plays for the person, with their Q (expected outcome for the person's
     /// side, −1..1 in win/loss terms); `None` without a network or off turn.
     pub fn hints(&mut self) -> Option<Vec<(Play, f32)>> {
-        if !self.awaits_human() {
+        if !self.awaits_human() || self.bidding() {
             return None;
         }
         let hinter = self.hinter.as_mut()?;
@@ -255,7 +347,10 @@ pub struct ResultView {
 #[derive(Clone, Debug, Serialize)]
 pub struct View {
     pub you: u8,
-    pub landlord: u8,
+    /// None while bidding.
+    pub landlord: Option<u8>,
+    /// The bids so far: (seat, bid), 0 = pass.
+    pub bids: Vec<(u8, u8)>,
     pub seats: Vec<SeatView>,
     pub hand: Vec<CardView>,
     pub bottom: Vec<CardView>,
@@ -291,10 +386,11 @@ impl View {
         });
         View {
             you: session.human,
-            landlord: s.landlord().expect("dealt with a landlord"),
+            landlord: s.landlord(),
+            bids: (0..3u8).filter_map(|q| s.bid_of(q).map(|b| (q, b))).collect(),
             seats,
             hand: cards_in_hand(s, session.human).into_iter().map(CardView::of).collect(),
-            bottom: s.bottom().iter().map(CardView::of).collect(),
+            bottom: if s.bottom_revealed() { s.bottom().iter().map(CardView::of).collect() } else { Vec::new() },
             to_move: s.current_player(),
             rival: s.rival().map(play_view),
             history: s.play_record().iter().map(play_view).collect(),
@@ -372,8 +468,33 @@ mod tests {
     }
 
     #[test]
+    fn bids_are_checked_and_a_deal_everyone_passes_on_is_dealt_again() {
+        let deals = generate_deals(40, 9);
+        let mut redealt = false;
+        for (k, deal) in deals.iter().enumerate() {
+            let specs = [AgentSpec::Rule, AgentSpec::Rule];
+            let mut s = Session::with_rules(deal, 0, &specs, k as u64, "human:test", rules(true, k as u64)).unwrap();
+            let mut events = s.play_agents();
+            if !s.bidding() {
+                continue; // someone bid 3 before the person
+            }
+            assert!(s.bid_human("4").unwrap_err().contains("not allowed"));
+            assert!(s.bid_human("two").unwrap_err().contains("not a bid"));
+            assert_eq!(s.bid_human("pass"), Ok(0));
+            events.extend(s.play_agents());
+            if events.contains(&Event::Redeal) {
+                redealt = true;
+                assert!(s.state().bids().len() < 3 || s.state().landlord().is_some(), "a fresh bidding");
+                assert_eq!(s.deals, 2);
+                break;
+            }
+        }
+        assert!(redealt, "one of 40 deals is passed by everyone");
+    }
+
+    #[test]
     fn a_solo_cannot_answer_a_pair() {
-        let mut state = State::new(rules());
+        let mut state = State::new(rules(false, 0));
         let deal = &generate_deals(1, 3)[0];
         state.deal_hands(deal.hands, deal.bottom).unwrap();
         let mut plays = MoveList::new();

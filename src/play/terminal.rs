@@ -1,7 +1,7 @@
 //! `ddz play`: the person types plays, the agents answer, line by line. The same loop serves a
 //! terminal and a pipe (one entry a line; entries are echoed so that a transcript reads well).
 
-use super::{HINTS, Session, cards_in_hand};
+use super::{Event, HINTS, Session, cards_in_hand};
 use crate::cards::Card;
 use crate::game::{PlayRecord, Role};
 use std::io::{self, BufRead, Write};
@@ -41,12 +41,22 @@ impl Screen {
     }
 }
 
+/// A seat by its role once the landlord is known; during the bidding by its place beside you.
+fn seat_name(session: &Session, seat: u8) -> String {
+    match session.state().role(seat) {
+        Some(role) => role.name().to_string(),
+        None if seat == (session.human() + 1) % 3 => "the player after you".into(),
+        None if seat == (session.human() + 2) % 3 => "the player before you".into(),
+        None => "you".into(),
+    }
+}
+
 fn seat_label(session: &Session, seat: u8) -> String {
-    let role = session.state().role(seat).map_or("?", Role::name);
+    let name = seat_name(session, seat);
     if seat == session.human() {
-        format!("you ({role})")
+        format!("you ({name})")
     } else {
-        format!("{role} ({})", session.names()[seat as usize])
+        format!("{name} ({})", session.names()[seat as usize])
     }
 }
 
@@ -59,9 +69,14 @@ pub fn run(
     screen: Screen,
 ) -> io::Result<Ending> {
     intro(session, out, screen)?;
+    let mut announced = session.state().landlord().is_some();
     loop {
-        for r in session.play_agents() {
-            show_play(session, &r, out, screen)?;
+        for event in session.play_agents() {
+            show_event(session, &event, out)?;
+        }
+        if !announced && session.state().landlord().is_some() {
+            announce_landlord(session, out, screen)?;
+            announced = true;
         }
         if session.is_over() {
             finish(session, out, screen)?;
@@ -86,15 +101,25 @@ pub fn run(
 
 fn intro(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     let s = session.state();
-    let landlord = s.landlord().expect("dealt with a landlord");
-    let bottom: Vec<String> = s.bottom().iter().map(|c| screen.card(c)).collect();
-    let you = s.role(session.human()).map_or("?", Role::name);
-    writeln!(out, "{}", screen.paint("1", &format!("You play {you}.")))?;
-    for seat in (0..3u8).filter(|&seat| seat != session.human()) {
-        writeln!(out, "{}", seat_label(session, seat))?;
+    if s.landlord().is_none() {
+        writeln!(out, "{}", screen.paint("1", "Bidding: pass or bid 1, 2 or 3, above the highest bid; a 3 ends it."))?;
+        writeln!(out, "First to bid: {}.", seat_label(session, s.config().first_bidder))?;
+    } else {
+        let you = s.role(session.human()).map_or("?", Role::name);
+        writeln!(out, "{}", screen.paint("1", &format!("You play {you}.")))?;
+        for seat in (0..3u8).filter(|&seat| seat != session.human()) {
+            writeln!(out, "{}", seat_label(session, seat))?;
+        }
+        announce_landlord(session, out, screen)?;
     }
-    writeln!(out, "Landlord: {}. Bottom: {}.", seat_label(session, landlord), bottom.join(" "))?;
     writeln!(out, "Type a play (33, 34567, pass), or hint, history, help, quit.")
+}
+
+fn announce_landlord(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
+    let s = session.state();
+    let landlord = s.landlord().expect("announced once known");
+    let bottom: Vec<String> = s.bottom().iter().map(|c| screen.card(c)).collect();
+    writeln!(out, "Landlord: {}. Bottom: {}. Stake: {}.", seat_label(session, landlord), bottom.join(" "), s.base())
 }
 
 fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
@@ -113,6 +138,11 @@ fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Scre
             }
             None => writeln!(out, "No hint: neither agent has a network."),
         },
+        _ if session.bidding() => match session.bid_human(entry) {
+            Ok(0) => writeln!(out, "  you: pass"),
+            Ok(bid) => writeln!(out, "  you: bid {bid}"),
+            Err(reason) => writeln!(out, "{}", screen.paint("33", &format!("Not bid: {reason}. Try again."))),
+        },
         _ => match session.play_human(entry) {
             Ok(play) => writeln!(out, "  you: {play}"),
             Err(reason) => writeln!(out, "{}", screen.paint("33", &format!("Not played: {reason}. Try again."))),
@@ -120,13 +150,27 @@ fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Scre
     }
 }
 
-fn show_play(session: &Session, r: &PlayRecord, out: &mut dyn Write, _screen: Screen) -> io::Result<()> {
+fn show_event(session: &Session, event: &Event, out: &mut dyn Write) -> io::Result<()> {
+    match event {
+        Event::Play(r) => show_play(session, r, out),
+        Event::Bid { seat, bid: 0 } => writeln!(out, "  {}: pass", seat_label(session, *seat)),
+        Event::Bid { seat, bid } => writeln!(out, "  {}: bid {bid}", seat_label(session, *seat)),
+        Event::Redeal => writeln!(out, "Everyone passed: the cards are dealt again."),
+    }
+}
+
+fn show_play(session: &Session, r: &PlayRecord, out: &mut dyn Write) -> io::Result<()> {
     let left = session.state().cards_left(r.seat);
     writeln!(out, "  {}: {}   ({left} left)", seat_label(session, r.seat), r.play)
 }
 
 fn show_turn(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     let s = session.state();
+    if session.bidding() {
+        let high = s.bids().iter().max().copied().unwrap_or(0);
+        writeln!(out, "Your bid: pass, or above the highest bid so far ({high}), at most 3.")?;
+        return show_hand(session, out, screen);
+    }
     let left: Vec<String> =
         (0..3u8).map(|seat| format!("{} {}", s.role(seat).map_or("?", Role::name), s.cards_left(seat))).collect();
     writeln!(out, "Cards left: {}", left.join(" · "))?;
@@ -134,7 +178,11 @@ fn show_turn(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Resu
         Some(r) => writeln!(out, "To beat: {} ({})", r.play, seat_label(session, r.seat))?,
         None => writeln!(out, "You lead.")?,
     }
-    let hand = cards_in_hand(s, session.human());
+    show_hand(session, out, screen)
+}
+
+fn show_hand(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
+    let hand = cards_in_hand(session.state(), session.human());
     let shown: Vec<String> = hand.iter().map(|&c| screen.card(c)).collect();
     writeln!(out, "Your hand ({}): {}", hand.len(), shown.join(" "))?;
     write!(out, "> ")?;

@@ -139,15 +139,7 @@ impl GameLog {
                 },
             ));
         }
-        let config = GameConfig {
-            landlord_seat: self.landlord,
-            bidding: !self.bids.is_empty(),
-            first_bidder: self.first_bidder,
-            ..GameConfig::default()
-        };
-        let mut state = State::new(config);
-        state.deal_counts(hands, bottom).map_err(|e| err(None, e.to_string()))?;
-        self.replay_bids(&mut state)?;
+        let mut state = self.dealt(hands, bottom)?;
         for (k, (seat, text)) in self.plays.iter().enumerate() {
             let m = Some(k + 1);
             let Some(turn) = state.current_player() else {
@@ -163,6 +155,20 @@ impl GameLog {
             return Err(err(None, format!("the game does not finish ({} plays)", self.plays.len())));
         }
         Ok(ReplayedGame { state, bottom_known })
+    }
+
+    /// The state after the deal and the bids (which must make the log's landlord the landlord).
+    fn dealt(&self, hands: [Counts; 3], bottom: Counts) -> Result<State, ReplayError> {
+        let config = GameConfig {
+            landlord_seat: self.landlord,
+            bidding: !self.bids.is_empty(),
+            first_bidder: self.first_bidder,
+            ..GameConfig::default()
+        };
+        let mut state = State::new(config);
+        state.deal_counts(hands, bottom).map_err(|e| ReplayError { move_no: None, reason: e.to_string() })?;
+        self.replay_bids(&mut state)?;
+        Ok(state)
     }
 
     /// Applies the bids; they must make the log's landlord the landlord.
@@ -182,9 +188,10 @@ impl GameLog {
         }
     }
 
-    /// The log of a finished game played in the engine.
+    /// The log of a game played in the engine (one stopped during the bidding names the fixed
+    /// landlord seat of its rules, and does not replay).
     pub fn from_state(state: &State, source: &str) -> GameLog {
-        let landlord = state.landlord().expect("a played game");
+        let landlord = state.landlord().unwrap_or(state.config().landlord_seat);
         GameLog {
             source: source.to_string(),
             hands: std::array::from_fn(|s| state.dealt_cards(s as u8).counts().to_string()),

@@ -3,7 +3,8 @@
 //! - `GET /`: the page (HTML, CSS and JS in the binary; no build step, no CDN).
 //! - `POST /api/games` `{"seat":"random"|"landlord"|…, "deal":N?}` → `201 {"id","view","agent_plays"}`
 //! - `GET /api/games/{id}` → `{"id","view"}`
-//! - `POST /api/games/{id}/play` `{"play":"33"}` → `{"id","view","agent_plays"}`
+//! - `POST /api/games/{id}/play` `{"play":"33"}` (with bidding, first `{"play":"bid 2"}` or
+//!   `{"play":"pass"}`) → `{"id","view","agent_plays"}`
 //! - `POST /api/games/{id}/hint` → `{"hints":[{"play","q"}]}`
 //!
 //! The view holds only what the person's seat may see ([`crate::play::View`]). Every error is
@@ -11,8 +12,8 @@
 //! one is saved as such); live games and request bodies are bounded, so memory stays bounded.
 
 use crate::agents::AgentSpec;
-use crate::game::{Deal, PlayRecord, default_deals, generate_deals};
-use crate::play::{Session, View, parse_seat};
+use crate::game::{Deal, default_deals, generate_deals};
+use crate::play::{Event, Session, View, parse_seat};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::StatusCode;
@@ -38,11 +39,20 @@ pub struct ServeConfig {
     pub idle: Duration,
     /// The largest request body accepted.
     pub max_body: usize,
+    /// Games start with 1-2-3 bidding (a bid is posted to `/play` as `{"play":"bid 2"}`).
+    pub bidding: bool,
 }
 
 impl ServeConfig {
     pub fn new(agents: [AgentSpec; 2], log_dir: PathBuf) -> ServeConfig {
-        ServeConfig { agents, log_dir, max_games: 256, idle: Duration::from_secs(30 * 60), max_body: 4096 }
+        ServeConfig {
+            agents,
+            log_dir,
+            max_games: 256,
+            idle: Duration::from_secs(30 * 60),
+            max_body: 4096,
+            bidding: false,
+        }
     }
 }
 
@@ -140,8 +150,16 @@ struct Hints {
     hints: Vec<Hint>,
 }
 
-fn plays_view(plays: Vec<PlayRecord>) -> Vec<PlayView> {
-    plays.into_iter().map(|r| PlayView { seat: r.seat, play: r.play.to_string() }).collect()
+/// The agents' plays (and bids, as `bid N`) for the page.
+fn plays_view(events: Vec<Event>) -> Vec<PlayView> {
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Play(r) => Some(PlayView { seat: r.seat, play: r.play.to_string() }),
+            Event::Bid { seat, bid } => Some(PlayView { seat, play: format!("bid {bid}") }),
+            Event::Redeal => None,
+        })
+        .collect()
 }
 
 async fn start(Shared(app): Shared<Arc<App>>, body: Result<Json<StartBody>, JsonRejection>) -> Response {
@@ -167,8 +185,9 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
         parse_seat(body.seat.as_deref().unwrap_or("random"), seed).map_err(|e| ApiError(StatusCode::BAD_REQUEST, e))?;
     make_room(&app)?;
     let agents = app.config.agents.clone();
+    let rules = crate::play::rules(app.config.bidding, seed);
     let (session, agent_plays) = blocking(move || {
-        let mut session = Session::new(&deal, seat, &agents, seed, "human:web")
+        let mut session = Session::with_rules(&deal, seat, &agents, seed, "human:web", rules)
             .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
         let plays = session.play_agents();
         Ok((session, plays))
@@ -223,7 +242,7 @@ async fn play(
     let session = session_of(&app, &id)?;
     let (view, plays, over) = blocking(move || {
         let mut s = lock(&session);
-        s.play_human(&body.play).map_err(|reason| ApiError(StatusCode::BAD_REQUEST, reason))?;
+        s.act_human(&body.play).map_err(|reason| ApiError(StatusCode::BAD_REQUEST, reason))?;
         let plays = s.play_agents();
         Ok((s.view(), plays, s.is_over()))
     })

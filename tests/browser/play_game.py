@@ -26,10 +26,18 @@ def browser():
     return webdriver.Chrome(options=opts, service=Service("/usr/bin/chromedriver"))
 
 
+# One script, so that the page cannot change between the checks (a reply may land at any time).
+TURN = """
+if (document.getElementById("end").classList.contains("shown")) return "end";
+if (busy) return false;
+if (!document.getElementById("bidding").hidden)
+  return [...document.querySelectorAll("#bidding .bid")].some((b) => !b.disabled) ? "bid" : false;
+return document.getElementById("play").disabled ? false : "turn";
+"""
+
+
 def my_turn_or_end(d):
-    if d.find_element(By.ID, "end").is_displayed():
-        return "end"
-    return "turn" if d.find_element(By.ID, "play").is_enabled() else False
+    return d.execute_script(TURN)
 
 
 def click_cards(d, play):
@@ -48,10 +56,16 @@ def play_game(d, url, seat, screenshot, screenshot_at):
     d.get(url)
     Select(d.find_element(By.ID, "seat")).select_by_value(seat)
     d.find_element(By.ID, "new").click()
-    plays, tried_pass = [], False
-    while wait.until(my_turn_or_end) == "turn":
+    plays, tried_pass, bids = [], False, []
+    while (turn := wait.until(my_turn_or_end)) != "end":
+        if turn == "bid":  # bid 2 when it is open, else pass
+            open_bids = [b for b in d.find_elements(By.CSS_SELECTOR, "#bidding .bid") if b.is_enabled()]
+            choice = next((b for b in open_bids if b.get_attribute("data-bid") == "2"), open_bids[0])
+            bids.append(int(choice.get_attribute("data-bid")))
+            choice.click()
+            continue
         status = d.find_element(By.ID, "status").text
-        if "you lead" in status and not tried_pass:
+        if "you lead" in status and not tried_pass and len(plays) == 0:
             tried_pass = True
             d.find_element(By.ID, "pass").click()
             wait.until(lambda d: "not allowed when you lead" in d.find_element(By.ID, "message").text)
@@ -72,7 +86,7 @@ def play_game(d, url, seat, screenshot, screenshot_at):
     detail = d.find_element(By.ID, "end-detail").text
     assert title in ("You win!", "You lose"), title
     assert "Your points:" in detail, detail
-    return {"plays": plays, "title": title, "detail": detail, "tried_pass": tried_pass}
+    return {"plays": plays, "bids": bids, "title": title, "detail": detail, "tried_pass": tried_pass}
 
 
 def main():
@@ -85,6 +99,13 @@ def main():
     d = browser()
     try:
         result = play_game(d, args.url, args.seat, args.screenshot, args.screenshot_at)
+    except Exception:
+        state = d.execute_script(
+            "return {view: game && game.view, busy, controls: $('controls').hidden, bidding: $('bidding').hidden,"
+            " status: $('status').textContent, message: $('message').textContent}"
+        )
+        print(f"page state at the failure: {json.dumps(state)}", file=sys.stderr)
+        raise
     finally:
         d.quit()
     print(json.dumps(result))
