@@ -161,6 +161,21 @@ pub fn encode_action(play: &Play, hand: Counts, out: &mut [f32]) {
     write_plane(hand.minus(play.cards), &mut out[OFF_ACTION_HAND_AFTER..]);
 }
 
+/// Features of a hand for the hand evaluator: its plane, the bottom's plane (zero when the
+/// bottom is unknown: a 17-card hand before bidding), and 1 when the bottom is known.
+pub const HAND_DIM: usize = 2 * PLANE + 1;
+
+/// Hand features (length `HAND_DIM`; overwritten): `hand` holds the bottom when it is given.
+pub fn encode_hand(hand: Counts, bottom: Option<Counts>, out: &mut [f32]) {
+    assert_eq!(out.len(), HAND_DIM);
+    out.fill(0.0);
+    write_plane(hand, &mut out[..PLANE]);
+    if let Some(b) = bottom {
+        write_plane(b, &mut out[PLANE..2 * PLANE]);
+        out[2 * PLANE] = 1.0;
+    }
+}
+
 /// The legal mask of the current decision over the 27,472-id action table. A decision node with
 /// no legal id would be an engine bug: it is reported as an error, never returned as a mask to
 /// train on.

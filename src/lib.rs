@@ -28,6 +28,8 @@ pub mod encode;
 #[cfg(feature = "torch")]
 pub mod eval;
 pub mod game;
+#[cfg(feature = "torch")]
+pub mod hands;
 pub mod lines;
 #[cfg(feature = "torch")]
 pub mod model;

@@ -32,7 +32,7 @@ enum Command {
     Train(TrainArgs),
     /// Evaluate agents on fixed deals, both seatings, with 95% confidence intervals; or every
     /// checkpoint of a run against random and rule (`--run`), as a curve and a PNG plot.
-    Eval(EvalArgs),
+    Eval(Box<EvalArgs>),
     /// Replay one deal move by move: hands, each play, and each network or search agent's five
     /// best candidates with their values (and visits, for ISMCTS).
     #[command(after_help = AGENTS_HELP)]
@@ -80,6 +80,34 @@ enum Command {
         /// Print the reports as JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Train the hand evaluator by Monte Carlo: deal, play the game out with AGENT in every
+    /// seat, label the landlord's 17-card hand (and its 20 with the bottom) with the result;
+    /// writes OUT/model.safetensors, a calibration table and plot (deciles of held-out deals).
+    #[command(after_help = AGENTS_HELP)]
+    EvaluateHands {
+        /// The agent that plays the games out (a play network; see AGENTS below).
+        #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
+        agent: AgentSpec,
+        #[arg(long, default_value_t = 20_000)]
+        games: usize,
+        /// Deals come from this seed (the evaluation set uses 20261129).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 20)]
+        epochs: usize,
+        #[arg(long, default_value_t = 256)]
+        batch_size: usize,
+        #[arg(long, default_value_t = 1e-3)]
+        lr: f64,
+        /// Share of the deals held out for calibration.
+        #[arg(long, default_value_t = 0.1)]
+        val_share: f64,
+        /// Threads that play the games; default: all cores.
+        #[arg(long)]
+        threads: Option<usize>,
+        #[arg(long, default_value = "models/hand-evaluator")]
+        out: PathBuf,
     },
     /// Game logs: import other formats, write self-play logs, check a log file.
     Logs {
@@ -176,6 +204,13 @@ struct EvalArgs {
     /// bombs and spring. Agents without a bidding model bid with the rule bidder.
     #[arg(long, conflicts_with_all = ["league", "run"])]
     bidding: bool,
+    /// With --bidding: who bids for A: rule, or evaluator:PATH[?t1=0.5&t2=0.6&t3=0.7] (the
+    /// hand evaluator; tN is the win chance needed to bid N).
+    #[arg(long, default_value = "rule", requires = "bidding")]
+    bidder_a: ddz::agents::bidder::BidderSpec,
+    /// With --bidding: who bids for B.
+    #[arg(long, default_value = "rule", requires = "bidding")]
+    bidder_b: ddz::agents::bidder::BidderSpec,
     /// Threads; default: all cores. Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
@@ -427,7 +462,7 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Info { json } => info(json),
         Command::Train(args) => train(args),
-        Command::Eval(args) => eval(args),
+        Command::Eval(args) => eval(*args),
         Command::Replay { deal, agents, deals } => replay(deal, &agents, deals.as_deref()),
         Command::Bot { agent, protocol } => {
             runtime::configure_threads(1);
@@ -436,6 +471,11 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Play(args) => play(args),
+        Command::EvaluateHands { agent, games, seed, epochs, batch_size, lr, val_share, threads, out } => {
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+            let cfg = ddz::hands::HandsConfig { games, seed, epochs, batch_size, lr, val_share, threads };
+            evaluate_hands(&agent, &cfg, &out)
+        }
         Command::CheckDecisions { agent, file, json } => check_decisions(&agent, file.as_deref(), json),
         Command::Serve(args) => serve(args),
         Command::Logs { what } => logs(what),
@@ -636,7 +676,9 @@ fn eval(args: EvalArgs) -> Result<()> {
     } else if args.bidding {
         let (a, b) = (args.a.as_ref().expect("clap requires --a"), args.b.as_ref().expect("clap requires --b"));
         let progress = ddz::eval::progress_bar(6 * deals.len() as u64);
-        let report = ddz::eval::bidding::evaluate_bidding(a, b, &deals, &progress)?;
+        use ddz::eval::bidding::{Bidding, evaluate_bidding};
+        let (a, b) = (Bidding { agent: a, bidder: &args.bidder_a }, Bidding { agent: b, bidder: &args.bidder_b });
+        let report = evaluate_bidding(&a, &b, &deals, &progress)?;
         progress.finish_and_clear();
         (report.illegal, report.markdown(), serde_json::to_value(&report)?)
     } else {
@@ -820,6 +862,34 @@ fn check_decisions(agents: &[AgentSpec], file: Option<&Path>, json: bool) -> Res
         println!("{}: {}/{} passed ({:.0}%); {}", r.agent, r.passed, r.total, 100.0 * r.rate, rules.join(", "));
     }
     Ok(())
+}
+
+fn evaluate_hands(agent: &AgentSpec, cfg: &ddz::hands::HandsConfig, out: &Path) -> Result<()> {
+    runtime::configure_threads(1);
+    let progress = ddz::eval::progress_bar(cfg.games as u64);
+    let outcomes = ddz::hands::play_games(agent, cfg.games, cfg.seed, cfg.threads, &progress)?;
+    progress.finish_and_clear();
+    let r = ddz::hands::train(&outcomes, &agent.to_string(), cfg, out)?;
+    println!(
+        "{} training hands, {} held out: Brier {:.4} (always the base rate: {:.4}), points MAE {:.3}; wrote {}",
+        r.train_hands,
+        r.val_hands,
+        r.brier,
+        r.brier_constant,
+        r.points_mae,
+        r.model.display()
+    );
+    println!("calibration, 17 cards (predicted → observed): {}", deciles(&r.deciles_17));
+    println!("calibration, 20 cards (predicted → observed): {}", deciles(&r.deciles_20));
+    match ddz::hands::plot(out) {
+        Ok(png) => println!("plot: {}", png.display()),
+        Err(e) => eprintln!("no plot: {e}"),
+    }
+    Ok(())
+}
+
+fn deciles(ds: &[ddz::hands::Decile]) -> String {
+    ds.iter().map(|d| format!("{:.2}→{:.2}", d.predicted, d.observed)).collect::<Vec<_>>().join(" ")
 }
 
 fn logs(what: LogsWhat) -> Result<()> {

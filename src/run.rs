@@ -61,6 +61,35 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), RunError> {
 }
 
 /// One line per training session: when, from where, its budget and command line.
+/// Runs one of the project's plotting scripts (`scripts/NAME`) with the project venv's Python,
+/// installing matplotlib there on first use; `args` follow the script's name.
+pub fn run_plot_script(name: &str, args: &[&std::ffi::OsStr]) -> Result<(), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(".venv/bin/python");
+    let has = || {
+        std::process::Command::new(&python).args(["-c", "import matplotlib"]).output().is_ok_and(|o| o.status.success())
+    };
+    if !has() {
+        eprintln!("installing matplotlib into the project venv for plots (first use only)");
+        let ok = std::process::Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "matplotlib"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok || !has() {
+            return Err("could not install matplotlib into the venv".into());
+        }
+    }
+    let out = std::process::Command::new(&python)
+        .arg(root.join("scripts").join(name))
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("plotting failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(())
+}
+
 pub fn sessions_file(run: &Path) -> PathBuf {
     run.join("sessions.jsonl")
 }

@@ -171,3 +171,40 @@ fn check_decisions_gives_verdicts_and_rates_and_names_bad_lines() {
     assert!(err.contains("situations.jsonl:2: win_now_lead-01: seat: unknown seat"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn evaluate_hands_trains_a_calibrated_evaluator_that_bids() {
+    let dir = std::env::temp_dir().join(format!("ddz-hands-{}", std::process::id()));
+    let out = ddz()
+        .args(["evaluate-hands", "--agent", "rule", "--games", "3000", "--epochs", "30", "--threads", "2"])
+        .args(["--out", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let (brier, constant) = (report["brier"].as_f64().unwrap(), report["brier_constant"].as_f64().unwrap());
+    assert!(brier < constant, "the evaluator beats the base rate on held-out deals: {brier} vs {constant}");
+    let deciles = report["deciles_20"].as_array().unwrap();
+    assert_eq!(deciles.len(), 10);
+    let (low, high) = (&deciles[0], &deciles[9]);
+    assert!(high["observed"].as_f64().unwrap() > low["observed"].as_f64().unwrap() + 0.2, "{deciles:?}");
+    assert_eq!(std::fs::read_to_string(dir.join("calibration.csv")).unwrap().lines().count(), 21);
+
+    // The evaluator bids for an agent in a match with bidding.
+    let bidder = format!("evaluator:{}?t1=0.55&t2=0.65&t3=0.75", dir.display());
+    let out = ddz()
+        .args(["eval", "--a", "rule", "--b", "rule", "--bidding", "--bidder-a", &bidder, "--n", "30", "--json"])
+        .arg(dir.join("match.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("match.json")).unwrap()).unwrap();
+    assert!(m["a"]["agent"].as_str().unwrap().contains("bidding by evaluator:"), "{m}");
+    assert_eq!(m["a"]["games"], 90);
+    let bad_bidder = ["eval", "--a", "rule", "--b", "rule", "--bidding", "--bidder-a", "evaluator:/nonexistent"];
+    let bad = ddz().args(bad_bidder).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("does not exist"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -44,7 +44,7 @@ const LAYERS: &[&[&str]] = &[
     &["runtime", "model"],
     &["run"],
     &["agents"],
-    &["train", "eval", "pretrain", "bot", "moves", "solve", "replay"],
+    &["train", "eval", "pretrain", "bot", "moves", "solve", "replay", "hands"],
     &["play", "decisions"],
     &["serve"],
     &["bench"],

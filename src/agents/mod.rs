@@ -7,6 +7,8 @@ pub mod alphabeta;
 pub mod belief;
 pub mod bid;
 #[cfg(feature = "torch")]
+pub mod bidder;
+#[cfg(feature = "torch")]
 pub mod ismcts;
 #[cfg(feature = "torch")]
 pub mod leaf;

@@ -133,7 +133,7 @@ fn guide_spec(guide: &str, alphabeta: bool) -> Result<GuideSpec, String> {
     })
 }
 
-fn parse_knobs(query: &str) -> Result<Vec<(&str, &str)>, String> {
+pub(crate) fn parse_knobs(query: &str) -> Result<Vec<(&str, &str)>, String> {
     query
         .split('&')
         .filter(|p| !p.is_empty())

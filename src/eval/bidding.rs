@@ -7,6 +7,7 @@
 //! 2 for a spring or anti-spring; the landlord wins or loses twice a farmer's amount.
 
 use super::{Estimate, EvalError};
+use crate::agents::bidder::{BidderSpec, WithBidder};
 use crate::agents::{Agent, AgentSpec, Seating, play_out};
 use crate::game::{Deal, GameConfig, Scoring, State};
 use indicatif::ProgressBar;
@@ -101,10 +102,28 @@ fn side(agent: String, games: &[Outcome]) -> BiddingSide {
     }
 }
 
+/// An agent and who bids for it.
+pub struct Bidding<'a> {
+    pub agent: &'a AgentSpec,
+    pub bidder: &'a BidderSpec,
+}
+
+impl Bidding<'_> {
+    fn name(&self) -> String {
+        match self.bidder {
+            BidderSpec::Rule => self.agent.to_string(),
+            b => format!("{} bidding by {b}", self.agent),
+        }
+    }
+    fn build(&self) -> Result<Box<dyn Agent>, EvalError> {
+        Ok(WithBidder::wrap(self.agent.build()?, self.bidder)?)
+    }
+}
+
 /// A and B with bidding on every deal (six games a deal); `progress` counts the games.
 pub fn evaluate_bidding(
-    a: &AgentSpec,
-    b: &AgentSpec,
+    a: &Bidding,
+    b: &Bidding,
     deals: &[Deal],
     progress: &ProgressBar,
 ) -> Result<BiddingReport, EvalError> {
@@ -134,8 +153,8 @@ pub fn evaluate_bidding(
         rules: RULES,
         deals: deals.len(),
         all_pass_share: share(all_pass, games_a.len() + games_b.len()),
-        a: side(a.to_string(), &games_a),
-        b: side(b.to_string(), &games_b),
+        a: side(a.name(), &games_a),
+        b: side(b.name(), &games_b),
         adp_a_minus_b: Estimate::of(&diffs),
         illegal,
     })
@@ -180,7 +199,9 @@ mod tests {
     #[test]
     fn rule_against_random_with_bidding() {
         let deals = crate::game::generate_deals(40, 5);
-        let r = evaluate_bidding(&AgentSpec::Rule, &AgentSpec::Random, &deals, &ProgressBar::hidden()).unwrap();
+        let rule = Bidding { agent: &AgentSpec::Rule, bidder: &BidderSpec::Rule };
+        let random = Bidding { agent: &AgentSpec::Random, bidder: &BidderSpec::Rule };
+        let r = evaluate_bidding(&rule, &random, &deals, &ProgressBar::hidden()).unwrap();
         assert_eq!((r.a.games, r.b.games, r.illegal), (120, 120, 0));
         assert!(r.adp_a_minus_b.mean - r.adp_a_minus_b.ci95 > 0.0, "rule beats random: {}", r.markdown());
         assert!(r.a.landlord_share > 0.0 && r.a.landlord_share < 1.0);

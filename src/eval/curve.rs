@@ -196,34 +196,11 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
 /// Renders `RUN/eval/curve.csv` to `curve.png` with the project venv's matplotlib (installed
 /// there on first use): the points measured on `deals` deals.
 pub fn plot(run: &Path, deals: usize) -> Result<PathBuf, EvalError> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
-    let script = root.join("scripts/plot_curve.py");
-    let has = || {
-        std::process::Command::new(&python).args(["-c", "import matplotlib"]).output().is_ok_and(|o| o.status.success())
-    };
-    if !has() {
-        eprintln!("installing matplotlib into the project venv for plots (first use only)");
-        let ok = std::process::Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "matplotlib"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok || !has() {
-            return Err(EvalError::Plot("could not install matplotlib into the venv".into()));
-        }
-    }
     let csv = eval_dir(run).join("curve.csv");
     let png = eval_dir(run).join("curve.png");
-    let out = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(&csv)
-        .arg(&png)
-        .args(["--deals", &deals.to_string()])
-        .output()
-        .map_err(|e| EvalError::Plot(e.to_string()))?;
-    if !out.status.success() {
-        return Err(EvalError::Plot(format!("plotting failed: {}", String::from_utf8_lossy(&out.stderr))));
-    }
+    let deals = deals.to_string();
+    let args = [csv.as_os_str(), png.as_os_str(), "--deals".as_ref(), deals.as_ref()];
+    crate::run::run_plot_script("plot_curve.py", &args).map_err(EvalError::Plot)?;
     Ok(png)
 }
 

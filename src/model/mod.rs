@@ -5,7 +5,9 @@
 //! - [`weights`]: weights files (safetensors), written atomically and checked on load.
 //! - [`learner`]: the DMC update (MSE to the label) and its optimizer.
 //! - [`imitation`]: the pretraining update (cross-entropy over a decision's legal plays).
+//! - [`evaluator`]: the hand evaluator (a hand to the landlord's chance and points) and its update.
 
+pub mod evaluator;
 pub mod imitation;
 pub mod learner;
 pub mod qnet;

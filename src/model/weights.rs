@@ -127,7 +127,7 @@ pub fn load_network(path: &Path) -> Result<QNet, WeightsError> {
 }
 
 /// A safetensors file starts with an 8-byte little-endian header length and a JSON header.
-fn check_safetensors_header(path: &Path) -> Result<(), String> {
+pub(crate) fn check_safetensors_header(path: &Path) -> Result<(), String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     if bytes.len() < 8 {
         return Err(format!("{} bytes is too short", bytes.len()));

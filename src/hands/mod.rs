@@ -1,0 +1,297 @@
+//! `ddz evaluate-hands`: the hand evaluator, trained by Monte Carlo. Deal, play the game out
+//! with one agent (a play network) in every seat, seat 0 the landlord, and label the landlord's
+//! hand with the result: its 17 dealt cards (the bottom unknown, as when bidding) and its 20
+//! with the bottom. The network learns the chance of winning and the expected points at stake 1
+//! ([`crate::model::evaluator`]); held-out deals measure its calibration in deciles.
+
+use crate::agents::{AgentError, AgentSpec, Everyone, play_out};
+use crate::cards::Counts;
+use crate::encode::{HAND_DIM, encode_hand};
+use crate::game::{GameConfig, Scoring, State, generate_deals};
+use crate::model::WeightsError;
+use crate::model::evaluator::{HandNet, HandTrainer};
+use indicatif::ProgressBar;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum HandsError {
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    #[error(transparent)]
+    Weights(#[from] WeightsError),
+    #[error("{path}: {reason}")]
+    Io { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// How the evaluator is trained.
+#[derive(Clone, Debug, Serialize)]
+pub struct HandsConfig {
+    pub games: usize,
+    pub seed: u64,
+    pub epochs: usize,
+    pub batch_size: usize,
+    pub lr: f64,
+    /// Share of the deals held out for calibration.
+    pub val_share: f64,
+    pub threads: usize,
+}
+
+/// One game's label: the landlord's dealt 17 cards, the bottom, and how it went for it.
+#[derive(Clone, Copy, Debug)]
+pub struct Outcome {
+    pub hand: Counts,
+    pub bottom: Counts,
+    pub won: bool,
+    /// The landlord's points (bombs, rocket and spring doubling; stake 1).
+    pub points: f32,
+}
+
+/// Plays `games` deals (from `seed`) with `agent` in every seat, on `threads` threads.
+pub fn play_games(
+    agent: &AgentSpec,
+    games: usize,
+    seed: u64,
+    threads: usize,
+    progress: &ProgressBar,
+) -> Result<Vec<Outcome>, HandsError> {
+    let deals = generate_deals(games, seed);
+    let chunk = deals.len().div_ceil(threads.max(1)).max(1);
+    let results: Vec<Result<Vec<Outcome>, AgentError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = deals
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut a = agent.build()?;
+                    let config = GameConfig { scoring: Scoring::Score, spring: true, ..GameConfig::default() };
+                    let mut out = Vec::with_capacity(part.len());
+                    for deal in part {
+                        let mut state = State::new(config.clone());
+                        state.deal_hands(deal.hands, deal.bottom).expect("a generated deal is valid");
+                        play_out(&mut state, &mut Everyone(a.as_mut()), |_, _, _, _| {});
+                        let points = state.returns()[0] as f32;
+                        out.push(Outcome {
+                            hand: deal.hands[0].counts(),
+                            bottom: deal.bottom.counts(),
+                            won: points > 0.0,
+                            points,
+                        });
+                        progress.inc(1);
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a game thread panicked")).collect()
+    });
+    let mut all = Vec::with_capacity(games);
+    for r in results {
+        all.extend(r?);
+    }
+    Ok(all)
+}
+
+/// Predicted against observed in one tenth of the held-out hands (sorted by prediction).
+#[derive(Clone, Debug, Serialize)]
+pub struct Decile {
+    pub predicted: f64,
+    pub observed: f64,
+    pub hands: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HandsReport {
+    pub config: HandsConfig,
+    pub agent: String,
+    pub train_hands: usize,
+    pub val_hands: usize,
+    /// The best loss on the early-stopping hands.
+    pub final_loss: f64,
+    /// Brier score of the predicted win chance on held-out hands, and of always predicting the
+    /// training win rate.
+    pub brier: f64,
+    pub brier_constant: f64,
+    /// Mean absolute error of the predicted points on held-out hands.
+    pub points_mae: f64,
+    /// Calibration of the 17-card (bottom unknown) and 20-card (with the bottom) predictions.
+    pub deciles_17: Vec<Decile>,
+    pub deciles_20: Vec<Decile>,
+    pub model: PathBuf,
+}
+
+/// Features and labels of outcomes: each gives a 17-card row and a 20-card row.
+fn rows(outcomes: &[Outcome]) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let mut features = vec![0.0; outcomes.len() * 2 * HAND_DIM];
+    let (mut wins, mut points) = (Vec::new(), Vec::new());
+    for (i, o) in outcomes.iter().enumerate() {
+        encode_hand(o.hand, None, &mut features[2 * i * HAND_DIM..(2 * i + 1) * HAND_DIM]);
+        encode_hand(
+            o.hand.plus(o.bottom),
+            Some(o.bottom),
+            &mut features[(2 * i + 1) * HAND_DIM..(2 * i + 2) * HAND_DIM],
+        );
+        for _ in 0..2 {
+            wins.push(o.won as u8 as f32);
+            points.push(o.points);
+        }
+    }
+    (features, wins, points)
+}
+
+/// Trains the evaluator on `outcomes` (the last `val_share` held out) and writes
+/// `out/model.safetensors`, `out/calibration.csv` and `out/report.json`.
+pub fn train(outcomes: &[Outcome], agent: &str, cfg: &HandsConfig, out: &Path) -> Result<HandsReport, HandsError> {
+    let n_val = ((outcomes.len() as f64) * cfg.val_share).round() as usize;
+    if outcomes.len() < 10 || n_val == 0 || n_val >= outcomes.len() || cfg.epochs == 0 || cfg.batch_size == 0 {
+        return Err(HandsError::Invalid(format!(
+            "{} games with val_share {}, {} epochs and batch {}: need at least 10 games, some held out, epochs and batch at least 1",
+            outcomes.len(),
+            cfg.val_share,
+            cfg.epochs,
+            cfg.batch_size
+        )));
+    }
+    let io = |e: std::io::Error| HandsError::Io { path: out.to_path_buf(), reason: e.to_string() };
+    std::fs::create_dir_all(out).map_err(io)?;
+    let (train_set, val_set) = outcomes.split_at(outcomes.len() - n_val);
+    // Early stopping watches the last tenth of the training deals, not the calibration deals.
+    let (fit_set, stop_set) = train_set.split_at(train_set.len() - (train_set.len() / 10).max(1));
+    let mut trainer = HandTrainer::new(cfg.seed, cfg.lr);
+    let mut best = HandNet::cpu(cfg.seed);
+    let final_loss = fit(&mut trainer, &mut best, fit_set, stop_set, cfg);
+    let model = out.join("model.safetensors");
+    best.save(&model)?;
+    let (_, wins, _) = rows(train_set);
+    let base_rate = wins.iter().sum::<f32>() as f64 / wins.len() as f64;
+    let report = measure(&best, val_set, base_rate, cfg, agent, train_set.len() * 2, final_loss, model);
+    write_calibration(&report, &out.join("calibration.csv")).map_err(io)?;
+    let json = serde_json::to_string_pretty(&report).expect("a report serialises");
+    std::fs::write(out.join("report.json"), json).map_err(io)?;
+    Ok(report)
+}
+
+/// Epochs of shuffled batches until the loss on `stop` has not improved for three epochs (or
+/// `cfg.epochs` pass); `best` holds the weights of the best epoch. Returns that loss.
+fn fit(trainer: &mut HandTrainer, best: &mut HandNet, fit: &[Outcome], stop: &[Outcome], cfg: &HandsConfig) -> f64 {
+    let (features, wins, points) = rows(fit);
+    let (stop_f, stop_w, stop_p) = rows(stop);
+    let mut rng = SmallRng::seed_from_u64(cfg.seed);
+    let mut order: Vec<usize> = (0..wins.len()).collect();
+    let (mut best_loss, mut stale) = (f64::INFINITY, 0);
+    let (mut bf, mut bw, mut bp) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..cfg.epochs {
+        order.shuffle(&mut rng);
+        for batch in order.chunks(cfg.batch_size) {
+            bf.clear();
+            bw.clear();
+            bp.clear();
+            for &i in batch {
+                bf.extend_from_slice(&features[i * HAND_DIM..(i + 1) * HAND_DIM]);
+                bw.push(wins[i]);
+                bp.push(points[i]);
+            }
+            trainer.step(&bf, &bw, &bp);
+        }
+        let loss = trainer.loss(&stop_f, &stop_w, &stop_p);
+        if loss < best_loss {
+            (best_loss, stale) = (loss, 0);
+            trainer.keep(best);
+        } else {
+            stale += 1;
+            if stale == 3 {
+                break;
+            }
+        }
+    }
+    best_loss
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    net: &HandNet,
+    val: &[Outcome],
+    base_rate: f64,
+    cfg: &HandsConfig,
+    agent: &str,
+    train_hands: usize,
+    final_loss: f64,
+    model: PathBuf,
+) -> HandsReport {
+    let (features, wins, points) = rows(val);
+    let predicted = net.predict(&features);
+    let n = wins.len() as f64;
+    let brier = predicted.iter().zip(&wins).map(|(p, &w)| (p.win as f64 - w as f64).powi(2)).sum::<f64>() / n;
+    let brier_constant = wins.iter().map(|&w| (base_rate - w as f64).powi(2)).sum::<f64>() / n;
+    let points_mae = predicted.iter().zip(&points).map(|(p, &t)| (p.points as f64 - t as f64).abs()).sum::<f64>() / n;
+    let pairs = |variant: usize| -> Vec<(f64, f64)> {
+        (variant..wins.len()).step_by(2).map(|i| (predicted[i].win as f64, wins[i] as f64)).collect()
+    };
+    HandsReport {
+        config: cfg.clone(),
+        agent: agent.to_string(),
+        train_hands,
+        val_hands: wins.len(),
+        final_loss,
+        brier,
+        brier_constant,
+        points_mae,
+        deciles_17: deciles(pairs(0)),
+        deciles_20: deciles(pairs(1)),
+        model,
+    }
+}
+
+/// Sorts (predicted, observed) pairs by prediction and averages each tenth.
+pub fn deciles(mut pairs: Vec<(f64, f64)>) -> Vec<Decile> {
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = pairs.len();
+    (0..10)
+        .map(|k| &pairs[k * n / 10..(k + 1) * n / 10])
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let m = part.len() as f64;
+            Decile {
+                predicted: part.iter().map(|p| p.0).sum::<f64>() / m,
+                observed: part.iter().map(|p| p.1).sum::<f64>() / m,
+                hands: part.len(),
+            }
+        })
+        .collect()
+}
+
+/// Renders `out/calibration.csv` to `out/calibration.png` (the venv's matplotlib).
+pub fn plot(out: &Path) -> Result<PathBuf, HandsError> {
+    let (csv, png) = (out.join("calibration.csv"), out.join("calibration.png"));
+    crate::run::run_plot_script("plot_calibration.py", &[csv.as_os_str(), png.as_os_str()])
+        .map_err(|reason| HandsError::Io { path: png.clone(), reason })?;
+    Ok(png)
+}
+
+fn write_calibration(report: &HandsReport, path: &Path) -> std::io::Result<()> {
+    let mut text = String::from("hand,decile,predicted,observed,hands\n");
+    for (name, ds) in [("17", &report.deciles_17), ("20", &report.deciles_20)] {
+        for (k, d) in ds.iter().enumerate() {
+            text += &format!("{name},{},{:.4},{:.4},{}\n", k + 1, d.predicted, d.observed, d.hands);
+        }
+    }
+    crate::run::write_atomically(path, &text).map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deciles_split_and_average() {
+        let pairs: Vec<(f64, f64)> = (0..100).map(|i| (i as f64 / 100.0, (i % 2) as f64)).collect();
+        let d = deciles(pairs);
+        assert_eq!(d.len(), 10);
+        assert!(d.iter().all(|x| x.hands == 10));
+        assert!((d[0].predicted - 0.045).abs() < 1e-9 && (d[9].observed - 0.5).abs() < 1e-9);
+    }
+}
