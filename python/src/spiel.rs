@@ -41,12 +41,12 @@ fn scoring_name(s: Scoring) -> &'static str {
 
 #[pymethods]
 impl Game {
-    /// `Game(bidding=False, scoring="win_loss", spring=True, landlord_seat=0)`. `scoring` is
-    /// `"win_loss"` (±1) or `"points"` (the bid × 2 per bomb or rocket × 2 for a spring, the
-    /// landlord's amount doubled).
+    /// `Game(bidding=False, scoring="win_loss", spring=True, landlord_seat=0, first_bidder=0)`.
+    /// `scoring` is `"win_loss"` (±1) or `"points"` (the bid × 2 per bomb or rocket × 2 for a
+    /// spring, the landlord's amount doubled); `first_bidder` is the seat that bids first.
     #[new]
-    #[pyo3(signature = (bidding=false, scoring="win_loss", spring=true, landlord_seat=0))]
-    fn new(bidding: bool, scoring: &str, spring: bool, landlord_seat: i64) -> PyResult<Game> {
+    #[pyo3(signature = (bidding=false, scoring="win_loss", spring=true, landlord_seat=0, first_bidder=0))]
+    fn new(bidding: bool, scoring: &str, spring: bool, landlord_seat: i64, first_bidder: i64) -> PyResult<Game> {
         let scoring = match scoring {
             "win_loss" => Scoring::WinLoss,
             "points" | "score" => Scoring::Score,
@@ -55,7 +55,11 @@ impl Game {
         if !(0..3).contains(&landlord_seat) {
             return Err(value_error(format!("landlord_seat {landlord_seat}: use 0, 1 or 2")));
         }
-        let config = GameConfig { bidding, landlord_seat: landlord_seat as u8, scoring, spring, first_bidder: 0 };
+        if !(0..3).contains(&first_bidder) {
+            return Err(value_error(format!("first_bidder {first_bidder}: use 0, 1 or 2")));
+        }
+        let (landlord_seat, first_bidder) = (landlord_seat as u8, first_bidder as u8);
+        let config = GameConfig { bidding, landlord_seat, scoring, spring, first_bidder };
         Ok(Game { config })
     }
     fn num_players(&self) -> usize {
@@ -106,6 +110,7 @@ impl Game {
         d.set_item("scoring", scoring_name(self.config.scoring))?;
         d.set_item("spring", self.config.spring)?;
         d.set_item("landlord_seat", self.config.landlord_seat)?;
+        d.set_item("first_bidder", self.config.first_bidder)?;
         Ok(d)
     }
     /// The state that `State.serialize` wrote (its rules are in the text).
@@ -122,11 +127,12 @@ impl Game {
         let c = &self.config;
         let cap = |b: bool| if b { "True" } else { "False" };
         format!(
-            "Game(bidding={}, scoring='{}', spring={}, landlord_seat={})",
+            "Game(bidding={}, scoring='{}', spring={}, landlord_seat={}, first_bidder={})",
             cap(c.bidding),
             scoring_name(c.scoring),
             cap(c.spring),
-            c.landlord_seat
+            c.landlord_seat,
+            c.first_bidder
         )
     }
 }

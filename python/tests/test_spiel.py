@@ -18,7 +18,7 @@ GAMES = [
     ddz.Game(),
     ddz.Game(bidding=True),
     ddz.Game(scoring="points"),
-    ddz.Game(bidding=True, scoring="points", spring=False),
+    ddz.Game(bidding=True, scoring="points", spring=False, first_bidder=2),
 ]
 
 

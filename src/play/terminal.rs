@@ -131,6 +131,7 @@ fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Scre
             }
             Ok(())
         }
+        "hint" if session.bidding() => writeln!(out, "No hint while bidding: the network plays, the bids are yours."),
         "hint" => match session.hints() {
             Some(hints) => {
                 let shown: Vec<String> = hints.iter().map(|(p, q)| format!("{p} (Q {q:+.2})")).collect();
