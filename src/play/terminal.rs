@@ -85,8 +85,10 @@ pub fn run(
             return Ok(Ending::Finished(path));
         }
         show_turn(session, out, screen)?;
-        let mut line = String::new();
-        let entry = if input.read_line(&mut line)? == 0 { "quit" } else { line.trim() };
+        // Bytes that are not UTF-8 become an entry that is refused with its reason, not an error.
+        let mut bytes = Vec::new();
+        let line = if input.read_until(b'\n', &mut bytes)? == 0 { None } else { Some(String::from_utf8_lossy(&bytes)) };
+        let entry = line.as_deref().map_or("quit", str::trim);
         if !screen.interactive {
             writeln!(out, "{entry}")?;
         }
