@@ -11,7 +11,9 @@
 //! 52 = black joker, 53 = red joker); a request `{"own":[…],"history":[[…],[…]],"publiccard":[…]}`
 //! (the plays of the two players before us, `[]` for a pass) → `{"response":[ids]}` (`[]` to
 //! pass) followed by the keep-running line. The first input may be the full
-//! `{"requests":[…],"responses":[…]}` form; later ones are single requests.
+//! `{"requests":[…],"responses":[…]}` form; later ones are single requests. The bidding version
+//! (FightTheLandlord2) starts with a bid request `{"own":[…17 ids],"bid":[…earlier bids]}` →
+//! `{"response":n}`, and its first play request adds `landlord`, `pos` and `finalbid`.
 
 use crate::agents::{Agent, decide};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
@@ -289,13 +291,35 @@ pub struct BotzoneSession {
     /// Each turn's two previous plays, and our answers.
     turns: Vec<[Vec<u32>; 2]>,
     answers: Vec<Vec<u32>>,
+    /// The bidding version (FightTheLandlord2): our role from `landlord` and `pos`.
+    role: Option<Role>,
 }
 
+/// A request of either version. A bid request (the bidding version) has `own` and `bid` (the
+/// bids before ours); a play request has `history`, and the first one `own` and `publiccard`
+/// (and, in the bidding version, `landlord`, `pos` and `finalbid`).
 #[derive(Deserialize)]
 struct BotzoneRequest {
-    own: Vec<u32>,
-    history: [Vec<u32>; 2],
-    publiccard: Vec<u32>,
+    #[serde(default)]
+    own: Option<Vec<u32>>,
+    #[serde(default)]
+    history: Option<[Vec<u32>; 2]>,
+    #[serde(default)]
+    publiccard: Option<Vec<u32>>,
+    #[serde(default)]
+    bid: Option<Vec<u8>>,
+    #[serde(default)]
+    landlord: Option<u8>,
+    #[serde(default)]
+    pos: Option<u8>,
+    #[serde(default)]
+    finalbid: Option<u8>,
+}
+
+impl BotzoneRequest {
+    fn is_bid(&self) -> bool {
+        self.bid.is_some() && self.history.is_none()
+    }
 }
 
 fn ids_to_counts(ids: &[u32]) -> Result<Counts, String> {
@@ -308,9 +332,12 @@ fn ids_to_counts(ids: &[u32]) -> Result<Counts, String> {
 }
 
 impl BotzoneSession {
-    /// Our role, from the first request: the landlord opens with no history; landlord_down sees
-    /// only the landlord's play; landlord_up sees two.
+    /// Our role: as the bidding version says, or from the first request (the landlord opens
+    /// with no history; landlord_down sees only the landlord's play; landlord_up sees two).
     fn role(&self) -> Role {
+        if let Some(role) = self.role {
+            return role;
+        }
         match &self.turns[0] {
             [a, b] if a.is_empty() && b.is_empty() => Role::Landlord,
             [a, _] if a.is_empty() => Role::LandlordDown,
@@ -327,6 +354,16 @@ impl BotzoneSession {
             *self = before;
         }
         answer
+    }
+
+    /// Answers a line of either version: `{"response": bid}` to a bid request, `{"response": [ids]}`
+    /// to a play request.
+    pub fn respond(&mut self, agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
+        if let Some(bid) = botzone_bid_request(line)? {
+            let (own, bids) = bid;
+            return answer_botzone_bid(agent, &own, &bids).map(serde_json::Value::from);
+        }
+        self.answer(agent, line).map(serde_json::Value::from)
     }
 
     fn answer_request(&mut self, agent: &mut dyn Agent, line: &str) -> Result<Vec<u32>, BotError> {
@@ -362,22 +399,45 @@ impl BotzoneSession {
         if let Some(requests) = value.get("requests") {
             let requests: Vec<BotzoneRequest> =
                 serde_json::from_value(requests.clone()).map_err(|e| bad("requests: ", e))?;
-            let responses: Vec<Vec<u32>> = match value.get("responses") {
+            let responses: Vec<serde_json::Value> = match value.get("responses") {
                 Some(r) => serde_json::from_value(r.clone()).map_err(|e| bad("responses: ", e))?,
                 None => Vec::new(),
             };
-            let first = requests.first().ok_or_else(|| BotError::BadRequest("requests is empty".into()))?;
-            *self = BotzoneSession { own: first.own.clone(), public: first.publiccard.clone(), ..Default::default() };
-            self.turns = requests.into_iter().map(|r| r.history).collect();
-            self.answers = responses;
+            // The bidding version's bid request and its answer come first; the play turns follow.
+            let skip = requests.iter().take_while(|r| r.is_bid()).count();
+            *self = BotzoneSession::default();
+            for req in requests.into_iter().skip(skip) {
+                self.take_play(req)?;
+            }
+            self.answers = responses
+                .into_iter()
+                .skip(skip)
+                .map(|r| serde_json::from_value(r).map_err(|e| bad("responses: ", e)))
+                .collect::<Result<_, _>>()?;
         } else {
             let req: BotzoneRequest = serde_json::from_value(value).map_err(|e| bad("request: ", e))?;
-            if self.turns.is_empty() {
-                self.own = req.own.clone();
-                self.public = req.publiccard.clone();
-            }
-            self.turns.push(req.history);
+            self.take_play(req)?;
         }
+        Ok(())
+    }
+
+    /// A play request: the first one sets our cards (and role, in the bidding version).
+    fn take_play(&mut self, req: BotzoneRequest) -> Result<(), BotError> {
+        let history = req.history.ok_or_else(|| BotError::BadRequest("request: missing field `history`".into()))?;
+        if self.turns.is_empty() {
+            let missing = |f: &str| BotError::BadRequest(format!("request: the first play request needs `{f}`"));
+            self.own = req.own.ok_or_else(|| missing("own"))?;
+            self.public = req.publiccard.ok_or_else(|| missing("publiccard"))?;
+            self.role = match (req.landlord, req.pos) {
+                (Some(l), Some(p)) if l < 3 && p < 3 => Some(Role::ALL[((p + 3 - l) % 3) as usize]),
+                (None, None) => None,
+                _ => return Err(field("landlord", "landlord and pos must both be given, each 0, 1 or 2".into())),
+            };
+            if let Some(b) = req.finalbid.filter(|b| !(1..=3).contains(b)) {
+                return Err(field("finalbid", format!("{b} is not 1, 2 or 3")));
+            }
+        }
+        self.turns.push(history);
         Ok(())
     }
 
@@ -421,6 +481,36 @@ impl BotzoneSession {
     }
 }
 
+/// Our 17 card ids and the bids before ours.
+type BidRequestIds = (Vec<u32>, Vec<u8>);
+
+/// A Botzone bid request's cards and earlier bids, if the line is one (a single request with `bid`
+/// and no `history`, or a full form whose last request is).
+fn botzone_bid_request(line: &str) -> Result<Option<BidRequestIds>, BotError> {
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    let last = match value.get("requests") {
+        Some(requests) => requests.as_array().and_then(|r| r.last()).cloned().unwrap_or_default(),
+        None => value,
+    };
+    match serde_json::from_value::<BotzoneRequest>(last) {
+        Ok(req) if req.is_bid() => {
+            let own = req.own.ok_or_else(|| BotError::BadRequest("a bid request needs `own`".into()))?;
+            Ok(Some((own, req.bid.unwrap_or_default())))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The agent's bid on its 17 cards after the `bids` before it.
+fn answer_botzone_bid(agent: &mut dyn Agent, own: &[u32], bids: &[u8]) -> Result<u8, BotError> {
+    let hand = ids_to_counts(own).map_err(|e| field("own", e))?;
+    let request = serde_json::json!({ "seat_index": bids.len(), "hand": hand.to_string(), "bids": bids });
+    if bids.len() > 2 {
+        return Err(field("bid", format!("{} bids before ours: at most 2", bids.len())));
+    }
+    answer_bid(agent, &request.to_string())
+}
+
 fn field(name: &str, reason: String) -> BotError {
     BotError::Field { field: name.into(), reason }
 }
@@ -444,7 +534,7 @@ pub fn serve(
         Protocol::Botzone => {
             let mut session = BotzoneSession::default();
             serve_json_lines(input, output, Some(KEEP_RUNNING), |line| {
-                session.answer(agent, line).map(|ids| serde_json::json!({ "response": ids }))
+                session.respond(agent, line).map(|answer| serde_json::json!({ "response": answer }))
             })
         }
     }
@@ -467,6 +557,37 @@ mod tests {
         let over = r#"{"seat_index":1,"hand":"33445566899JJQKKA","bids":[3]}"#;
         let e = answer_native_json(&mut agent, over).unwrap_err().to_string();
         assert!(e.contains("already over") || e.contains("phase Play"), "{e}");
+    }
+
+    #[test]
+    fn the_botzone_bidding_version_bids_then_plays_its_role() {
+        let mut agent = RuleAgent::new();
+        let deal = &crate::game::generate_deals(1, 6)[0];
+        let ids = |set: CardSet| set.iter().map(|c| c.id() as u32).collect::<Vec<u32>>();
+        let strong: Vec<u32> = CardSet::parse("BR22223456789TJQK").unwrap().iter().map(|c| c.id() as u32).collect();
+        let mut session = BotzoneSession::default();
+        let bid = serde_json::json!({"own": strong, "bid": [1]}).to_string();
+        assert_eq!(session.respond(&mut agent, &bid).unwrap(), serde_json::json!(3));
+        // We sit at pos 0 and seat 1 is the landlord: we play right before it (landlord_up), after
+        // the landlord and landlord_down. The landlord led its lowest card; landlord_down passed.
+        let landlord = deal.hands[1].union(deal.bottom);
+        let lowest = landlord.iter().next().unwrap();
+        let first = serde_json::json!({
+            "own": ids(deal.hands[0]), "publiccard": ids(deal.bottom), "landlord": 1, "pos": 0, "finalbid": 2,
+            "history": [[lowest.id()], []]
+        });
+        let full = serde_json::json!({"requests": [{"own": ids(deal.hands[0]), "bid": []}, first], "responses": [2]});
+        let mut session = BotzoneSession::default();
+        let answer = session.respond(&mut agent, &full.to_string()).unwrap();
+        let played: Vec<u32> = serde_json::from_value(answer).unwrap();
+        assert!(played.iter().all(|id| ids(deal.hands[0]).contains(id)), "{played:?}");
+        assert_eq!(session.role(), Role::LandlordUp);
+        let bad = serde_json::json!({"requests": [{"own": ids(deal.hands[0]), "bid": []},
+            {"own": ids(deal.hands[0]), "publiccard": ids(deal.bottom), "landlord": 1, "history": [[], []]}],
+            "responses": [0]});
+        assert!(
+            BotzoneSession::default().respond(&mut agent, &bad.to_string()).unwrap_err().to_string().contains("pos")
+        );
     }
 
     #[test]
