@@ -35,6 +35,9 @@ pub enum EvalError {
     Plot(String),
 }
 
+/// The rules of fixed-landlord evaluation, as reports state them.
+pub const RULES: &str = "no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb or rocket, no spring doubling, landlord twice";
+
 /// The outcome of one game from the landlord's side.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct GameOutcome {
@@ -90,6 +93,8 @@ pub struct SeatingResult {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchReport {
+    /// The rules the games were played under.
+    pub rules: &'static str,
     pub a: String,
     pub b: String,
     pub deals: usize,
@@ -160,6 +165,7 @@ pub fn evaluate(
     let all: Vec<(GameOutcome, bool)> = landlord.iter().chain(&farmers).copied().collect();
     let seconds = start.elapsed().as_secs_f64();
     Ok(MatchReport {
+        rules: RULES,
         a: a.to_string(),
         b: b.to_string(),
         deals: deals.len(),
@@ -208,12 +214,13 @@ impl MatchReport {
             format!("| {name} | {} | {} | {} | {} |\n", r.games, r.wp, r.adp, r.illegal_plays)
         };
         format!(
-            "**{}** vs **{}** on {} deals ({:.1} s, {:.0} games/s)\n\n| seating (A = {}) | games | WP of A (95% CI) | ADP of A (95% CI) | illegal plays |\n|---|---:|---:|---:|---:|\n{}{}{}",
+            "**{}** vs **{}** on {} deals ({:.1} s, {:.0} games/s). Rules: {}.\n\n| seating (A = {}) | games | WP of A (95% CI) | ADP of A (95% CI) | illegal plays |\n|---|---:|---:|---:|---:|\n{}{}{}",
             self.a,
             self.b,
             self.deals,
             self.seconds,
             self.games_per_s,
+            self.rules,
             self.a,
             row("A landlord, B farmers", &self.a_as_landlord),
             row("B landlord, A farmers", &self.a_as_farmers),
