@@ -211,6 +211,9 @@ struct EvalArgs {
     /// With --bidding: who bids for B.
     #[arg(long, default_value = "rule", requires = "bidding")]
     bidder_b: ddz::agents::bidder::BidderSpec,
+    /// With --bidding: when every seat passes, deal again (redeal) or count a drawn game (draw).
+    #[arg(long, value_enum, default_value = "redeal", requires = "bidding")]
+    all_pass: ddz::eval::bidding::AllPass,
     /// Threads; default: all cores. Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
@@ -678,7 +681,7 @@ fn eval(args: EvalArgs) -> Result<()> {
         let progress = ddz::eval::progress_bar(6 * deals.len() as u64);
         use ddz::eval::bidding::{Bidding, evaluate_bidding};
         let (a, b) = (Bidding { agent: a, bidder: &args.bidder_a }, Bidding { agent: b, bidder: &args.bidder_b });
-        let report = evaluate_bidding(&a, &b, &deals, &progress)?;
+        let report = evaluate_bidding(&a, &b, &deals, args.all_pass, &progress)?;
         progress.finish_and_clear();
         (report.illegal, report.markdown(), serde_json::to_value(&report)?)
     } else {

@@ -1,7 +1,9 @@
 //! Evaluation with bidding (`ddz eval --bidding`): the whole game, the landlord chosen by the
 //! bids. On every deal each agent plays one seat against two copies of the other, in each of
 //! the three seats in turn, so it bids first, second and third: six games a deal. Seat 0 bids
-//! first; an all-pass deal is a drawn game (zero points) and counted as such.
+//! first. When every seat passes, the cards are dealt again (`AllPass::Redeal`, the default, as
+//! in most rooms: the k-th redeal of deal d comes from a seed of (d, k), up to 16 times) or the
+//! game is drawn with zero points (`AllPass::Draw`).
 //!
 //! Rules of every game here: 1–2–3 bidding, points = the winning bid × 2 per bomb or rocket ×
 //! 2 for a spring or anti-spring; the landlord wins or loses twice a farmer's amount.
@@ -13,8 +15,29 @@ use crate::game::{Deal, GameConfig, Scoring, State};
 use indicatif::ProgressBar;
 use serde::Serialize;
 
+/// What happens when every seat passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum AllPass {
+    /// Deal again (at most [`MAX_REDEALS`] times, then the game is drawn).
+    Redeal,
+    /// A drawn game: zero points.
+    Draw,
+}
+
+/// Redeals of one game before it counts as drawn.
+pub const MAX_REDEALS: u32 = 16;
+
 /// The rules the report states.
-pub const RULES: &str = "bidding 1-2-3 (seat 0 first, all pass = drawn game), points: bid × 2 per bomb or rocket × 2 for a spring, landlord twice";
+pub fn rules(all_pass: AllPass) -> String {
+    let passes = match all_pass {
+        AllPass::Redeal => "all pass = dealt again",
+        AllPass::Draw => "all pass = drawn game",
+    };
+    format!(
+        "bidding 1-2-3 (seat 0 first, {passes}), points: bid × 2 per bomb or rocket × 2 for a spring, landlord twice"
+    )
+}
 
 /// One agent's results over the games it played alone against two copies of the other.
 #[derive(Clone, Debug, Serialize)]
@@ -33,10 +56,13 @@ pub struct BiddingSide {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct BiddingReport {
-    pub rules: &'static str,
+    pub rules: String,
+    pub all_pass: AllPass,
     pub deals: usize,
-    /// Share of the games in which every seat passed.
+    /// Share of the games that ended drawn because every seat passed.
     pub all_pass_share: f64,
+    /// Redeals per game (with `AllPass::Redeal`).
+    pub redeals_per_game: f64,
     pub a: BiddingSide,
     pub b: BiddingSide,
     /// A's average points minus B's, deal by deal (each deal's three games of each), with its CI.
@@ -63,22 +89,42 @@ struct Outcome {
     points: f64,
     contested: bool,
     landlord: bool,
+    redeals: u32,
 }
 
-fn play(deal: &Deal, seat: u8, lone: &mut dyn Agent, field: &mut dyn Agent, seed: u64) -> (Outcome, u32) {
+/// One game of deal `k` (and its redeals) with `lone` in `seat`.
+fn play(
+    k: usize,
+    deal: &Deal,
+    seat: u8,
+    agents: (&mut dyn Agent, &mut dyn Agent),
+    all_pass: AllPass,
+) -> (Outcome, u32) {
+    let (lone, field) = agents;
     let config = GameConfig { bidding: true, scoring: Scoring::Score, spring: true, ..GameConfig::default() };
-    let mut state = State::new(config);
-    state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
-    lone.reset(seed);
-    field.reset(seed ^ 0x5eed);
-    let illegal = play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _, _| {});
-    let landlord = state.landlord();
-    let outcome = Outcome {
-        points: state.returns()[seat as usize],
-        contested: landlord.is_some(),
-        landlord: landlord == Some(seat),
-    };
-    (outcome, illegal)
+    let (mut illegal, mut redeals) = (0, 0);
+    let mut this = deal.clone();
+    loop {
+        let mut state = State::new(config.clone());
+        state.deal_hands(this.hands, this.bottom).expect("a checked deal is valid");
+        let seed = (k as u64) * 8 + seat as u64 + 1024 * redeals as u64;
+        lone.reset(seed);
+        field.reset(seed ^ 0x5eed);
+        illegal += play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _, _| {});
+        let landlord = state.landlord();
+        if landlord.is_none() && all_pass == AllPass::Redeal && redeals < MAX_REDEALS {
+            redeals += 1;
+            this = crate::game::generate_deals(1, ((k as u64) << 8 | redeals as u64) ^ 0xDEA1).remove(0);
+            continue;
+        }
+        let outcome = Outcome {
+            points: state.returns()[seat as usize],
+            contested: landlord.is_some(),
+            landlord: landlord == Some(seat),
+            redeals,
+        };
+        return (outcome, illegal);
+    }
 }
 
 fn share(part: usize, whole: usize) -> f64 {
@@ -125,6 +171,7 @@ pub fn evaluate_bidding(
     a: &Bidding,
     b: &Bidding,
     deals: &[Deal],
+    all_pass: AllPass,
     progress: &ProgressBar,
 ) -> Result<BiddingReport, EvalError> {
     if deals.is_empty() {
@@ -136,9 +183,8 @@ pub fn evaluate_bidding(
     for (k, deal) in deals.iter().enumerate() {
         let (mut sum_a, mut sum_b) = (0.0, 0.0);
         for seat in 0..3u8 {
-            let seed = (k as u64) * 8 + seat as u64;
-            let (oa, ia) = play(deal, seat, agent_a.as_mut(), agent_b.as_mut(), seed);
-            let (ob, ib) = play(deal, seat, agent_b.as_mut(), agent_a.as_mut(), seed);
+            let (oa, ia) = play(k, deal, seat, (agent_a.as_mut(), agent_b.as_mut()), all_pass);
+            let (ob, ib) = play(k, deal, seat, (agent_b.as_mut(), agent_a.as_mut()), all_pass);
             illegal += ia + ib;
             (sum_a, sum_b) = (sum_a + oa.points, sum_b + ob.points);
             games_a.push(oa);
@@ -148,11 +194,15 @@ pub fn evaluate_bidding(
         diffs.push((sum_a - sum_b) / 3.0);
     }
     let all = games_a.iter().chain(&games_b);
-    let all_pass = all.clone().filter(|g| !g.contested).count();
+    let drawn = all.clone().filter(|g| !g.contested).count();
+    let redeals: u32 = all.clone().map(|g| g.redeals).sum();
+    let games = games_a.len() + games_b.len();
     Ok(BiddingReport {
-        rules: RULES,
+        rules: rules(all_pass),
+        all_pass,
         deals: deals.len(),
-        all_pass_share: share(all_pass, games_a.len() + games_b.len()),
+        all_pass_share: share(drawn, games),
+        redeals_per_game: redeals as f64 / games as f64,
         a: side(a.name(), &games_a),
         b: side(b.name(), &games_b),
         adp_a_minus_b: Estimate::of(&diffs),
@@ -179,7 +229,7 @@ impl BiddingReport {
             )
         };
         format!(
-            "With bidding on {} deals, each agent alone against two of the other in every seat ({} games each).\nRules: {}.\n\n| agent | games | ADP (95% CI) | WP | landlord share | WP as landlord | WP as farmer |\n|---|---:|---:|---:|---:|---:|---:|\n{}{}\nADP of A − ADP of B, deal by deal: {}; all-pass games: {:.1}%; illegal plays or bids: {}",
+            "With bidding on {} deals, each agent alone against two of the other in every seat ({} games each).\nRules: {}.\n\n| agent | games | ADP (95% CI) | WP | landlord share | WP as landlord | WP as farmer |\n|---|---:|---:|---:|---:|---:|---:|\n{}{}\nADP of A − ADP of B, deal by deal: {}; drawn (all passed): {:.1}% of games; redeals: {:.3} a game; illegal plays or bids: {}",
             self.deals,
             self.a.games,
             self.rules,
@@ -187,6 +237,7 @@ impl BiddingReport {
             row(&self.b),
             self.adp_a_minus_b,
             100.0 * self.all_pass_share,
+            self.redeals_per_game,
             self.illegal
         )
     }
@@ -201,11 +252,14 @@ mod tests {
         let deals = crate::game::generate_deals(40, 5);
         let rule = Bidding { agent: &AgentSpec::Rule, bidder: &BidderSpec::Rule };
         let random = Bidding { agent: &AgentSpec::Random, bidder: &BidderSpec::Rule };
-        let r = evaluate_bidding(&rule, &random, &deals, &ProgressBar::hidden()).unwrap();
+        let r = evaluate_bidding(&rule, &random, &deals, AllPass::Draw, &ProgressBar::hidden()).unwrap();
         assert_eq!((r.a.games, r.b.games, r.illegal), (120, 120, 0));
+        let redealt = evaluate_bidding(&rule, &random, &deals, AllPass::Redeal, &ProgressBar::hidden()).unwrap();
+        assert_eq!(redealt.all_pass_share, 0.0, "every deal everyone passed on was dealt again");
+        assert!(redealt.redeals_per_game > 0.0 && r.all_pass_share > 0.0);
         assert!(r.adp_a_minus_b.mean - r.adp_a_minus_b.ci95 > 0.0, "rule beats random: {}", r.markdown());
         assert!(r.a.landlord_share > 0.0 && r.a.landlord_share < 1.0);
         assert!(r.all_pass_share < 0.6);
-        assert!(r.markdown().contains("Rules: bidding 1-2-3"));
+        assert!(r.markdown().contains("Rules: bidding 1-2-3 (seat 0 first, all pass = drawn game)"));
     }
 }
