@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench_reference import random_game  # the same loop drives both State APIs
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_VENV = ROOT / ".venv-bench"
 REFERENCES = ["open_spiel==2.0.2", "rlcard==1.2.0", "numpy<2"]
@@ -44,31 +46,18 @@ def timed(seconds, one_game):
     return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed}
 
 
-def spiel_loop(state, rng):
-    """Chance nodes by their probabilities, then uniformly random legal actions."""
-    decisions = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(actions, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
-            decisions += 1
-    return decisions
-
-
 def worker_state_api(seconds, seed):
     import ddz
 
     game, rng = ddz.Game(bidding=True), random.Random(seed)
-    return timed(seconds, lambda: spiel_loop(game.new_initial_state(), rng))
+    return timed(seconds, lambda: random_game(game.new_initial_state(), rng))
 
 
 def worker_pyspiel(seconds, seed):
     import pyspiel
 
     game, rng = pyspiel.load_game("dou_dizhu"), random.Random(seed)
-    return timed(seconds, lambda: spiel_loop(game.new_initial_state(), rng))
+    return timed(seconds, lambda: random_game(game.new_initial_state(), rng))
 
 
 def worker_state_api_features(seconds, seed):

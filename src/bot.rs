@@ -20,6 +20,7 @@ use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
 use crate::lines::serve_json_lines;
 use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
 use std::io::{BufRead, Write};
@@ -188,23 +189,24 @@ pub fn answer_native_json(agent: &mut dyn Agent, line: &str) -> Result<serde_jso
 /// (seeded by the request); the agent sees only its own.
 pub fn answer_bid(agent: &mut dyn Agent, line: &str) -> Result<u8, BotError> {
     let req: BidRequest = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
-    let field = |name: &str, reason: String| BotError::Field { field: name.into(), reason };
-    if req.seat_index > 2 {
-        return Err(field("seat_index", format!("{} is not 0, 1 or 2", req.seat_index)));
-    }
-    if req.bids.len() != req.seat_index as usize {
-        let n = req.bids.len();
-        return Err(field(
-            "bids",
-            format!("{n} bids so far, but seat {} bids after {} of them", req.seat_index, req.seat_index),
-        ));
-    }
     let hand = Counts::parse(&req.hand).map_err(|e| field("hand", e.to_string()))?;
+    bid_for(agent, req.seat_index, hand, &req.bids, seed_of(line))
+}
+
+/// The agent's bid in seat `seat_index` of the bidding order with `hand`, after `bids`.
+fn bid_for(agent: &mut dyn Agent, seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<u8, BotError> {
+    if seat_index > 2 {
+        return Err(field("seat_index", format!("{seat_index} is not 0, 1 or 2")));
+    }
+    if bids.len() != seat_index as usize {
+        let n = bids.len();
+        return Err(field("bids", format!("{n} bids so far, but seat {seat_index} bids after {seat_index} of them")));
+    }
     if hand.len() != 17 {
         return Err(field("hand", format!("{} cards, not the 17 dealt", hand.len())));
     }
-    let mut state = bidding_state(req.seat_index, hand, seed_of(line))?;
-    for (k, &bid) in req.bids.iter().enumerate() {
+    let mut state = bidding_state(seat_index, hand, seed)?;
+    for (k, &bid) in bids.iter().enumerate() {
         state.apply_action(crate::game::Action::Bid(bid)).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
     }
     let legal = state.legal_bids_vec();
@@ -223,10 +225,7 @@ fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
         return Err(BotError::Impossible(format!("hand {hand} holds more of a rank than the deck")));
     }
     let mut pool: Vec<u8> = rest.iter().flat_map(|(r, n)| std::iter::repeat_n(r, n as usize)).collect();
-    let mut rng = SmallRng::seed_from_u64(seed);
-    for i in (1..pool.len()).rev() {
-        pool.swap(i, rng.random_range(0..=i));
-    }
+    pool.shuffle(&mut SmallRng::seed_from_u64(seed));
     let mut hands = [Counts::EMPTY; 3];
     hands[seat as usize] = hand;
     let mut cards = pool.into_iter();
@@ -361,7 +360,7 @@ impl BotzoneSession {
     pub fn respond(&mut self, agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
         if let Some(bid) = botzone_bid_request(line)? {
             let (own, bids) = bid;
-            return answer_botzone_bid(agent, &own, &bids).map(serde_json::Value::from);
+            return answer_botzone_bid(agent, &own, &bids, seed_of(line)).map(serde_json::Value::from);
         }
         self.answer(agent, line).map(serde_json::Value::from)
     }
@@ -502,13 +501,12 @@ fn botzone_bid_request(line: &str) -> Result<Option<BidRequestIds>, BotError> {
 }
 
 /// The agent's bid on its 17 cards after the `bids` before it.
-fn answer_botzone_bid(agent: &mut dyn Agent, own: &[u32], bids: &[u8]) -> Result<u8, BotError> {
+fn answer_botzone_bid(agent: &mut dyn Agent, own: &[u32], bids: &[u8], seed: u64) -> Result<u8, BotError> {
     let hand = ids_to_counts(own).map_err(|e| field("own", e))?;
-    let request = serde_json::json!({ "seat_index": bids.len(), "hand": hand.to_string(), "bids": bids });
     if bids.len() > 2 {
         return Err(field("bid", format!("{} bids before ours: at most 2", bids.len())));
     }
-    answer_bid(agent, &request.to_string())
+    bid_for(agent, bids.len() as u8, hand, bids, seed)
 }
 
 fn field(name: &str, reason: String) -> BotError {

@@ -3,7 +3,7 @@
 //! `ValueError` naming the action and the reason, and the state unchanged after an error.
 
 use ddz::encode::{STATE_DIM, information_state_tensor};
-use ddz::game::spiel::{self as sp, ActionIntError};
+use ddz::game::spiel as sp;
 use ddz::game::{Action, GameConfig, Scoring, State as Inner};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
@@ -18,10 +18,6 @@ pub const TERMINAL: i64 = -4;
 
 pub fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
-}
-
-fn int_error(e: ActionIntError) -> PyErr {
-    value_error(e)
 }
 
 /// The rules of a game: bidding on or off, how it is scored, and the fixed landlord without
@@ -118,7 +114,7 @@ impl Game {
         Inner::from_json(text).map(|inner| State { inner }).map_err(value_error)
     }
     fn action_to_string(&self, action: i64) -> PyResult<String> {
-        Action::from_int(action).map(Action::to_spiel_string).map_err(int_error)
+        Action::from_int(action).map(Action::to_spiel_string).map_err(value_error)
     }
     fn string_to_action(&self, text: &str) -> PyResult<u32> {
         Action::from_spiel_string(text).map(Action::to_int).map_err(value_error)
@@ -224,7 +220,7 @@ impl State {
     }
     /// Applies an action integer; an illegal one raises `ValueError` and changes nothing.
     fn apply_action(&mut self, action: i64) -> PyResult<()> {
-        let a = Action::from_int(action).map_err(int_error)?;
+        let a = Action::from_int(action).map_err(value_error)?;
         self.inner.apply_action(a).map_err(|e| value_error(format!("action {action} ({a}): {e}")))
     }
     /// The state after `action` (this one unchanged).
@@ -237,7 +233,7 @@ impl State {
     fn action_to_string(&self, player: i64, action: Option<i64>) -> PyResult<String> {
         // OpenSpiel takes (player, action); (action) alone is accepted too.
         let a = action.unwrap_or(player);
-        Action::from_int(a).map(Action::to_spiel_string).map_err(int_error)
+        Action::from_int(a).map(Action::to_spiel_string).map_err(value_error)
     }
     fn string_to_action(&self, text: &str) -> PyResult<u32> {
         Action::from_spiel_string(text).map(Action::to_int).map_err(value_error)

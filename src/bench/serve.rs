@@ -140,12 +140,10 @@ pub fn bench_serve(
     })
 }
 
-/// Lines in the log file and how many replay (a log is written when its game ends, so the file
+/// Games in the log file and how many replay (a log is written when its game ends, so the file
 /// is complete once every client has its result).
 fn count_logs(file: &Path) -> (usize, usize) {
-    let lines = std::fs::read_to_string(file).map(|t| t.lines().filter(|l| !l.trim().is_empty()).count()).unwrap_or(0);
-    let replayed = read_logs(file, true).map(|(good, _)| good.len()).unwrap_or(0);
-    (lines, replayed)
+    read_logs(file, true).map_or((0, 0), |(good, bad)| (good.len() + bad.len(), good.len()))
 }
 
 /// Serves on a free port of 127.0.0.1 from a background runtime; returns the base URL.

@@ -166,8 +166,7 @@ pub fn train(outcomes: &[Outcome], agent: &str, cfg: &HandsConfig, out: &Path) -
     let final_loss = fit(&mut trainer, &mut best, fit_set, stop_set, cfg);
     let model = out.join("model.safetensors");
     best.save(&model)?;
-    let (_, wins, _) = rows(train_set);
-    let base_rate = wins.iter().sum::<f32>() as f64 / wins.len() as f64;
+    let base_rate = train_set.iter().filter(|o| o.won).count() as f64 / train_set.len() as f64;
     let report = measure(&best, val_set, base_rate, cfg, agent, train_set.len() * 2, final_loss, model);
     write_calibration(&report, &out.join("calibration.csv")).map_err(io)?;
     let json = serde_json::to_string_pretty(&report).expect("a report serialises");

@@ -2,7 +2,7 @@
 //! landlord's chance of winning with it and its expected points (per unit of stake), trained
 //! on the outcomes of games played out by a play network.
 
-use super::weights::{WeightsError, check_safetensors_header};
+use super::weights::{WeightsError, check_safetensors_header, save_var_store};
 use crate::encode::HAND_DIM;
 use std::path::Path;
 use std::sync::Mutex;
@@ -58,10 +58,7 @@ impl HandNet {
 
     /// Writes the weights through a temporary file and a rename.
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        let err = |reason: String| WeightsError::Write { path: path.to_path_buf(), reason };
-        let tmp = path.with_file_name(format!(".hand-evaluator.tmp-{}.safetensors", std::process::id()));
-        self.vs.save(&tmp).map_err(|e| err(e.to_string()))?;
-        std::fs::rename(&tmp, path).map_err(|e| err(e.to_string()))
+        save_var_store(&self.vs, path)
     }
 
     /// Loads a hand evaluator written by [`HandNet::save`].

@@ -18,10 +18,15 @@ pub enum WeightsError {
 /// Writes the network's weights to `path` (a `.safetensors` file) through a temporary file and a
 /// rename, so a crash never leaves a half-written checkpoint under the final name.
 pub fn save_weights_file(net: &QNet, path: &Path) -> Result<(), WeightsError> {
+    save_var_store(&net.vs, path)
+}
+
+/// Writes any network's variables the same way (temporary file, then rename).
+pub(crate) fn save_var_store(vs: &tch::nn::VarStore, path: &Path) -> Result<(), WeightsError> {
     let err = |reason: String| WeightsError::Write { path: path.to_path_buf(), reason };
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("weights");
     let tmp = path.with_file_name(format!(".{stem}.tmp-{}.safetensors", std::process::id()));
-    net.vs.save(&tmp).map_err(|e| err(e.to_string()))?;
+    vs.save(&tmp).map_err(|e| err(e.to_string()))?;
     std::fs::rename(&tmp, path).map_err(|e| err(e.to_string()))
 }
 
