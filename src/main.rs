@@ -30,6 +30,11 @@ enum Command {
     /// snapshots, a learner fits Q(s, a) to the final reward. Stops at a budget or Ctrl-C (after a
     /// checkpoint); `--resume RUN_DIR` continues a run.
     Train(TrainArgs),
+    /// Play for a run whose learner reads games through Redis (`ddz train --broker URL`): actor
+    /// threads here take the run's config, weights and pool from Redis and append each finished
+    /// game to the run's stream, as in-process actors would. Start as many as you like, on any
+    /// machine that reaches Redis; they stop when the learner finishes, or at Ctrl-C.
+    Actor(ActorArgs),
     /// Evaluate agents on fixed deals, both seatings, with 95% confidence intervals; or every
     /// checkpoint of a run against random and rule (`--run`), as a curve and a PNG plot.
     Eval(Box<EvalArgs>),
@@ -226,6 +231,32 @@ struct EvalArgs {
 }
 
 #[derive(clap::Args)]
+struct ActorArgs {
+    /// Redis URL, as the learner was given it, e.g. redis://10.0.0.5:6379/.
+    #[arg(long, value_name = "URL")]
+    broker: String,
+    /// The run's name: the learner's --run (by default its run folder's name).
+    #[arg(long, value_name = "NAME")]
+    run: String,
+    /// Actor threads; 0 = one per core.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Refuse to play unless the learner's config agrees with this file on model, reward,
+    /// actors, pool, broker and seed (actors always play the learner's config).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Give up when no learner has published the run after this many seconds (0 = wait on).
+    #[arg(long, default_value_t = 0.0)]
+    wait_seconds: f64,
+    /// No progress line.
+    #[arg(long)]
+    quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
 struct TrainArgs {
     /// The configuration file (every key documented in configs/dmc.toml).
     #[arg(long, default_value = "configs/dmc.toml", conflicts_with = "resume")]
@@ -239,6 +270,14 @@ struct TrainArgs {
     /// With --init-from, keep the config's exploration instead of switching to softmax.
     #[arg(long)]
     keep_exploration: bool,
+    /// Learn from actor processes (`ddz actor`) through Redis at this URL, e.g.
+    /// redis://127.0.0.1:6379/; then no actors run here unless --actors N asks for some.
+    #[arg(long, value_name = "URL")]
+    broker: Option<String>,
+    /// The run's name in Redis (keys ddz:NAME:*), which actors join with `ddz actor --run NAME`
+    /// (default: the run folder's name).
+    #[arg(long, value_name = "NAME", requires = "broker")]
+    run: Option<String>,
     #[command(flatten)]
     overrides: Overrides,
 }
@@ -465,6 +504,7 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Info { json } => info(json),
         Command::Train(args) => train(args),
+        Command::Actor(args) => actor(args),
         Command::Eval(args) => eval(*args),
         Command::Replay { deal, agents, deals } => replay(deal, &agents, deals.as_deref()),
         Command::Bot { agent, protocol } => {
@@ -600,17 +640,25 @@ fn train(args: TrainArgs) -> Result<()> {
         );
     }
     let device = cfg.run.device.resolve()?;
+    let local_actors = if args.broker.is_some() { args.overrides.actors.unwrap_or(0) } else { cfg.actor_count() };
     eprintln!(
-        "training in {} on {device} with {} actor(s) × {} games in flight (libtorch {})",
+        "training in {} on {device} with {local_actors} actor(s) here × {} games in flight (libtorch {})",
         cfg.run.dir.display(),
-        cfg.actor_count(),
         cfg.actors.games_in_flight,
         runtime::LIBTORCH_VERSION
     );
     let mut evaluation = BackgroundEval::new(&cfg.run.dir, cfg.eval.deals);
     let resume = matches!(start, Start::Resume);
     let run_dir = cfg.run.dir.clone();
-    let trainer = Trainer::new(cfg, start, false)?;
+    let mut trainer = Trainer::new(cfg, start, false)?;
+    if let Some(url) = &args.broker {
+        let name = match &args.run {
+            Some(name) => name.clone(),
+            None => run_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "dmc".into()),
+        };
+        trainer = trainer.with_broker(url, &name, local_actors)?;
+        eprintln!("reading games from Redis at {url}: start actors with `ddz actor --broker {url} --run {name}`");
+    }
     if resume {
         let (step, frames, games, hours) = trainer.resumes_at();
         eprintln!(
@@ -640,6 +688,35 @@ fn train(args: TrainArgs) -> Result<()> {
         rate(s.win_rate_vs_pool_farmers),
         s.checkpoint.display()
     );
+    Ok(())
+}
+
+fn actor(args: ActorArgs) -> Result<()> {
+    let check = args.config.as_deref().map(TrainConfig::load).transpose()?;
+    let options = train::broker::remote::ActorOptions {
+        url: args.broker,
+        run: args.run,
+        threads: args.threads,
+        check,
+        wait_seconds: args.wait_seconds,
+        quiet: args.quiet,
+    };
+    let r = train::broker::remote::run_actors(&options)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        println!(
+            "{} games, {} frames sent ({:.0} bytes/frame) in {:.0} s, {:.0} s waiting for room in the stream; \
+             {} weights versions; stopped: {}",
+            r.games,
+            r.frames,
+            r.bytes as f64 / r.frames.max(1) as f64,
+            r.seconds,
+            r.waited_seconds,
+            r.versions,
+            r.stopped_by
+        );
+    }
     Ok(())
 }
 

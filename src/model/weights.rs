@@ -155,6 +155,47 @@ pub(crate) fn check_safetensors_header(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Published weights as safetensors bytes (f32 tensors; the version in the metadata), for
+/// actors in other processes.
+pub fn weights_to_bytes(weights: &super::Weights) -> Vec<u8> {
+    let raw: Vec<(String, Vec<usize>, Vec<u8>)> = weights
+        .tensors
+        .iter()
+        .map(|(name, shape, data)| {
+            let bytes = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+            (name.clone(), shape.iter().map(|&d| d as usize).collect(), bytes)
+        })
+        .collect();
+    let views = raw.iter().map(|(name, shape, bytes)| {
+        let view = safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes);
+        (name.as_str(), view.expect("a tensor's bytes match its shape"))
+    });
+    let meta = Some([("version".to_string(), weights.version.to_string())].into_iter().collect());
+    safetensors::serialize(views, &meta).expect("f32 tensors serialize")
+}
+
+/// The weights in safetensors bytes written by [`weights_to_bytes`]; the reason when they are not.
+pub fn weights_from_bytes(bytes: &[u8]) -> Result<super::Weights, String> {
+    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| format!("{e:?}"))?;
+    let version = meta
+        .metadata()
+        .as_ref()
+        .and_then(|m| m.get("version"))
+        .and_then(|v| v.parse().ok())
+        .ok_or("no version in the metadata")?;
+    let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| format!("{e:?}"))?;
+    let mut tensors = Vec::new();
+    for (name, view) in file.tensors() {
+        if view.dtype() != safetensors::Dtype::F32 {
+            return Err(format!("{name} is {:?}, not f32", view.dtype()));
+        }
+        let data = view.data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        tensors.push((name, view.shape().iter().map(|&d| d as i64).collect(), data));
+    }
+    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(super::Weights { version, tensors })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,6 +60,10 @@ pub struct GameMsg {
     /// The side that did not learn was the rule agent.
     pub vs_rule: bool,
     pub landlord_won: bool,
+    /// The version of the learner's weights the learning seats played with when it ended.
+    pub version: u64,
+    /// The game's index in the run (its deal seed is `game_seed(run seed, index)`).
+    pub index: u64,
 }
 
 /// Who plays the seats that do not learn.
@@ -81,6 +85,7 @@ pub fn game_seed(run_seed: u64, index: u64) -> u64 {
 
 /// A game in flight.
 struct Slot {
+    index: u64,
     state: State,
     learning: Learning,
     /// Unused when all seats learn.
@@ -238,7 +243,7 @@ impl Actor {
         } else {
             Opponent::Snapshot(self.opponent)
         };
-        Slot { state, learning, opponent, decisions: Vec::new(), plays: MoveList::new(), chosen: None }
+        Slot { index, state, learning, opponent, decisions: Vec::new(), plays: MoveList::new(), chosen: None }
     }
 
     /// Every game's current player chooses: forced plays and the rule agent's seats at once,
@@ -357,7 +362,7 @@ impl Actor {
         let landlord_won = done.state.winner() == done.state.landlord();
         let vs_rule = done.learning != Learning::AllSeats && done.opponent == Opponent::Rule;
         let frames = label(done.decisions, &done.state, &self.cfg.reward);
-        GameMsg { frames, learning: done.learning, vs_rule, landlord_won }
+        GameMsg { frames, learning: done.learning, vs_rule, landlord_won, version: self.version, index: done.index }
     }
 }
 

@@ -20,6 +20,24 @@ pub struct TrainConfig {
     pub checkpoint: CheckpointConfig,
     pub log: LogConfig,
     pub eval: EvalConfig,
+    pub broker: BrokerConfig,
+}
+
+/// Actors in other processes over Redis (`ddz train --broker`, `ddz actor`); unused otherwise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BrokerConfig {
+    /// Publish the weights to Redis every this many learner steps (in-process actors still get
+    /// them every `learner.publish_every_steps`): each publication is the whole network.
+    pub publish_every_steps: u64,
+    /// Finished games the stream holds at most; actors wait while it is full (backpressure).
+    pub stream_cap: u64,
+}
+
+impl Default for BrokerConfig {
+    fn default() -> Self {
+        BrokerConfig { publish_every_steps: 25, stream_cap: 1000 }
+    }
 }
 
 /// Evaluation during training: after each periodic checkpoint, a background thread plays the
@@ -281,6 +299,8 @@ impl TrainConfig {
             ),
             (self.pool.size < 1, "pool.size must be at least 1"),
             (self.learner.queue_games == 0, "learner.queue_games must be at least 1"),
+            (self.broker.publish_every_steps == 0, "broker.publish_every_steps must be at least 1"),
+            (self.broker.stream_cap == 0, "broker.stream_cap must be at least 1"),
             (self.checkpoint.keep_last == 0, "checkpoint.keep_last must be at least 1"),
             (
                 self.actors.temperature_start <= 0.0 || self.actors.temperature_end <= 0.0,

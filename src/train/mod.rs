@@ -13,19 +13,24 @@
 //! handed in with [`Trainer::on_checkpoint`]: training never imports evaluation.
 
 pub mod actor;
+pub mod broker;
 pub mod config;
 pub mod monitor;
 pub mod pool;
 pub mod trajectory;
+pub mod wire;
 
 use crate::model::{Frame, Learner, LearnerError, QNet, StepStats, WeightsError};
 use crate::run::{self, Meta, RunError};
 use actor::{Actor, GameMsg, Shared};
+use broker::learner::{Arrival, LearnerLink};
+use broker::{BrokerError, RunMeta};
 use config::TrainConfig;
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, Select, Sender};
 use monitor::Monitor;
 use pool::{Pool, PoolEntry};
 use serde::Serialize;
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -100,6 +105,8 @@ pub enum TrainError {
     Learner(#[from] LearnerError),
     #[error(transparent)]
     Run(#[from] RunError),
+    #[error(transparent)]
+    Broker(#[from] BrokerError),
     #[error("an actor thread failed: {0}")]
     Actor(String),
     /// Training stopped before learner step `step`; the checkpoints written before stay, and
@@ -148,6 +155,45 @@ pub struct Trainer {
     last: StepStats,
     losses: Vec<f32>,
     on_checkpoint: Option<CheckpointHook>,
+    resumed: bool,
+    /// The games received and not yet counted, in buffer order.
+    ledger: Ledger,
+    /// Actors in other processes, through Redis.
+    remote: Option<Remote>,
+    /// False once every in-process actor has hung up.
+    local_open: bool,
+}
+
+/// Where each received game's frames start in the stream of frames, so that a game is counted
+/// (and its stream entry acknowledged) once its first frame is in a learner step: a checkpoint
+/// then counts each game once, and a resumed learner reads again only games no checkpoint
+/// counted.
+#[derive(Default)]
+struct Ledger {
+    games: VecDeque<Received>,
+    /// Frames received and learned in this session.
+    received: u64,
+    learned: u64,
+    /// Stream entries to acknowledge.
+    to_ack: Vec<String>,
+    /// Sum and count of (learner version − the version that played), over games counted since
+    /// the last scalars.
+    staleness: (f64, u64),
+}
+
+struct Received {
+    start: u64,
+    id: Option<String>,
+    version: u64,
+}
+
+/// The learner's end of the Redis broker.
+struct Remote {
+    link: LearnerLink,
+    games: Option<Receiver<Arrival>>,
+    reader: Option<JoinHandle<()>>,
+    /// In-process actors beside the remote ones.
+    local_actors: usize,
 }
 
 /// What runs after each periodic checkpoint, with the checkpoint's folder.
@@ -206,7 +252,31 @@ impl Trainer {
             last: StepStats::default(),
             losses: Vec::new(),
             on_checkpoint: None,
+            resumed: matches!(start, Start::Resume),
+            ledger: Ledger::default(),
+            remote: None,
+            local_open: true,
         })
+    }
+
+    /// Takes finished games from actor processes through Redis at `url` under run name `run`
+    /// (besides `local_actors` in-process actor threads), and publishes weights and pool there.
+    pub fn with_broker(mut self, url: &str, run: &str, local_actors: usize) -> Result<Trainer, TrainError> {
+        let dir = std::path::absolute(&self.run).unwrap_or_else(|_| self.run.clone());
+        let mut stored = (*self.cfg).clone();
+        stored.budget = Default::default();
+        let meta = RunMeta::ours(&dir.display().to_string(), stored.to_toml());
+        let mut link = LearnerLink::connect(url, run, meta, self.resumed)?;
+        link.publish_weights(&self.learner.net.export(self.now.step), self.now.frames)?;
+        let pool = self.shared.pool.read().unwrap().entries().to_vec();
+        link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
+        self.remote = Some(Remote { link, games: None, reader: None, local_actors });
+        Ok(self)
+    }
+
+    /// What came over the wire from actor processes: games, frames, bytes, bad entries.
+    pub fn wire_stats(&self) -> Option<Arc<broker::WireStats>> {
+        self.remote.as_ref().map(|r| r.link.stats.clone())
     }
 
     /// Called with the checkpoint's folder after each periodic checkpoint (not the final one).
@@ -222,6 +292,11 @@ impl Trainer {
         self.record_session()?;
         if run::list(&self.run)?.is_empty() {
             self.checkpoint()?; // from now on the run can always be resumed
+        }
+        if let Some(remote) = self.remote.as_mut() {
+            let (tx, rx) = crossbeam_channel::bounded(self.cfg.learner.queue_games);
+            remote.reader = Some(remote.link.spawn_reader(tx)?);
+            remote.games = Some(rx);
         }
         let actors = self.spawn_actors();
         self.session = Instant::now();
@@ -267,6 +342,9 @@ impl Trainer {
                 return Ok(StopReason::ActorsStopped);
             }
             self.learn()?;
+            if let Some(remote) = self.remote.as_mut() {
+                remote.link.heartbeat()?;
+            }
             self.monitor.progress(self.session.elapsed().as_secs_f64(), self.now.frames, self.now.games);
             if let Some(reason) = self.stop_reason() {
                 return Ok(reason);
@@ -283,7 +361,8 @@ impl Trainer {
 
     fn spawn_actors(&mut self) -> Vec<JoinHandle<()>> {
         let tx = self.games_tx.take().expect("a trainer runs once");
-        (0..self.cfg.actor_count())
+        let count = self.remote.as_ref().map_or(self.cfg.actor_count(), |r| r.local_actors);
+        (0..count)
             .map(|i| {
                 let actor = Actor::new(i, self.cfg.clone(), self.shared.clone());
                 let tx = tx.clone();
@@ -295,21 +374,66 @@ impl Trainer {
             .collect()
     }
 
-    /// Takes the finished games waiting (or the first within 100 ms) into the buffer; false
-    /// when every actor has hung up.
+    /// Takes the finished games waiting (or the first within 100 ms), from in-process actors and
+    /// from the stream, into the buffer; false when nothing can arrive any more (every
+    /// in-process actor has hung up and there is no broker).
     pub fn ingest(&mut self) -> bool {
-        let first = match self.games_rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(msg) => Some(msg),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return false,
-        };
-        let rest: Vec<GameMsg> = self.games_rx.try_iter().collect();
-        for msg in first.into_iter().chain(rest) {
-            self.now.games += 1;
-            self.monitor.record_game(msg.learning, msg.vs_rule, msg.landlord_won);
-            self.buffer.extend(msg.frames);
+        let mut got: Vec<(Option<String>, GameMsg)> = Vec::new();
+        let stream = self.remote.as_ref().and_then(|r| r.games.as_ref());
+        {
+            let mut select = Select::new();
+            let local = self.local_open.then(|| select.recv(&self.games_rx));
+            if let Some(rx) = stream {
+                select.recv(rx);
+            } else if local.is_none() {
+                return false;
+            }
+            if let Ok(op) = select.select_timeout(Duration::from_millis(100)) {
+                if Some(op.index()) == local {
+                    match op.recv(&self.games_rx) {
+                        Ok(msg) => got.push((None, msg)),
+                        Err(_) => self.local_open = false,
+                    }
+                } else if let Some(Ok((id, msg))) = stream.map(|rx| op.recv(rx)) {
+                    got.push((Some(id), msg));
+                }
+            }
         }
-        true
+        got.extend(self.games_rx.try_iter().map(|m| (None, m)));
+        if let Some(rx) = stream {
+            got.extend(rx.try_iter().map(|(id, m)| (Some(id), m)));
+        }
+        let open = self.local_open || stream.is_some();
+        for (id, msg) in got {
+            self.receive(id, msg);
+        }
+        open
+    }
+
+    fn receive(&mut self, id: Option<String>, msg: GameMsg) {
+        self.monitor.record_game(msg.learning, msg.vs_rule, msg.landlord_won);
+        let ledger = &mut self.ledger;
+        if msg.frames.is_empty() {
+            // Nothing to learn: counted (and acknowledged) now.
+            self.now.games += 1;
+            ledger.to_ack.extend(id);
+            return;
+        }
+        ledger.games.push_back(Received { start: ledger.received, id, version: msg.version });
+        ledger.received += msg.frames.len() as u64;
+        self.buffer.extend(msg.frames);
+    }
+
+    /// Counts the games whose first frame is now learned.
+    fn settle(&mut self) {
+        let ledger = &mut self.ledger;
+        while ledger.games.front().is_some_and(|g| g.start < ledger.learned) {
+            let g = ledger.games.pop_front().expect("checked");
+            self.now.games += 1;
+            ledger.staleness.0 += self.now.step.saturating_sub(g.version) as f64;
+            ledger.staleness.1 += 1;
+            ledger.to_ack.extend(g.id);
+        }
     }
 
     /// One learner step on every full batch in the buffer; publishes weights, takes pool
@@ -329,9 +453,16 @@ impl Trainer {
             consumed += batch;
             self.now.step += 1;
             self.now.frames += batch as u64;
+            self.ledger.learned += batch as u64;
+            self.settle();
             self.shared.frames.store(self.now.frames, Ordering::Relaxed);
             if self.now.step.is_multiple_of(self.cfg.learner.publish_every_steps.max(1)) {
                 self.publish();
+            }
+            if let Some(remote) = self.remote.as_mut()
+                && self.now.step.is_multiple_of(self.cfg.broker.publish_every_steps)
+            {
+                remote.link.publish_weights(&self.learner.net.export(self.now.step), self.now.frames)?;
             }
             if self.snapshot_due() {
                 self.snapshot()?;
@@ -341,6 +472,12 @@ impl Trainer {
             }
         }
         self.buffer.drain(..consumed);
+        // Acknowledged before any checkpoint can count them, so a checkpoint never counts a
+        // game the stream would deliver again.
+        let acks = std::mem::take(&mut self.ledger.to_ack);
+        if let Some(remote) = self.remote.as_mut() {
+            remote.link.ack(&acks)?;
+        }
         Ok(())
     }
 
@@ -366,6 +503,10 @@ impl Trainer {
         if dropped.is_some() {
             run::prune_pool(&self.run, &self.pool_steps())?;
         }
+        if let Some(remote) = self.remote.as_mut() {
+            let pool = self.shared.pool.read().unwrap().entries().to_vec();
+            remote.link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
+        }
         self.last_snapshot = Instant::now();
         Ok(())
     }
@@ -379,6 +520,14 @@ impl Trainer {
         let pool_len = self.shared.pool.read().unwrap().len();
         let (step, frames, queue) = (self.now.step, self.now.frames, self.games_rx.len());
         self.monitor.scalars(step, &self.last, frame_rate, game_rate, queue, pool_len, frames);
+        let (sum, n) = std::mem::take(&mut self.ledger.staleness);
+        if n > 0 {
+            self.monitor.scalar("learner/staleness", sum / n as f64, step);
+        }
+        if let Some(stats) = self.wire_stats() {
+            self.monitor.scalar("broker/bytes_per_frame", stats.bytes_per_frame(), step);
+            self.monitor.scalar("broker/bad_entries", stats.bad.load(Ordering::Relaxed) as f64, step);
+        }
     }
 
     /// The budget that is met, or Ctrl-C; None to go on.
@@ -434,10 +583,20 @@ impl Trainer {
         let (_, closed) = crossbeam_channel::bounded(0);
         drop(std::mem::replace(&mut self.games_rx, closed));
         let failure = actors.into_iter().filter_map(|a| a.join().err()).map(|panic| panic_message(&*panic)).last();
+        if let Some(remote) = self.remote.as_mut() {
+            remote.link.stop_reading();
+            remote.games = None;
+            if let Some(reader) = remote.reader.take() {
+                let _ = reader.join();
+            }
+        }
         self.on_checkpoint = None; // waits for a background round still running
         let stopped_by = stopped?;
         let seconds = self.session.elapsed().as_secs_f64();
         let saved = self.checkpoint()?;
+        if let Some(remote) = self.remote.as_mut() {
+            remote.link.finish()?; // actor processes stop
+        }
         self.monitor.finish();
         if let Some(why) = failure {
             return Err(TrainError::Actor(why));

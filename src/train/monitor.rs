@@ -163,6 +163,13 @@ impl Monitor {
         }
     }
 
+    /// One more TensorBoard scalar at learner step `step`.
+    pub fn scalar(&mut self, name: &str, value: f64, step: u64) {
+        if let Some(tb) = self.tb.as_mut() {
+            tb.add_scalar(name, value as f32, step as usize);
+        }
+    }
+
     pub fn progress(&self, seconds: f64, frames: u64, games: u64) {
         match self.unit {
             BarUnit::Seconds => self.bar.set_position(seconds as u64),

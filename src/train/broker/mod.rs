@@ -1,0 +1,316 @@
+//! Actors in other processes, on this or other machines, feeding one learner through Redis.
+//!
+//! ```text
+//! ddz actor ──XADD finished games (wire::Layout::Bits)──► stream ddz:RUN:games ──XREADGROUP──► learner
+//!     ▲                         (capped: actors wait while it holds broker.stream_cap games)       │
+//!     └── GET ddz:RUN:version / weights / pool:STEP (safetensors) ◄── SET every N steps ──────────┘
+//! ```
+//!
+//! Every key of a run lives under `ddz:RUN:` ([`Keys`]). The learner ([`learner::LearnerLink`])
+//! holds a lease on the run name (`owner`, renewed every second), writes the run's config and
+//! protocol (`meta`), publishes weights and pool snapshots, and reads the stream in the consumer
+//! group `learner`: an entry is acknowledged (and deleted) once its first frame is in a learner
+//! step, so a learner killed and resumed reads again only what no checkpoint has counted.
+//! Actor processes ([`remote`]) take the config from `meta`, play exactly as the in-process
+//! actors do, and append each finished game to the stream. Both sides ride out Redis going away:
+//! they retry with backoff, say so on stderr, and the learner publishes everything again when
+//! Redis comes back empty.
+
+pub mod learner;
+pub mod remote;
+
+use redis::{Client, Connection, RedisError, RedisResult};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Bumped when keys, the stream entry or the weights format change: a learner and an actor
+/// must agree on it.
+pub const PROTOCOL: u32 = 1;
+
+/// The consumer group (and consumer) of the learner.
+const GROUP: &str = "learner";
+
+#[derive(Debug, thiserror::Error)]
+pub enum BrokerError {
+    #[error("{url} is not a Redis URL ({reason}); write redis://HOST:PORT/")]
+    BadUrl { url: String, reason: String },
+    #[error("run name {0:?}: use letters, digits, '.', '_' and '-' only")]
+    BadRunName(String),
+    #[error("cannot reach Redis at {url}: {reason}")]
+    Unreachable { url: String, reason: String },
+    #[error("Redis at {url}: {reason}")]
+    Redis { url: String, reason: String },
+    #[error(
+        "run {run} is in use by another learner (its lease, {owner}, is live); stop that learner or pick another --run name"
+    )]
+    RunInUse { run: String, owner: String },
+    #[error(
+        "run {run} in Redis at {url} already holds a run (learner folder {dir}); continue it with --resume {dir}, \
+         pick another --run name, or delete its keys: redis-cli -u {url} --scan --pattern 'ddz:{run}:*' | xargs redis-cli -u {url} del"
+    )]
+    RunExists { run: String, url: String, dir: String },
+    #[error("run {run}: {reason}")]
+    Mismatch { run: String, reason: String },
+    #[error(
+        "no learner has published run {run} in Redis at {url} after {seconds} s (start `ddz train --broker {url}` first)"
+    )]
+    NoRun { run: String, url: String, seconds: f64 },
+    #[error("run {run} has finished: its learner stopped")]
+    Finished { run: String },
+    #[error("stopped")]
+    Stopped,
+}
+
+/// The keys of one run.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    run: String,
+}
+
+impl Keys {
+    pub fn new(run: &str) -> Result<Keys, BrokerError> {
+        let ok = !run.is_empty() && run.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+        if ok { Ok(Keys { run: run.to_string() }) } else { Err(BrokerError::BadRunName(run.to_string())) }
+    }
+    pub fn run(&self) -> &str {
+        &self.run
+    }
+    fn key(&self, name: &str) -> String {
+        format!("ddz:{}:{name}", self.run)
+    }
+    /// [`RunMeta`] as JSON.
+    pub fn meta(&self) -> String {
+        self.key("meta")
+    }
+    /// The live learner's lease.
+    pub fn owner(&self) -> String {
+        self.key("owner")
+    }
+    /// "running" or "finished".
+    pub fn status(&self) -> String {
+        self.key("status")
+    }
+    /// The newest weights (safetensors) and their version.
+    pub fn weights(&self) -> String {
+        self.key("weights")
+    }
+    pub fn version(&self) -> String {
+        self.key("version")
+    }
+    /// Frames learned (anneals the actors' softmax temperature).
+    pub fn frames(&self) -> String {
+        self.key("frames")
+    }
+    /// The pool's steps (a JSON list); each snapshot under `pool:STEP`.
+    pub fn pool(&self) -> String {
+        self.key("pool")
+    }
+    pub fn pool_entry(&self, step: u64) -> String {
+        self.key(&format!("pool:{step}"))
+    }
+    /// The stream of finished games.
+    pub fn games(&self) -> String {
+        self.key("games")
+    }
+    /// Numbers actor processes (each deals from its own range of game indices).
+    pub fn actor_ids(&self) -> String {
+        self.key("actor_ids")
+    }
+    /// Games the learner has acknowledged, over the run's life.
+    pub fn learned(&self) -> String {
+        self.key("learned")
+    }
+}
+
+/// What a learner tells actors about its run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunMeta {
+    pub protocol: u32,
+    pub ddz: String,
+    pub state_dim: usize,
+    pub action_dim: usize,
+    /// The learner's run folder, on its machine.
+    pub dir: String,
+    /// The run's config (TOML), as the learner uses it.
+    pub config: String,
+}
+
+impl RunMeta {
+    pub fn ours(dir: &str, config: String) -> RunMeta {
+        RunMeta {
+            protocol: PROTOCOL,
+            ddz: env!("CARGO_PKG_VERSION").to_string(),
+            state_dim: crate::encode::STATE_DIM,
+            action_dim: crate::encode::ACTION_DIM,
+            dir: dir.to_string(),
+            config,
+        }
+    }
+
+    /// Why a peer with `other` cannot work with us; None when it can.
+    pub fn incompatible(&self, other: &RunMeta) -> Option<String> {
+        if (self.protocol, self.state_dim, self.action_dim) != (other.protocol, other.state_dim, other.action_dim) {
+            return Some(format!(
+                "the learner speaks protocol {} with {}×{} features (ddz {}), this actor protocol {} with {}×{} (ddz {})",
+                other.protocol,
+                other.state_dim,
+                other.action_dim,
+                other.ddz,
+                self.protocol,
+                self.state_dim,
+                self.action_dim,
+                self.ddz
+            ));
+        }
+        None
+    }
+}
+
+/// Counters of what crossed the wire.
+#[derive(Debug, Default)]
+pub struct WireStats {
+    pub games: AtomicU64,
+    pub frames: AtomicU64,
+    pub bytes: AtomicU64,
+    /// Entries that did not decode (skipped).
+    pub bad: AtomicU64,
+}
+
+impl WireStats {
+    pub fn add(&self, games: u64, frames: u64, bytes: u64) {
+        self.games.fetch_add(games, Ordering::Relaxed);
+        self.frames.fetch_add(frames, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+    pub fn bytes_per_frame(&self) -> f64 {
+        self.bytes.load(Ordering::Relaxed) as f64 / self.frames.load(Ordering::Relaxed).max(1) as f64
+    }
+}
+
+/// One Redis connection that reconnects: [`Link::call`] retries while Redis is unreachable.
+pub struct Link {
+    url: String,
+    /// Who speaks in messages on stderr ("ddz learner", "ddz actor").
+    who: &'static str,
+    client: Client,
+    con: Option<Connection>,
+    down_since: Option<Instant>,
+}
+
+impl Link {
+    /// Connects once: an unreachable Redis at start is an error naming the URL.
+    pub fn open(url: &str, who: &'static str) -> Result<Link, BrokerError> {
+        let client =
+            Client::open(url).map_err(|e| BrokerError::BadUrl { url: url.to_string(), reason: e.to_string() })?;
+        let mut link = Link { url: url.to_string(), who, client, con: None, down_since: None };
+        link.connect()
+            .and_then(|c| redis::cmd("PING").query::<String>(c))
+            .map_err(|e| BrokerError::Unreachable { url: url.to_string(), reason: e.to_string() })?;
+        Ok(link)
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn connect(&mut self) -> RedisResult<&mut Connection> {
+        if self.con.is_none() {
+            let con = self.client.get_connection_with_timeout(Duration::from_secs(2))?;
+            con.set_read_timeout(Some(Duration::from_secs(10)))?;
+            con.set_write_timeout(Some(Duration::from_secs(10)))?;
+            self.con = Some(con);
+        }
+        Ok(self.con.as_mut().expect("just connected"))
+    }
+
+    /// Runs `f` on a live connection. While Redis is unreachable (refused, reset, timed out,
+    /// loading its data) it reconnects with backoff from 0.2 s to 5 s, saying so on stderr, until
+    /// it answers or `stop` is set; other errors (a wrong type, no such group…) are returned.
+    pub fn call<T>(
+        &mut self,
+        stop: &AtomicBool,
+        mut f: impl FnMut(&mut Connection) -> RedisResult<T>,
+    ) -> RedisResult<T> {
+        let mut wait = Duration::from_millis(200);
+        loop {
+            match self.connect().and_then(&mut f) {
+                Ok(v) => {
+                    if let Some(since) = self.down_since.take() {
+                        let down = since.elapsed().as_secs_f64();
+                        eprintln!("{}: Redis at {} is back after {down:.1} s", self.who, self.url);
+                    }
+                    return Ok(v);
+                }
+                Err(e) if unreachable(&e) && !stop.load(Ordering::Relaxed) => {
+                    self.con = None;
+                    self.down_since.get_or_insert_with(Instant::now);
+                    eprintln!(
+                        "{}: Redis at {} unreachable ({e}); retrying in {:.1} s",
+                        self.who,
+                        self.url,
+                        wait.as_secs_f64()
+                    );
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_secs(5));
+                }
+                Err(e) => {
+                    if unreachable(&e) {
+                        self.con = None;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// A Redis error as ours, naming the URL.
+    pub fn error(&self, e: RedisError) -> BrokerError {
+        BrokerError::Redis { url: self.url.clone(), reason: e.to_string() }
+    }
+}
+
+/// Errors that mean "Redis is not there right now", worth waiting out.
+fn unreachable(e: &RedisError) -> bool {
+    e.is_io_error() || e.is_connection_dropped() || e.is_timeout() || matches!(e.code(), Some("LOADING" | "BUSY"))
+}
+
+/// The entries of an XREADGROUP reply: (id, the `g` field's bytes, or None when the entry is
+/// gone or has no such field).
+fn stream_entries(reply: redis::Value) -> Vec<(String, Option<Vec<u8>>)> {
+    use redis::Value;
+    let streams = match reply {
+        Value::Array(s) => s,
+        Value::Map(m) => m.into_iter().map(|(k, v)| Value::Array(vec![k, v])).collect(),
+        _ => return vec![], // nil: BLOCK timed out
+    };
+    let mut out = Vec::new();
+    for stream in streams {
+        let Value::Array(mut pair) = stream else { continue };
+        let Some(Value::Array(entries)) = pair.pop() else { continue };
+        for entry in entries {
+            let Value::Array(mut parts) = entry else { continue };
+            if parts.is_empty() {
+                continue;
+            }
+            let fields = if parts.len() > 1 { parts.remove(1) } else { Value::Nil };
+            let id = match parts.remove(0) {
+                Value::BulkString(b) => String::from_utf8_lossy(&b).into_owned(),
+                Value::SimpleString(s) => s,
+                _ => continue,
+            };
+            let payload = match fields {
+                Value::Array(mut kv) if kv.len() >= 2 => match kv.swap_remove(1) {
+                    Value::BulkString(b) => Some(b),
+                    _ => None,
+                },
+                _ => None,
+            };
+            out.push((id, payload));
+        }
+    }
+    out
+}
+
+/// The field that holds a game in a stream entry.
+const FIELD: &str = "g";

@@ -1,0 +1,268 @@
+//! A finished game as bytes, for actors in other processes (one Redis stream entry each).
+//!
+//! Two layouts, both measured by `ddz bench wire` (docs/distributed.md): [`Layout::Floats`]
+//! writes every feature as a little-endian f32; [`Layout::Bits`] writes one bit per feature
+//! (set where the feature is not zero) and lists the few features that are neither 0 nor 1
+//! (card counts over 20, the round…) as index and value. The encoder's features are almost all
+//! 0 or 1, so `Bits` is about 25 times smaller and exact: a decoded frame equals the sent one bit
+//! for bit. Actors send `Bits`; the learner reads either.
+//!
+//! ```text
+//! "DDZG" layout:u8 learning:u8 vs_rule:u8 landlord_won:u8 version:u64 index:u64 frames:u32
+//! per frame: target:f32 role:u8 state[STATE_DIM] action[ACTION_DIM]   (all little-endian)
+//! ```
+
+use super::actor::{GameMsg, Learning};
+use crate::encode::{ACTION_DIM, STATE_DIM};
+use crate::game::Role;
+use crate::model::Frame;
+
+const MAGIC: &[u8; 4] = b"DDZG";
+const HEADER: usize = 4 + 4 + 8 + 8 + 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    Bits = 1,
+    Floats = 2,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum WireError {
+    #[error("not a ddz game: it does not start with DDZG")]
+    Magic,
+    #[error("layout {0} is unknown to this ddz (1 = bits, 2 = floats)")]
+    Layout(u8),
+    #[error("cut short: {0} bytes where more were due")]
+    Truncated(usize),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Appends `msg` to `out` in `layout`.
+pub fn encode(msg: &GameMsg, layout: Layout, out: &mut Vec<u8>) {
+    out.extend_from_slice(MAGIC);
+    let learning = match msg.learning {
+        Learning::AllSeats => 0u8,
+        Learning::Landlord => 1,
+        Learning::Farmers => 2,
+    };
+    out.extend_from_slice(&[layout as u8, learning, msg.vs_rule as u8, msg.landlord_won as u8]);
+    out.extend_from_slice(&msg.version.to_le_bytes());
+    out.extend_from_slice(&msg.index.to_le_bytes());
+    out.extend_from_slice(&(msg.frames.len() as u32).to_le_bytes());
+    for f in &msg.frames {
+        out.extend_from_slice(&f.target.to_le_bytes());
+        out.push(f.role.index() as u8);
+        match layout {
+            Layout::Floats => f.state.iter().chain(&f.action).for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Layout::Bits => {
+                write_bits(&f.state, out);
+                write_bits(&f.action, out);
+            }
+        }
+    }
+}
+
+/// One bit per feature (not zero), then the count and (index, value) of those neither 0 nor 1.
+fn write_bits(features: &[f32], out: &mut Vec<u8>) {
+    let at = out.len();
+    out.resize(at + features.len().div_ceil(8), 0);
+    let mut odd = Vec::new();
+    for (i, &x) in features.iter().enumerate() {
+        if x != 0.0 {
+            out[at + i / 8] |= 1 << (i % 8);
+            if x != 1.0 {
+                odd.push((i as u16, x));
+            }
+        }
+    }
+    out.extend_from_slice(&(odd.len() as u16).to_le_bytes());
+    for (i, x) in odd {
+        out.extend_from_slice(&i.to_le_bytes());
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+}
+
+/// Reads a message; every length and value is checked, so bad bytes are an error, never a panic.
+pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
+    if bytes.len() < 4 || &bytes[..4] != MAGIC {
+        return Err(WireError::Magic);
+    }
+    let mut r = Reader { bytes, at: 4 };
+    let layout = match r.u8()? {
+        1 => Layout::Bits,
+        2 => Layout::Floats,
+        other => return Err(WireError::Layout(other)),
+    };
+    let learning = match r.u8()? {
+        0 => Learning::AllSeats,
+        1 => Learning::Landlord,
+        2 => Learning::Farmers,
+        other => return Err(WireError::Invalid(format!("learning side {other} (0, 1 or 2)"))),
+    };
+    let (vs_rule, landlord_won) = (r.flag()?, r.flag()?);
+    let version = u64::from_le_bytes(r.take(8)?.try_into().unwrap());
+    let index = u64::from_le_bytes(r.take(8)?.try_into().unwrap());
+    let n = r.u32()? as usize;
+    // Each frame holds at least its target, role and bit masks: a count beyond that is a lie.
+    if n > bytes.len() / (5 + (STATE_DIM + ACTION_DIM) / 8) {
+        return Err(WireError::Invalid(format!("{n} frames cannot fit in {} bytes", bytes.len())));
+    }
+    let mut frames = Vec::with_capacity(n);
+    for _ in 0..n {
+        let target = r.f32()?;
+        let role = *Role::ALL.get(r.u8()? as usize).ok_or(WireError::Invalid("a role beyond 2".into()))?;
+        let (state, action) = match layout {
+            Layout::Floats => (r.floats(STATE_DIM)?, r.floats(ACTION_DIM)?),
+            Layout::Bits => (r.bits(STATE_DIM)?, r.bits(ACTION_DIM)?),
+        };
+        frames.push(Frame { state, action, target, role });
+    }
+    if r.at != bytes.len() {
+        return Err(WireError::Invalid(format!("{} bytes after the last frame", bytes.len() - r.at)));
+    }
+    Ok(GameMsg { frames, learning, vs_rule, landlord_won, version, index })
+}
+
+/// The bytes a message's header takes, whatever its layout.
+pub const fn header_bytes() -> usize {
+    HEADER
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        let end =
+            self.at.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or(WireError::Truncated(self.bytes.len()))?;
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, WireError> {
+        Ok(self.take(1)?[0])
+    }
+    fn flag(&mut self) -> Result<bool, WireError> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            other => Err(WireError::Invalid(format!("flag {other} (0 or 1)"))),
+        }
+    }
+    fn u32(&mut self) -> Result<u32, WireError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn f32(&mut self) -> Result<f32, WireError> {
+        let x = f32::from_le_bytes(self.take(4)?.try_into().unwrap());
+        if x.is_finite() { Ok(x) } else { Err(WireError::Invalid(format!("a value {x}: every value must be finite"))) }
+    }
+    fn floats(&mut self, n: usize) -> Result<Vec<f32>, WireError> {
+        (0..n).map(|_| self.f32()).collect()
+    }
+    fn bits(&mut self, n: usize) -> Result<Vec<f32>, WireError> {
+        let mask = self.take(n.div_ceil(8))?;
+        let mut out: Vec<f32> = (0..n).map(|i| ((mask[i / 8] >> (i % 8)) & 1) as f32).collect();
+        let odd = u16::from_le_bytes(self.take(2)?.try_into().unwrap());
+        for _ in 0..odd {
+            let i = u16::from_le_bytes(self.take(2)?.try_into().unwrap()) as usize;
+            let x = self.f32()?;
+            match out.get_mut(i) {
+                Some(slot) if *slot == 1.0 => *slot = x,
+                _ => return Err(WireError::Invalid(format!("value for feature {i}, which is zero or beyond {n}"))),
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{encode_action, encode_state};
+    use crate::game::{GameConfig, MoveList, State};
+    use crate::train::trajectory::{Decision, label};
+    use rand::{RngExt, SeedableRng, rngs::SmallRng};
+
+    /// A real game's frames, every seat learning.
+    fn game(seed: u64) -> GameMsg {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut s = State::new(GameConfig::default());
+        s.deal_random(&mut rng);
+        let (mut plays, mut decisions) = (MoveList::new(), Vec::new());
+        while !s.is_terminal() {
+            s.legal_plays_into(&mut plays);
+            let seat = s.current_player().unwrap();
+            let p = plays[rng.random_range(0..plays.len())];
+            let (mut st, mut a) = (vec![0.0; STATE_DIM], vec![0.0; ACTION_DIM]);
+            encode_state(&s, seat, &mut st);
+            encode_action(&p, s.hand(seat), &mut a);
+            decisions.push(Decision { seat, state: st, action: a, q: None });
+            s.apply_play(p).unwrap();
+        }
+        let frames = label(decisions, &s, &Default::default());
+        GameMsg {
+            frames,
+            learning: Learning::AllSeats,
+            vs_rule: false,
+            landlord_won: s.winner() == s.landlord(),
+            version: 7,
+            index: seed,
+        }
+    }
+
+    fn same(a: &GameMsg, b: &GameMsg) -> bool {
+        (a.learning, a.vs_rule, a.landlord_won, a.version, a.index)
+            == (b.learning, b.vs_rule, b.landlord_won, b.version, b.index)
+            && a.frames.len() == b.frames.len()
+            && a.frames.iter().zip(&b.frames).all(|(x, y)| {
+                x.target.to_bits() == y.target.to_bits()
+                    && x.role == y.role
+                    && x.state.iter().zip(&y.state).all(|(p, q)| p.to_bits() == q.to_bits())
+                    && x.action.iter().zip(&y.action).all(|(p, q)| p.to_bits() == q.to_bits())
+            })
+    }
+
+    #[test]
+    fn both_layouts_round_trip_bit_for_bit_and_bits_is_far_smaller() {
+        for seed in 0..20 {
+            let msg = game(seed);
+            let (mut bits, mut floats) = (Vec::new(), Vec::new());
+            encode(&msg, Layout::Bits, &mut bits);
+            encode(&msg, Layout::Floats, &mut floats);
+            assert!(same(&decode(&bits).unwrap(), &msg));
+            assert!(same(&decode(&floats).unwrap(), &msg));
+            assert!(bits.len() * 15 < floats.len(), "{} vs {} bytes", bits.len(), floats.len());
+        }
+    }
+
+    #[test]
+    fn bad_bytes_are_errors_never_panics() {
+        let mut bytes = Vec::new();
+        encode(&game(3), Layout::Bits, &mut bytes);
+        assert_eq!(decode(b"hello").unwrap_err(), WireError::Magic);
+        for cut in [5, HEADER - 1, HEADER + 3, bytes.len() - 1] {
+            assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut layout = bytes.clone();
+        layout[4] = 9;
+        assert_eq!(decode(&layout).unwrap_err(), WireError::Layout(9));
+        let mut count = bytes.clone();
+        count[HEADER - 4..HEADER].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(decode(&count).unwrap_err(), WireError::Invalid(_)));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(decode(&longer).unwrap_err(), WireError::Invalid(_)));
+        // Every single-byte corruption decodes to an error or to some message, never a panic.
+        let mut rng = SmallRng::seed_from_u64(5);
+        for _ in 0..2000 {
+            let mut b = bytes.clone();
+            let i = rng.random_range(0..b.len());
+            b[i] = rng.random();
+            let _ = decode(&b);
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! Training over Redis Streams with real processes: a real `redis-server` on a free loopback
+//! port (Debian's package, installed by scripts/redis.sh when missing), a learner and actor
+//! processes of the `ddz` binary, real signals. Every wait is bounded.
+
+use ddz::run;
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A tiny network that publishes, snapshots and checkpoints often.
+const CONFIG: &str = "[actors]\ncount = 1\ngames_in_flight = 8\n\
+    [model]\ntrunk = [32]\nhead = 16\nhead_hidden = []\n\
+    [learner]\nbatch_size = 64\n\
+    [pool]\nsize = 3\nsnapshot_every_steps = 40\n\
+    [broker]\npublish_every_steps = 5\nstream_cap = 100\n\
+    [checkpoint]\nevery_minutes = 0.005\nkeep_last = 2\n\
+    [log]\ntensorboard = false\n\
+    [eval]\ndeals = 0\n";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ddz-dist-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("tiny.toml"), CONFIG).unwrap();
+    dir
+}
+
+/// A redis-server of our own on 127.0.0.1, without persistence; killed when dropped.
+struct Redis {
+    child: Option<Child>,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Redis {
+    fn start(dir: &Path) -> Redis {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let installed = Command::new("bash").arg(root.join("scripts/redis.sh")).arg("--install").status().unwrap();
+        assert!(installed.success(), "scripts/redis.sh --install failed");
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut r = Redis { child: None, port, dir: dir.to_path_buf() };
+        r.spawn();
+        r
+    }
+
+    fn spawn(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.connection().is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not answer on port {}", self.port);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn connection(&self) -> redis::RedisResult<redis::Connection> {
+        let mut c = redis::Client::open(self.url())?.get_connection_with_timeout(Duration::from_secs(1))?;
+        redis::cmd("PING").query::<String>(&mut c)?;
+        Ok(c)
+    }
+
+    fn get(&self, key: &str) -> Option<u64> {
+        self.connection().ok().and_then(|mut c| redis::cmd("GET").arg(key).query::<Option<u64>>(&mut c).ok().flatten())
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn ddz(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ddz"));
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd
+}
+
+fn learner(dir: &Path, url: &str, name: &str, extra: &[&str]) -> Child {
+    let config = dir.join("tiny.toml");
+    let run = dir.join("run");
+    let mut args = vec!["train", "--device", "cpu", "--config", config.to_str().unwrap()];
+    args.extend(["--run-dir", run.to_str().unwrap(), "--broker", url, "--run", name]);
+    args.extend(extra);
+    ddz(&args).spawn().unwrap()
+}
+
+fn actor(url: &str, name: &str) -> Child {
+    ddz(&["actor", "--broker", url, "--run", name, "--threads", "1", "--quiet", "--json", "--wait-seconds", "60"])
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for `child` to exit within `seconds`; its status, stdout and stderr.
+fn finish(mut child: Child, seconds: u64) -> (bool, String, String) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let (_, out, err) = drain(&mut child);
+            panic!("still running after {seconds} s\nstdout: {out}\nstderr: {err}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (_, out, err) = drain(&mut child);
+    (status.success(), out, err)
+}
+
+fn drain(child: &mut Child) -> ((), String, String) {
+    let (mut out, mut err) = (String::new(), String::new());
+    if let Some(mut s) = child.stdout.take() {
+        let _ = s.read_to_string(&mut out);
+    }
+    if let Some(mut s) = child.stderr.take() {
+        let _ = s.read_to_string(&mut err);
+    }
+    ((), out, err)
+}
+
+/// Polls `ready` every 50 ms for up to `seconds`.
+fn wait_until(seconds: u64, what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while !ready() {
+        assert!(Instant::now() < deadline, "waited {seconds} s for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn newest(run: &Path) -> run::Meta {
+    run::read_meta(&run::list(run).unwrap().pop().expect("a checkpoint")).unwrap()
+}
+
+#[test]
+#[ignore = "slow: real processes (scripts/test runs it)"]
+fn a_learner_and_two_actor_processes_train_and_an_actor_killed_costs_only_its_games() {
+    let dir = scratch("two-actors");
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    // A stream entry that is not a game: counted, said and skipped, never a crash.
+    let mut c = redis.connection().unwrap();
+    redis::cmd("XADD").arg("ddz:two:games").arg("*").arg("g").arg("not a game").query::<String>(&mut c).unwrap();
+    let learner = learner(&dir, &url, "two", &["--max-frames", "25000"]);
+    let (a, b) = (actor(&url, "two"), actor(&url, "two"));
+    wait_until(60, "games learned from both actors", || redis.get("ddz:two:learned").unwrap_or(0) >= 40);
+    let mut a = a;
+    a.kill().unwrap(); // SIGKILL
+    a.wait().unwrap();
+    let learned_at_kill = redis.get("ddz:two:learned").unwrap();
+    let (ok, out, err) = finish(learner, 120);
+    assert!(ok, "learner failed\n{out}\n{err}");
+    assert!(out.contains("stopped by max_frames"), "{out}");
+    assert!(err.contains("skipping stream entry") && err.contains("not a ddz game"), "{err}");
+    let (ok, out, err) = finish(b, 30);
+    assert!(ok, "the other actor stops when the learner finishes\n{out}\n{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["stopped_by"], "the learner finished");
+    assert!(report["games"].as_u64().unwrap() > 0 && report["versions"].as_u64().unwrap() > 1, "{report}");
+    // Every game the learner counted, it acknowledged, and the other way round.
+    let meta = newest(&dir.join("run"));
+    let learned = redis.get("ddz:two:learned").unwrap();
+    assert!(learned > learned_at_kill, "training went on after the kill");
+    assert_eq!(meta.games, learned, "games counted = stream entries acknowledged");
+    assert!(meta.frames >= 25_000);
+}
+
+#[test]
+#[ignore = "slow: real processes (scripts/test runs it)"]
+fn the_learner_killed_and_resumed_reads_on_and_counts_nothing_twice() {
+    let dir = scratch("resume");
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    let run = dir.join("run");
+    let first = learner(&dir, &url, "resume", &["--max-seconds", "120"]);
+    let worker = actor(&url, "resume");
+    wait_until(60, "a checkpoint past step 30", || !run::list(&run).unwrap().is_empty() && newest(&run).step >= 30);
+    let mut first = first;
+    first.kill().unwrap(); // SIGKILL: no final checkpoint, the lease is left to lapse
+    first.wait().unwrap();
+    let before = newest(&run);
+    let learned_before = redis.get("ddz:resume:learned").unwrap();
+    assert!(before.games <= learned_before, "a checkpoint counts only acknowledged games");
+    let target = (before.frames + 15_000).to_string();
+    let mut args = vec!["train", "--resume", run.to_str().unwrap(), "--broker", &url, "--run", "resume"];
+    args.extend(["--max-frames", &target]);
+    let (ok, out, err) = finish(ddz(&args).spawn().unwrap(), 120);
+    assert!(ok, "resumed learner failed\n{out}\n{err}");
+    assert!(err.contains(&format!("resuming {} at step {}", run.display(), before.step)), "{err}");
+    let after = newest(&run);
+    let learned_after = redis.get("ddz:resume:learned").unwrap();
+    assert!(after.frames >= before.frames + 15_000);
+    assert_eq!(
+        after.games - before.games,
+        learned_after - learned_before,
+        "the resumed learner counted exactly the games it acknowledged"
+    );
+    let (ok, _, err) = finish(worker, 30);
+    assert!(ok, "the actor rode out the learner's restart\n{err}");
+}
+
+#[test]
+#[ignore = "slow: real processes (scripts/test runs it)"]
+fn redis_restarted_empty_mid_run_both_sides_wait_and_go_on() {
+    let dir = scratch("restart");
+    let mut redis = Redis::start(&dir);
+    let url = redis.url();
+    let learner = learner(&dir, &url, "restart", &["--max-seconds", "120"]);
+    let worker = actor(&url, "restart");
+    wait_until(60, "games learned", || redis.get("ddz:restart:learned").unwrap_or(0) >= 20);
+    redis.stop();
+    std::thread::sleep(Duration::from_secs(2));
+    redis.spawn(); // empty: no persistence
+    // The learner publishes the run again; the actor takes it in and sends games, which the
+    // learner reads through a new consumer group.
+    wait_until(60, "games learned after the restart", || redis.get("ddz:restart:learned").unwrap_or(0) >= 20);
+    let mut c = redis.connection().unwrap();
+    redis::cmd("SET").arg("ddz:restart:status").arg("finished").query::<()>(&mut c).unwrap();
+    let (ok, out, err) = finish(worker, 30);
+    assert!(ok, "{out}\n{err}");
+    assert!(err.contains("unreachable") && err.contains("is back"), "the actor said it waited: {err}");
+    Command::new("kill").args(["-INT", &learner.id().to_string()]).status().unwrap();
+    let (ok, out, err) = finish(learner, 60);
+    assert!(ok, "{out}\n{err}");
+    assert!(err.contains("unreachable") && err.contains("is back"), "the learner said it waited: {err}");
+    assert!(err.contains("publishing them again"), "{err}");
+}
+
+#[test]
+#[ignore = "slow: real processes (scripts/test runs it)"]
+fn bad_urls_names_in_use_and_config_mismatches_are_clear_errors() {
+    let dir = scratch("errors");
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    // Nothing listens on port 1.
+    let (ok, _, err) = finish(ddz(&["actor", "--broker", "redis://127.0.0.1:1/", "--run", "x"]).spawn().unwrap(), 30);
+    assert!(!ok && err.contains("cannot reach Redis at redis://127.0.0.1:1/"), "{err}");
+    let (ok, _, err) = finish(learner(&dir, "redis://127.0.0.1:1/", "x", &["--max-frames", "100"]), 30);
+    assert!(!ok && err.contains("cannot reach Redis at redis://127.0.0.1:1/"), "{err}");
+    let (ok, _, err) = finish(ddz(&["actor", "--broker", "http://x", "--run", "x"]).spawn().unwrap(), 30);
+    assert!(!ok && err.contains("not a Redis URL"), "{err}");
+    // A live learner holds its run name.
+    let holder = learner(&dir, &url, "taken", &["--max-seconds", "60"]);
+    wait_until(30, "the learner's lease", || {
+        redis
+            .connection()
+            .is_ok_and(|mut c| redis::cmd("EXISTS").arg("ddz:taken:owner").query::<bool>(&mut c).unwrap_or(false))
+    });
+    let other = scratch("errors-other");
+    let (ok, _, err) = finish(learner(&other, &url, "taken", &["--max-frames", "100"]), 30);
+    assert!(!ok && err.contains("run taken is in use by another learner"), "{err}");
+    // An actor whose --config disagrees with the learner's.
+    let mismatched = dir.join("wide.toml");
+    std::fs::write(&mismatched, CONFIG.replace("trunk = [32]", "trunk = [64]")).unwrap();
+    let args = ["actor", "--broker", &url, "--run", "taken", "--config", mismatched.to_str().unwrap()];
+    let (ok, _, err) = finish(ddz(&args).spawn().unwrap(), 30);
+    assert!(!ok && err.contains("differs from --config in [model]"), "{err}");
+    Command::new("kill").args(["-INT", &holder.id().to_string()]).status().unwrap();
+    assert!(finish(holder, 60).0);
+    // Once that run has finished, a new run may not take its name over.
+    let (ok, _, err) = finish(learner(&other, &url, "taken", &["--max-frames", "100"]), 30);
+    assert!(!ok && err.contains("already holds a run"), "{err}");
+    // An actor of a finished run says so.
+    let (ok, _, err) = finish(ddz(&["actor", "--broker", &url, "--run", "taken"]).spawn().unwrap(), 30);
+    assert!(!ok && err.contains("run taken has finished"), "{err}");
+}
