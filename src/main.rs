@@ -291,7 +291,8 @@ struct Overrides {
     /// Learner device: auto, cpu, cuda, cuda:N (config: run.device).
     #[arg(long)]
     device: Option<Device>,
-    /// Actor threads, 0 = one per core (config: actors.count).
+    /// Actor threads, 0 = one per core (config: actors.count); with --broker, the actor threads
+    /// in this process beside the remote ones (default none).
     #[arg(long)]
     actors: Option<usize>,
     /// Run seed (config: run.seed).
@@ -381,8 +382,30 @@ enum BenchWhat {
         json: bool,
         /// Also time DouZero's own trainer (CPU, 2 actors, OMP_NUM_THREADS=1) before each run and
         /// report the ratio; installs douzero into the project venv on first use.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "distributed")]
         reference: bool,
+        /// Also train with the actors in another process over Redis (`ddz actor`), the same
+        /// number of actor threads, after each in-process run; report the ratio, the bytes per
+        /// frame and Redis's memory with the stream at its cap (broker.stream_cap).
+        #[arg(long)]
+        distributed: bool,
+        /// With --distributed: the Redis to use (default: a redis-server of its own on a free
+        /// loopback port).
+        #[arg(long, value_name = "URL", requires = "distributed")]
+        broker: Option<String>,
+    },
+    /// The wire formats of a finished game for actors in other processes: bytes per frame and
+    /// the actor's and the learner's cost per frame, for the features bit-packed, as floats, and
+    /// the game record that the learner replays and encodes; rule self-play games, one thread.
+    Wire {
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
     },
     /// The web server over real HTTP on 127.0.0.1: the time to answer a play (the person's play
     /// and both agents' replies), games played one at a time; then many games at once to the
@@ -544,9 +567,13 @@ fn main() -> Result<()> {
             }
             Ok(())
         }
-        Command::Bench { what: BenchWhat::Train { config, seconds, runs, json, reference } } => {
+        Command::Bench { what: BenchWhat::Train { config, seconds, runs, json, distributed: true, broker, .. } } => {
+            bench_distributed(&config, seconds, runs, broker.as_deref(), json)
+        }
+        Command::Bench { what: BenchWhat::Train { config, seconds, runs, json, reference, .. } } => {
             bench_train(&config, seconds, runs, json, reference)
         }
+        Command::Bench { what: BenchWhat::Wire { games, runs, seed, json } } => bench_wire(games, runs, seed, json),
         Command::Bench { what: BenchWhat::Solve { positions, seed, max_nodes, cards, json } } => {
             bench_solve(&cards, positions, seed, max_nodes, json)
         }
@@ -1074,6 +1101,59 @@ fn bench_train(config: &Path, seconds: f64, runs: usize, json: bool, reference: 
         let theirs: Vec<f64> = report.douzero_frames_per_s_runs.iter().map(|r| r.round()).collect();
         println!(
             "DouZero (CPU, 2 actors, OMP_NUM_THREADS=1) per run: {theirs:?} frames/s; speed-up, median of per-run ratios: {x:.1}×"
+        );
+    }
+    Ok(())
+}
+
+fn bench_distributed(config: &Path, seconds: f64, runs: usize, broker: Option<&str>, json: bool) -> Result<()> {
+    let base = TrainConfig::load(config)?;
+    let exe = std::env::current_exe()?;
+    let r = bench::distributed::bench_distributed(&base, seconds, runs, broker, &exe, |run, who, fps| {
+        eprintln!("run {run}: {who} {fps:.0} frames/s")
+    })?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+        return Ok(());
+    }
+    println!(
+        "{} actor thread(s), runs of {seconds} s ({}): in process {:.0} frames/s, over Redis {:.0} frames/s (median); \
+         ratio {:.3} (median of per-run ratios)",
+        r.actor_threads,
+        config.display(),
+        r.in_process_median,
+        r.distributed_median,
+        r.ratio_median
+    );
+    println!(
+        "{:.0} bytes per frame on the wire; Redis memory {:.1} MB empty, {:.1} MB with {} games in the stream (cap {})",
+        r.bytes_per_frame,
+        r.redis_memory_empty_bytes as f64 / 1e6,
+        r.redis_memory_at_cap_bytes as f64 / 1e6,
+        r.stream_len_at_cap,
+        r.stream_cap
+    );
+    let a = &r.alone;
+    println!(
+        "alone on one core: an actor thread makes {:.0} frames/s, the learner takes {:.0} frames/s (decoding {:.0} ns a \
+         frame): one learner keeps {:.1} actor threads busy",
+        a.actor_frames_per_s_per_thread, a.learner_frames_per_s, a.decode_ns_per_frame, a.actor_threads_per_learner
+    );
+    Ok(())
+}
+
+fn bench_wire(games: usize, runs: usize, seed: u64, json: bool) -> Result<()> {
+    let r = bench::wire::bench_wire(games, runs, seed);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+        return Ok(());
+    }
+    println!("{} rule self-play games, {} frames; medians of {} runs, one thread", r.games, r.frames, r.runs);
+    println!("{:<8} {:>14} {:>18} {:>20}", "format", "bytes/frame", "actor ns/frame", "learner ns/frame");
+    for o in &r.options {
+        println!(
+            "{:<8} {:>14.1} {:>18.0} {:>20.0}",
+            o.name, o.bytes_per_frame, o.actor_ns_per_frame, o.learner_ns_per_frame
         );
     }
     Ok(())

@@ -13,9 +13,15 @@
 //!
 //! `ddz bench serve`: the web server's answer time and many games at once ([`serve`]).
 //!
+//! `ddz bench train --distributed`: the learner fed over Redis by an actor process against the
+//! same actors in process ([`distributed`]); `ddz bench wire`: the wire formats of a game
+//! ([`wire`]).
+//!
 //! Engine and train can time a reference (OpenSpiel's engine, DouZero's trainer) in the same runs.
 
+pub mod distributed;
 pub mod serve;
+pub mod wire;
 
 use crate::agents::{Everyone, RandomAgent, play_out};
 use crate::cards::Counts;
@@ -43,6 +49,8 @@ pub enum BenchError {
     Agent(#[from] crate::agents::AgentError),
     #[error("the web server bench: {0}")]
     Serve(String),
+    #[error("{0}")]
+    Redis(String),
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -66,16 +66,18 @@ pub fn encode(msg: &GameMsg, layout: Layout, out: &mut Vec<u8>) {
 
 /// One bit per feature (not zero), then the count and (index, value) of those neither 0 nor 1.
 fn write_bits(features: &[f32], out: &mut Vec<u8>) {
-    let at = out.len();
-    out.resize(at + features.len().div_ceil(8), 0);
     let mut odd = Vec::new();
-    for (i, &x) in features.iter().enumerate() {
-        if x != 0.0 {
-            out[at + i / 8] |= 1 << (i % 8);
-            if x != 1.0 {
-                odd.push((i as u16, x));
+    for (j, chunk) in features.chunks(8).enumerate() {
+        let mut byte = 0u8;
+        for (k, &x) in chunk.iter().enumerate() {
+            if x != 0.0 {
+                byte |= 1 << k;
+                if x != 1.0 {
+                    odd.push(((j * 8 + k) as u16, x));
+                }
             }
         }
+        out.push(byte);
     }
     out.extend_from_slice(&(odd.len() as u16).to_le_bytes());
     for (i, x) in odd {
@@ -165,7 +167,16 @@ impl<'a> Reader<'a> {
     }
     fn bits(&mut self, n: usize) -> Result<Vec<f32>, WireError> {
         let mask = self.take(n.div_ceil(8))?;
-        let mut out: Vec<f32> = (0..n).map(|i| ((mask[i / 8] >> (i % 8)) & 1) as f32).collect();
+        let mut out = vec![0.0f32; n];
+        // Features are sparse: visit only the set bits.
+        for (j, &byte) in mask.iter().enumerate() {
+            let mut b = byte;
+            while b != 0 {
+                let i = j * 8 + b.trailing_zeros() as usize;
+                *out.get_mut(i).ok_or_else(|| WireError::Invalid(format!("a bit for feature {i}, beyond {n}")))? = 1.0;
+                b &= b - 1;
+            }
+        }
         let odd = u16::from_le_bytes(self.take(2)?.try_into().unwrap());
         for _ in 0..odd {
             let i = u16::from_le_bytes(self.take(2)?.try_into().unwrap()) as usize;

@@ -180,25 +180,33 @@ impl Remote {
         Ok(remote)
     }
 
-    /// Appends finished games to the stream, waiting first while it is full.
+    /// Appends finished games to the stream, waiting while it is full: each append fills at most
+    /// the room left, so one process never takes the stream past its cap.
     fn send(&mut self, games: &[GameMsg]) -> Result<(), BrokerError> {
-        if games.is_empty() {
-            return Ok(());
-        }
         let cap = self.cfg.broker.stream_cap;
-        let waiting = Instant::now();
-        while self.stream_len >= cap {
-            if crate::runtime::interrupted() {
-                return Err(BrokerError::Stopped);
+        let mut rest = games;
+        while !rest.is_empty() {
+            let waiting = Instant::now();
+            while self.stream_len >= cap {
+                if crate::runtime::interrupted() {
+                    return Err(BrokerError::Stopped);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+                let key = self.keys.games();
+                self.stream_len = self.call(|c| redis::cmd("XLEN").arg(&key).query(c))?;
+                if self.sync()? {
+                    return Ok(()); // the learner finished: these games have no reader
+                }
             }
-            std::thread::sleep(Duration::from_millis(20));
-            let key = self.keys.games();
-            self.stream_len = self.call(|c| redis::cmd("XLEN").arg(&key).query(c))?;
-            if self.sync()? {
-                return Ok(()); // the learner finished: these games have no reader
-            }
+            self.waited += waiting.elapsed().as_secs_f64();
+            let room = ((cap - self.stream_len) as usize).min(rest.len());
+            self.append(&rest[..room])?;
+            rest = &rest[room..];
         }
-        self.waited += waiting.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    fn append(&mut self, games: &[GameMsg]) -> Result<(), BrokerError> {
         let mut pipe = redis::pipe();
         let (mut frames, mut bytes) = (0, 0);
         for g in games {
