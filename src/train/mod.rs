@@ -262,7 +262,8 @@ impl Trainer {
     /// Takes finished games from actor processes through Redis at `url` under run name `run`
     /// (besides `local_actors` in-process actor threads), and publishes weights and pool there.
     pub fn with_broker(mut self, url: &str, run: &str, local_actors: usize) -> Result<Trainer, TrainError> {
-        let dir = std::path::absolute(&self.run).unwrap_or_else(|_| self.run.clone());
+        // The same folder, however it is named on the command line.
+        let dir = std::fs::canonicalize(&self.run).or_else(|_| std::path::absolute(&self.run)).unwrap_or_default();
         let mut stored = (*self.cfg).clone();
         stored.budget = Default::default();
         let meta = RunMeta::ours(&dir.display().to_string(), stored.to_toml());

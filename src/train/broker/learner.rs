@@ -144,6 +144,10 @@ impl LearnerLink {
                 .arg(k.frames())
                 .arg(frames)
                 .ignore()
+                .cmd("PUBLISH")
+                .arg(k.published())
+                .arg(version)
+                .ignore()
                 .query::<()>(c)
         })
     }
@@ -187,7 +191,7 @@ impl LearnerLink {
         }
         self.last_beat = Instant::now();
         let token = self.token.clone();
-        let (_, present): (Option<String>, bool) = self.query(|k, c| {
+        let (holder, present): (Option<String>, bool) = self.query(|k, c| {
             redis::pipe()
                 .cmd("SET")
                 .arg(k.owner())
@@ -199,6 +203,11 @@ impl LearnerLink {
                 .arg(k.meta())
                 .query(c)
         })?;
+        // Our lease lapsed (a stall of over 6 s) and another learner took the name: two
+        // learners would split the games between them, so this one stops.
+        if let Some(other) = holder.filter(|h| *h != token) {
+            return Err(BrokerError::RunInUse { run: self.keys.run().into(), owner: other });
+        }
         if !present {
             eprintln!(
                 "ddz learner: Redis at {} lost run {}'s keys; publishing them again",

@@ -99,6 +99,11 @@ impl Keys {
         self.key("version")
     }
     /// Frames learned (anneals the actors' softmax temperature).
+    /// The channel on which each new version is announced (`redis-cli subscribe` watches a
+    /// run; actors read `version` instead, which survives their reconnects).
+    pub fn published(&self) -> String {
+        self.key("published")
+    }
     pub fn frames(&self) -> String {
         self.key("frames")
     }
