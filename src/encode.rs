@@ -176,6 +176,24 @@ pub fn encode_hand(hand: Counts, bottom: Option<Counts>, out: &mut [f32]) {
     }
 }
 
+/// Features of a bidding decision: the seat's 17 cards; what the next seat and the one after
+/// it have bid (one-hot: not yet, pass, 1, 2, 3); the seat's turn in the bidding (first,
+/// second, third).
+pub const BID_DIM: usize = PLANE + 2 * 5 + 3;
+
+/// The bidding decision of `seat` into `out` (length `BID_DIM`; overwritten).
+pub fn encode_bid_state(state: &State, seat: u8, out: &mut [f32]) {
+    assert_eq!(out.len(), BID_DIM);
+    out.fill(0.0);
+    write_plane(state.hand(seat), &mut out[..PLANE]);
+    for (i, other) in [(seat + 1) % 3, (seat + 2) % 3].into_iter().enumerate() {
+        let slot = state.bid_of(other).map_or(0, |b| b as usize + 1);
+        out[PLANE + i * 5 + slot] = 1.0;
+    }
+    let turn = (0..3).filter(|&s| state.bid_of(s).is_some()).count().min(2);
+    out[PLANE + 10 + turn] = 1.0;
+}
+
 /// The legal mask of the current decision over the 27,472-id action table. A decision node with
 /// no legal id would be an engine bug: it is reported as an error, never returned as a mask to
 /// train on.

@@ -209,8 +209,9 @@ struct EvalArgs {
     /// bombs and spring. Agents without a bidding model bid with the rule bidder.
     #[arg(long, conflicts_with_all = ["league", "run"])]
     bidding: bool,
-    /// With --bidding: who bids for A: rule, or evaluator:PATH[?t1=0.5&t2=0.6&t3=0.7] (the
-    /// hand evaluator; tN is the win chance needed to bid N).
+    /// With --bidding: who bids for A: rule, evaluator:PATH[?t1=0.5&t2=0.6&t3=0.7] (the
+    /// hand evaluator; tN is the win chance needed to bid N), or network:PATH (the bidding
+    /// network of a run trained with game.bidding = true: its run or checkpoint folder).
     #[arg(long, default_value = "rule", requires = "bidding")]
     bidder_a: ddz::agents::bidder::BidderSpec,
     /// With --bidding: who bids for B.

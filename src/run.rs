@@ -2,13 +2,15 @@
 //!
 //! ```text
 //! RUN/config.toml                  the configuration the run uses
-//! RUN/checkpoints/step-NNNNNNNNN/  model.safetensors + meta.json, written in a temporary folder
-//!                                  and renamed into place (a crash never leaves a partial one)
+//! RUN/checkpoints/step-NNNNNNNNN/  model.safetensors + meta.json (+ bid.safetensors, the bidding
+//!                                  network, with bidding), written in a temporary folder and
+//!                                  renamed into place (a crash never leaves a partial one)
 //! RUN/pool/step-NNNNNNNNN.safetensors  frozen snapshots the actors play against
 //! RUN/tb/, RUN/tb-eval/            TensorBoard events of training and of evaluation
 //! RUN/eval/                        learning curve (curve.csv, curve.json, curve.png)
 //! ```
 
+use crate::model::bidnet::BidNet;
 use crate::model::{ModelConfig, QNet, WeightsError, load_weights_file, save_weights_file};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -109,6 +111,17 @@ pub fn pool_file(run: &Path, step: u64) -> PathBuf {
 
 /// Writes a checkpoint and keeps only the newest `keep_last`.
 pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<PathBuf, RunError> {
+    save_with_bid(run, net, None, meta, keep_last)
+}
+
+/// [`save`], with the bidding network beside the play network when there is one.
+pub fn save_with_bid(
+    run: &Path,
+    net: &QNet,
+    bid: Option<&BidNet>,
+    meta: &Meta,
+    keep_last: usize,
+) -> Result<PathBuf, RunError> {
     let dir = checkpoints_dir(run);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let name = format!("step-{:09}", meta.step);
@@ -116,6 +129,9 @@ pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<Pat
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
     save_weights_file(net, &tmp.join("model.safetensors"))?;
+    if let Some(bid) = bid {
+        bid.save(&tmp.join(BID_FILE))?;
+    }
     let meta_path = tmp.join("meta.json");
     std::fs::write(&meta_path, serde_json::to_string_pretty(meta).unwrap()).map_err(io(&meta_path))?;
     let final_dir = dir.join(&name);
@@ -212,6 +228,21 @@ pub fn read_meta(dir: &Path) -> Result<Meta, RunError> {
         return Err(RunError::Meta { path, reason: format!("format {} (this ddz reads {META_FORMAT})", meta.format) });
     }
     Ok(meta)
+}
+
+/// The bidding network's file in a checkpoint folder.
+pub const BID_FILE: &str = "bid.safetensors";
+
+/// Loads a checkpoint's bidding network into `net`; a checkpoint without one leaves `net` as
+/// it is (a run that starts bidding from a checkpoint of fixed-landlord play).
+pub fn load_bid(dir: &Path, net: &mut BidNet) -> Result<(), RunError> {
+    let path = dir.join(BID_FILE);
+    if path.is_file() {
+        // Copied into the network in place: its optimizer holds on to its variables.
+        let saved = BidNet::load(&path)?;
+        net.vs.copy(&saved.vs).map_err(|e| WeightsError::Mismatch { path, reason: e.to_string() })?;
+    }
+    Ok(())
 }
 
 /// The newest checkpoint of a run.

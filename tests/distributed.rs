@@ -36,9 +36,13 @@ struct Redis {
 
 impl Redis {
     fn start(dir: &Path) -> Redis {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let installed = Command::new("bash").arg(root.join("scripts/redis.sh")).arg("--install").status().unwrap();
-        assert!(installed.success(), "scripts/redis.sh --install failed");
+        // The tests run in parallel: one install for all of them.
+        static INSTALLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let installed = *INSTALLED.get_or_init(|| {
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/redis.sh");
+            Command::new("bash").arg(script).arg("--install").status().is_ok_and(|s| s.success())
+        });
+        assert!(installed, "scripts/redis.sh --install failed");
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let mut r = Redis { child: None, port, dir: dir.to_path_buf() };
         r.spawn();
@@ -155,8 +159,10 @@ fn newest(run: &Path) -> run::Meta {
 
 #[test]
 #[ignore = "slow: real processes (scripts/test runs it)"]
-fn a_learner_and_two_actor_processes_train_and_an_actor_killed_costs_only_its_games() {
+fn a_learner_and_two_actor_processes_train_with_bidding_and_an_actor_killed_costs_only_its_games() {
     let dir = scratch("two-actors");
+    // With bidding: bids travel in the games, the bidding network with the weights.
+    std::fs::write(dir.join("tiny.toml"), format!("{CONFIG}[game]\nbidding = true\n")).unwrap();
     let redis = Redis::start(&dir);
     let url = redis.url();
     // A stream entry that is not a game: counted, said and skipped, never a crash.
@@ -183,6 +189,8 @@ fn a_learner_and_two_actor_processes_train_and_an_actor_killed_costs_only_its_ga
     let learned = redis.get("ddz:two:learned").unwrap();
     assert!(learned > learned_at_kill, "training went on after the kill");
     assert_eq!(meta.games, learned, "games counted = stream entries acknowledged");
+    let newest = run::list(&dir.join("run")).unwrap().pop().unwrap();
+    assert!(newest.join(run::BID_FILE).is_file(), "the bidding network learned beside");
     assert!(meta.frames >= 60_000);
 }
 

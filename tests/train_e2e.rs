@@ -269,3 +269,62 @@ fn resume_takes_no_budget_from_earlier_sessions_and_records_each_session() {
     assert!(sessions[1]["step"].as_u64().unwrap() > 0, "the second session starts where the first ended");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Q(bid 3) − Q(pass) of a bidding network for the first bidder's hand on `n` seeded deals, with
+/// the rule bidder's strength of each hand.
+fn bid_margins(net: &ddz::model::bidnet::BidNet, n: u64) -> Vec<(f32, f32)> {
+    use ddz::encode::{BID_DIM, encode_bid_state};
+    use ddz::game::{GameConfig, State};
+    use rand::SeedableRng;
+    (0..n)
+        .map(|seed| {
+            let mut s = State::new(GameConfig { bidding: true, ..GameConfig::default() });
+            s.deal_random(&mut rand::rngs::SmallRng::seed_from_u64(9000 + seed));
+            let mut f = [0.0f32; BID_DIM];
+            encode_bid_state(&s, 0, &mut f);
+            let q = net.q_values(&f)[0];
+            (q[3] - q[0], ddz::agents::bid::hand_strength(s.hand(0)))
+        })
+        .collect()
+}
+
+fn correlation(pairs: &[(f32, f32)]) -> f64 {
+    let n = pairs.len() as f64;
+    let (mx, my) = pairs.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + *x as f64 / n, b + *y as f64 / n));
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (x, y) in pairs {
+        let (dx, dy) = (*x as f64 - mx, *y as f64 - my);
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    sxy / (sxx * syy).sqrt().max(1e-12)
+}
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn bidding_and_play_learn_together_and_resume() {
+    let dir = scratch("bidding");
+    let mut cfg = tiny(&dir);
+    cfg.game.bidding = true;
+    cfg.budget.max_games = 8_000;
+    cfg.eval.deals = 0;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert!(s.games >= 8_000 && s.late_loss.is_finite());
+    let newest = checkpoint::latest(&dir).unwrap();
+    let net = ddz::model::bidnet::BidNet::load(&newest.join(checkpoint::BID_FILE)).unwrap();
+    // Bidding 3 rather than passing pays with strong hands: the network learned as much from
+    // the points of its games alone.
+    let r = correlation(&bid_margins(&net, 300));
+    eprintln!("correlation of Q(3) - Q(pass) with hand strength: {r:.3}");
+    assert!(r > 0.3, "correlation of Q(3) - Q(pass) with hand strength: {r:.3}");
+    // A resumed run goes on from the saved bidding network.
+    let mut more = train::load_run_config(&dir).unwrap();
+    more.budget.max_games = s.games + 2_000;
+    let trainer = Trainer::new(more, Start::Resume, true).unwrap();
+    let probe = bid_margins(trainer.bidding_network().expect("a bidding run"), 20);
+    assert_eq!(probe, bid_margins(&net, 20), "restored exactly");
+    let t = trainer.run().unwrap();
+    assert!(t.games >= s.games + 2_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}

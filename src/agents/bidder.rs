@@ -1,22 +1,26 @@
-//! Who decides an agent's bids: the rule bidder (every agent's default, [`super::bid`]) or the
+//! Who decides an agent's bids: the rule bidder (every agent's default, [`super::bid`]), the
 //! hand evaluator with thresholds — bid the highest level whose threshold the evaluator's win
-//! chance for the 17-card hand reaches. `ddz eval --bidding --bidder-a SPEC` puts a bidder in
-//! front of an agent's play.
+//! chance for the 17-card hand reaches — or a bidding network trained by DMC beside a play
+//! network (`game.bidding = true`): the legal bid of highest Q. `ddz eval --bidding --bidder-a
+//! SPEC` puts a bidder in front of an agent's play.
 
 use super::{Agent, AgentError, Candidate};
-use crate::encode::{HAND_DIM, encode_hand};
+use crate::encode::{BID_DIM, HAND_DIM, encode_bid_state, encode_hand};
 use crate::game::{Play, State};
+use crate::model::bidnet::BidNet;
 use crate::model::evaluator::HandNet;
 use std::fmt;
 use std::path::PathBuf;
 
 /// A bidder by name: `rule`, or `evaluator:PATH?t1=0.5&t2=0.6&t3=0.7` (PATH a hand evaluator's
 /// `.safetensors` file or its folder; `tN` the win chance needed to bid N, defaults tuned on
-/// 300 deals of seed 7 against the rule bidder: 0.45, 0.55, 0.65).
+/// 300 deals of seed 7 against the rule bidder: 0.45, 0.55, 0.65), or `network:PATH` (a
+/// bidding network: a checkpoint or run folder of a run with bidding, or its `bid.safetensors`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum BidderSpec {
     Rule,
     Evaluator { path: PathBuf, thresholds: [f32; 3] },
+    Network { path: PathBuf },
 }
 
 pub const DEFAULT_THRESHOLDS: [f32; 3] = [0.45, 0.55, 0.65];
@@ -28,8 +32,14 @@ impl std::str::FromStr for BidderSpec {
         if s == "rule" {
             return Ok(BidderSpec::Rule);
         }
+        if let Some(path) = s.strip_prefix("network:") {
+            return match path {
+                "" => Err(bad("no bidding network path".into())),
+                _ => Ok(BidderSpec::Network { path: PathBuf::from(path) }),
+            };
+        }
         let Some(rest) = s.strip_prefix("evaluator:") else {
-            return Err(bad("a bidder is rule or evaluator:PATH[?t1=…&t2=…&t3=…]".into()));
+            return Err(bad("a bidder is rule, evaluator:PATH[?t1=…&t2=…&t3=…] or network:PATH".into()));
         };
         let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
         if path.is_empty() {
@@ -60,6 +70,7 @@ impl fmt::Display for BidderSpec {
             BidderSpec::Evaluator { path, thresholds: [a, b, c] } => {
                 write!(f, "evaluator:{}?t1={a}&t2={b}&t3={c}", path.display())
             }
+            BidderSpec::Network { path } => write!(f, "network:{}", path.display()),
         }
     }
 }
@@ -67,28 +78,52 @@ impl fmt::Display for BidderSpec {
 /// An agent's play with another bidder's bids.
 pub struct WithBidder {
     inner: Box<dyn Agent>,
-    net: HandNet,
-    thresholds: [f32; 3],
+    bidder: Bidder,
     label: String,
+}
+
+enum Bidder {
+    Evaluator { net: HandNet, thresholds: [f32; 3] },
+    Network(BidNet),
 }
 
 impl WithBidder {
     /// `agent` bidding as `spec` says (the rule bidder is every agent's own default).
     pub fn wrap(agent: Box<dyn Agent>, spec: &BidderSpec) -> Result<Box<dyn Agent>, AgentError> {
-        let BidderSpec::Evaluator { path, thresholds } = spec else { return Ok(agent) };
-        let file = if path.is_dir() { path.join("model.safetensors") } else { path.clone() };
-        let net = HandNet::load(&file)?;
+        let bidder = match spec {
+            BidderSpec::Rule => return Ok(agent),
+            BidderSpec::Evaluator { path, thresholds } => {
+                let file = if path.is_dir() { path.join("model.safetensors") } else { path.clone() };
+                Bidder::Evaluator { net: HandNet::load(&file)?, thresholds: *thresholds }
+            }
+            BidderSpec::Network { path } => Bidder::Network(BidNet::load(&bid_file(path))?),
+        };
         let label = format!("{} bidding by {spec}", agent.name());
-        Ok(Box::new(WithBidder { inner: agent, net, thresholds: *thresholds, label }))
+        Ok(Box::new(WithBidder { inner: agent, bidder, label }))
     }
 
-    /// The evaluator's win chance for the seat's 17 cards (the bottom not yet shown).
-    pub fn win_chance(&self, state: &State) -> f32 {
+    /// The evaluator's win chance for the seat's 17 cards (the bottom not yet shown); None
+    /// for another bidder.
+    pub fn win_chance(&self, state: &State) -> Option<f32> {
+        let Bidder::Evaluator { net, .. } = &self.bidder else { return None };
         let seat = state.current_player().expect("a bidding decision");
         let mut features = [0.0f32; HAND_DIM];
         encode_hand(state.hand(seat), None, &mut features);
-        self.net.predict(&features)[0].win
+        Some(net.predict(&features)[0].win)
     }
+}
+
+/// The bidding network's file: `path` itself, `bid.safetensors` in a checkpoint folder, or in
+/// the newest checkpoint of a run folder.
+fn bid_file(path: &std::path::Path) -> PathBuf {
+    if !path.is_dir() {
+        return path.to_path_buf();
+    }
+    let direct = path.join(crate::run::BID_FILE);
+    if direct.is_file() {
+        return direct;
+    }
+    crate::run::latest(path).map(|dir| dir.join(crate::run::BID_FILE)).unwrap_or(direct)
 }
 
 impl Agent for WithBidder {
@@ -105,9 +140,18 @@ impl Agent for WithBidder {
         self.inner.candidates(state, plays)
     }
     fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
-        let p = self.win_chance(state);
-        let want = (1..=3u8).rev().find(|&b| p >= self.thresholds[b as usize - 1]).unwrap_or(0);
-        if legal.contains(&want) { want } else { 0 }
+        match &self.bidder {
+            Bidder::Evaluator { thresholds, .. } => {
+                let p = self.win_chance(state).expect("an evaluator");
+                let want = (1..=3u8).rev().find(|&b| p >= thresholds[b as usize - 1]).unwrap_or(0);
+                if legal.contains(&want) { want } else { 0 }
+            }
+            Bidder::Network(net) => {
+                let mut features = [0.0f32; BID_DIM];
+                encode_bid_state(state, state.current_player().expect("a bidding decision"), &mut features);
+                BidNet::best(&net.q_values(&features)[0], legal)
+            }
+        }
     }
 }
 
@@ -124,5 +168,9 @@ mod tests {
         assert!("evaluator:m?t1=2".parse::<BidderSpec>().is_err());
         assert!("evaluator:m?x=1".parse::<BidderSpec>().is_err());
         assert!("network".parse::<BidderSpec>().is_err());
+        let n: BidderSpec = "network:runs/bid".parse().unwrap();
+        assert_eq!(n, BidderSpec::Network { path: "runs/bid".into() });
+        assert_eq!(n.to_string().parse::<BidderSpec>().unwrap(), n);
+        assert!("network:".parse::<BidderSpec>().is_err());
     }
 }

@@ -154,14 +154,8 @@ fn capacities(cfg: &TrainConfig, seconds: f64) -> Result<Capacities, BenchError>
     let net = crate::model::QNet::cpu(&cfg.model, cfg.run.seed);
     let mut pool = Pool::new(1);
     pool.add(PoolEntry { step: 0, frames: 0, weights: Arc::new(net.export(0)) });
-    let shared = Arc::new(Shared {
-        weights: std::sync::Mutex::new(Arc::new(net.export(0))),
-        version: std::sync::atomic::AtomicU64::new(0),
-        pool: std::sync::RwLock::new(pool),
-        stop: AtomicBool::new(false),
-        next_game: std::sync::atomic::AtomicU64::new(0),
-        frames: std::sync::atomic::AtomicU64::new(0),
-    });
+    let bid = cfg.game.bidding.then(|| crate::model::bidnet::BidNet::cpu(cfg.run.seed).export(0));
+    let shared = Arc::new(Shared::new(net.export(0), bid, pool, 0, 0));
     crate::runtime::configure_threads(1);
     let mut actor = Actor::new(0, Arc::new(cfg.clone()), shared);
     let (t, mut games) = (Instant::now(), Vec::new());

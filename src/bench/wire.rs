@@ -59,7 +59,15 @@ fn play_game(seed: u64, rule: &mut RuleAgent) -> Played {
     }
     let landlord_won = state.winner() == state.landlord();
     let frames = label(decisions, &state, &Default::default());
-    let msg = GameMsg { frames, learning: Learning::AllSeats, vs_rule: false, landlord_won, version: 0, index: seed };
+    let msg = GameMsg {
+        frames,
+        learning: Learning::AllSeats,
+        vs_rule: false,
+        landlord_won,
+        bids: vec![],
+        version: 0,
+        index: seed,
+    };
     Played { deal, plays, msg }
 }
 

@@ -5,8 +5,10 @@
 //! - [`weights`]: weights files (safetensors), written atomically and checked on load.
 //! - [`learner`]: the DMC update (MSE to the label) and its optimizer.
 //! - [`imitation`]: the pretraining update (cross-entropy over a decision's legal plays).
+//! - [`bidnet`]: the bidding network (Q of each bid) and its DMC update.
 //! - [`evaluator`]: the hand evaluator (a hand to the landlord's chance and points) and its update.
 
+pub mod bidnet;
 pub mod evaluator;
 pub mod imitation;
 pub mod learner;

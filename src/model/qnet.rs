@@ -160,7 +160,7 @@ pub struct QNet {
 /// libtorch draws initial weights from one process-wide generator: seeding it and drawing
 /// happen under this lock, so that a network's initial weights depend only on its seed, also
 /// when other threads build networks at the same time (tests run in parallel).
-static INIT: Mutex<()> = Mutex::new(());
+pub(crate) static INIT: Mutex<()> = Mutex::new(());
 
 impl QNet {
     /// A network on the CPU whose initial weights are drawn from `seed`.
@@ -296,47 +296,55 @@ impl QNet {
 
     /// All weights, copied to host memory.
     pub fn export(&self, version: u64) -> Weights {
-        let mut tensors: Vec<(String, Vec<i64>, Vec<f32>)> = self
-            .vs
-            .variables()
-            .into_iter()
-            .map(|(name, t)| {
-                let shape = t.size();
-                let data =
-                    Vec::<f32>::try_from(t.detach().to_device(Device::Cpu).flatten(0, -1)).expect("float weights");
-                (name, shape, data)
-            })
-            .collect();
-        tensors.sort_by(|a, b| a.0.cmp(&b.0));
-        Weights { version, tensors }
+        export_store(&self.vs, version)
     }
 
     /// Copies `weights` in; names and shapes must match this network.
     pub fn import(&mut self, weights: &Weights) -> Result<(), ModelError> {
-        let vars = self.vs.variables();
-        if vars.len() != weights.tensors.len() {
+        import_store(&self.vs, weights)
+    }
+}
+
+/// Every variable of `vs`, copied to host memory, sorted by name.
+pub(crate) fn export_store(vs: &nn::VarStore, version: u64) -> Weights {
+    let mut tensors: Vec<(String, Vec<i64>, Vec<f32>)> = vs
+        .variables()
+        .into_iter()
+        .map(|(name, t)| {
+            let shape = t.size();
+            let data = Vec::<f32>::try_from(t.detach().to_device(Device::Cpu).flatten(0, -1)).expect("float weights");
+            (name, shape, data)
+        })
+        .collect();
+    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    Weights { version, tensors }
+}
+
+/// Copies `weights` into `vs`; names and shapes must match.
+pub(crate) fn import_store(vs: &nn::VarStore, weights: &Weights) -> Result<(), ModelError> {
+    let vars = vs.variables();
+    if vars.len() != weights.tensors.len() {
+        return Err(ModelError::Mismatch(format!(
+            "{} tensors given, the network has {}",
+            weights.tensors.len(),
+            vars.len()
+        )));
+    }
+    for (name, shape, data) in &weights.tensors {
+        let var = vars.get(name).ok_or_else(|| ModelError::Mismatch(format!("unknown tensor {name}")))?;
+        if &var.size() != shape {
             return Err(ModelError::Mismatch(format!(
-                "{} tensors given, the network has {}",
-                weights.tensors.len(),
-                vars.len()
+                "tensor {name}: shape {shape:?} given, the network has {:?}",
+                var.size()
             )));
         }
-        for (name, shape, data) in &weights.tensors {
-            let var = vars.get(name).ok_or_else(|| ModelError::Mismatch(format!("unknown tensor {name}")))?;
-            if &var.size() != shape {
-                return Err(ModelError::Mismatch(format!(
-                    "tensor {name}: shape {shape:?} given, the network has {:?}",
-                    var.size()
-                )));
-            }
-            let src = Tensor::from_slice(data).view(shape.as_slice()).to_device(var.device());
-            tch::no_grad(|| {
-                let mut v = var.shallow_clone();
-                v.copy_(&src);
-            });
-        }
-        Ok(())
+        let src = Tensor::from_slice(data).view(shape.as_slice()).to_device(var.device());
+        tch::no_grad(|| {
+            let mut v = var.shallow_clone();
+            v.copy_(&src);
+        });
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,10 +12,11 @@
 
 use super::config::{Exploration, TrainConfig};
 use super::pool::Pool;
-use super::trajectory::{Decision, label};
+use super::trajectory::{BidFrame, Decision, label, points};
 use crate::agents::{RuleAgent, decide, model::argmax};
-use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
-use crate::game::{GameConfig, MoveList, State};
+use crate::encode::{ACTION_DIM, BID_DIM, STATE_DIM, encode_action, encode_bid_state, encode_state};
+use crate::game::{Action, GameConfig, MoveList, Phase, State};
+use crate::model::bidnet::BidNet;
 use crate::model::{Frame, QNet, Weights};
 use crossbeam_channel::Sender;
 use rand::rngs::SmallRng;
@@ -25,8 +26,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 /// What the learner shares with the actors.
 pub struct Shared {
-    /// The newest published weights.
-    pub weights: Mutex<Arc<Weights>>,
+    /// The newest published weights, and the bidding network's (when games start with bids).
+    pub weights: Mutex<(Arc<Weights>, Option<Arc<Weights>>)>,
     pub version: AtomicU64,
     pub pool: RwLock<Pool>,
     pub stop: AtomicBool,
@@ -37,9 +38,22 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn publish(&self, weights: Weights) {
+    /// What actors start from: the first weights, the pool, the index of the first game and
+    /// the frames learned so far.
+    pub fn new(weights: Weights, bid: Option<Weights>, pool: Pool, next_game: u64, frames: u64) -> Shared {
+        Shared {
+            version: AtomicU64::new(weights.version),
+            weights: Mutex::new((Arc::new(weights), bid.map(Arc::new))),
+            pool: RwLock::new(pool),
+            stop: AtomicBool::new(false),
+            next_game: AtomicU64::new(next_game),
+            frames: AtomicU64::new(frames),
+        }
+    }
+
+    pub fn publish(&self, weights: Weights, bid: Option<Weights>) {
         let version = weights.version;
-        *self.weights.lock().unwrap() = Arc::new(weights);
+        *self.weights.lock().unwrap() = (Arc::new(weights), bid.map(Arc::new));
         self.version.store(version, Ordering::Release);
     }
 }
@@ -60,6 +74,8 @@ pub struct GameMsg {
     /// The side that did not learn was the rule agent.
     pub vs_rule: bool,
     pub landlord_won: bool,
+    /// The game's bidding decisions, labelled (empty without bidding).
+    pub bids: Vec<BidFrame>,
     /// The version of the learner's weights the learning seats played with when it ended.
     pub version: u64,
     /// The game's index in the run (its deal seed is `game_seed(run seed, index)`).
@@ -94,9 +110,16 @@ struct Slot {
     /// The current player's legal plays, and the index of the one it chose.
     plays: MoveList,
     chosen: Option<usize>,
+    /// The bidding decisions so far (seat, features, bid), and the bid chosen now.
+    bids: Vec<(u8, Vec<f32>, u8)>,
+    bid: Option<u8>,
 }
 
 impl Slot {
+    fn bidding(&self) -> bool {
+        self.state.phase() == Phase::Bid
+    }
+
     fn seat(&self) -> u8 {
         self.state.current_player().expect("a game in flight has a player to move")
     }
@@ -140,6 +163,8 @@ pub struct Actor {
     game_config: GameConfig,
     rng: SmallRng,
     net: QNet,
+    /// The bidding network, when games start with bids.
+    bid_net: Option<BidNet>,
     version: u64,
     /// Frozen nets by pool step; at most the current opponent and the previous one in use.
     frozen: Vec<(u64, QNet)>,
@@ -156,9 +181,10 @@ impl Actor {
     pub fn new(id: usize, cfg: Arc<TrainConfig>, shared: Arc<Shared>) -> Actor {
         let start_index = shared.next_game.load(Ordering::Relaxed);
         Actor {
-            game_config: GameConfig { scoring: cfg.reward.scoring, ..GameConfig::default() },
+            game_config: GameConfig { scoring: cfg.reward.scoring, bidding: cfg.game.bidding, ..GameConfig::default() },
             rng: SmallRng::seed_from_u64(game_seed(cfg.run.seed ^ 0xAC70, start_index + id as u64 * 7919)),
             net: QNet::cpu(&cfg.model, 0),
+            bid_net: cfg.game.bidding.then(|| BidNet::cpu(0)),
             version: u64::MAX,
             frozen: Vec::new(),
             opponent: 0,
@@ -189,8 +215,11 @@ impl Actor {
     /// Takes the newest published weights, when there are newer ones.
     pub fn sync_weights(&mut self) {
         if self.shared.version.load(Ordering::Acquire) != self.version {
-            let w = self.shared.weights.lock().unwrap().clone();
+            let (w, bid) = self.shared.weights.lock().unwrap().clone();
             self.net.import(&w).expect("published weights fit the actor's network");
+            if let (Some(net), Some(bid)) = (self.bid_net.as_mut(), bid) {
+                net.import(&bid).expect("published bidding weights fit the actor's network");
+            }
             self.version = w.version;
         }
     }
@@ -228,7 +257,9 @@ impl Actor {
     fn new_game(&mut self) -> Slot {
         let pool = &self.cfg.pool;
         let index = self.shared.next_game.fetch_add(1, Ordering::Relaxed);
-        let mut state = State::new(self.game_config.clone());
+        // With bidding, the first bidder goes round with the game index.
+        let first_bidder = (index % 3) as u8;
+        let mut state = State::new(GameConfig { first_bidder, ..self.game_config.clone() });
         state.deal_random(&mut SmallRng::seed_from_u64(game_seed(self.cfg.run.seed, index)));
         let u = self.rng.random::<f64>();
         let learning = if u < pool.self_play_share {
@@ -243,13 +274,15 @@ impl Actor {
         } else {
             Opponent::Snapshot(self.opponent)
         };
-        Slot { index, state, learning, opponent, decisions: Vec::new(), plays: MoveList::new(), chosen: None }
+        let (decisions, plays, bids) = (Vec::new(), MoveList::new(), Vec::new());
+        Slot { index, state, learning, opponent, decisions, plays, chosen: None, bids, bid: None }
     }
 
     /// Every game's current player chooses: forced plays and the rule agent's seats at once,
     /// the rest in one batched forward pass per network.
     pub fn decide(&mut self) {
-        for slot in &mut self.slots {
+        self.decide_bids();
+        for slot in self.slots.iter_mut().filter(|s| !s.bidding()) {
             slot.state.legal_plays_into(&mut slot.plays);
             let seat = slot.seat();
             slot.chosen = if slot.plays.len() == 1 {
@@ -261,13 +294,40 @@ impl Actor {
             };
         }
         let mut keys: Vec<NetKey> = Vec::new();
-        for slot in self.slots.iter().filter(|s| s.chosen.is_none()) {
+        for slot in self.slots.iter().filter(|s| s.chosen.is_none() && !s.bidding()) {
             if !keys.contains(&slot.net_key()) {
                 keys.push(slot.net_key());
             }
         }
         for key in keys {
             self.forward(key);
+        }
+    }
+
+    /// Every game in its bidding: one batched pass of the bidding network; a bid at random
+    /// with probability `game.bid_epsilon`.
+    fn decide_bids(&mut self) {
+        let Some(net) = self.bid_net.as_ref() else { return };
+        let members: Vec<usize> = (0..self.slots.len()).filter(|&i| self.slots[i].bidding()).collect();
+        if members.is_empty() {
+            return;
+        }
+        let mut features = vec![0.0f32; members.len() * BID_DIM];
+        for (k, &i) in members.iter().enumerate() {
+            let slot = &self.slots[i];
+            encode_bid_state(&slot.state, slot.seat(), &mut features[k * BID_DIM..(k + 1) * BID_DIM]);
+        }
+        let q = net.q_values(&features);
+        for (k, &i) in members.iter().enumerate() {
+            let slot = &mut self.slots[i];
+            let legal = slot.state.legal_bids_vec();
+            let bid = if self.rng.random::<f64>() < self.cfg.game.bid_epsilon {
+                legal[self.rng.random_range(0..legal.len())]
+            } else {
+                BidNet::best(&q[k], &legal)
+            };
+            slot.bid = Some(bid);
+            slot.bids.push((slot.seat(), features[k * BID_DIM..(k + 1) * BID_DIM].to_vec(), bid));
         }
     }
 
@@ -313,7 +373,7 @@ impl Actor {
         b.owner.clear();
         b.members.clear();
         for (i, slot) in self.slots.iter().enumerate() {
-            if slot.chosen.is_some() || slot.net_key() != key {
+            if slot.chosen.is_some() || slot.bidding() || slot.net_key() != key {
                 continue;
             }
             let (seat, k) = (slot.seat(), b.members.len());
@@ -337,6 +397,15 @@ impl Actor {
         let mut i = 0;
         while i < self.slots.len() {
             let slot = &mut self.slots[i];
+            if let Some(bid) = slot.bid.take() {
+                slot.state.apply_action(Action::Bid(bid)).expect("bids come from the legal ones");
+                if slot.state.is_terminal() {
+                    finished.push(self.finish(i)); // every seat passed
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
             let play = slot.plays[slot.chosen.take().expect("decide() chose for every game")];
             let seat = slot.seat();
             if slot.seat_learns(seat) && slot.plays.len() == 1 {
@@ -362,7 +431,20 @@ impl Actor {
         let landlord_won = done.state.winner() == done.state.landlord();
         let vs_rule = done.learning != Learning::AllSeats && done.opponent == Opponent::Rule;
         let frames = label(done.decisions, &done.state, &self.cfg.reward);
-        GameMsg { frames, learning: done.learning, vs_rule, landlord_won, version: self.version, index: done.index }
+        let bids = done
+            .bids
+            .into_iter()
+            .map(|(seat, features, bid)| BidFrame { features, bid, target: points(&done.state, seat) })
+            .collect();
+        GameMsg {
+            bids,
+            frames,
+            learning: done.learning,
+            vs_rule,
+            landlord_won,
+            version: self.version,
+            index: done.index,
+        }
     }
 }
 
@@ -402,7 +484,7 @@ mod tests {
     use crate::model::ModelConfig;
     use crate::train::pool::PoolEntry;
 
-    fn actor(rule_share: f64) -> Actor {
+    fn actor(rule_share: f64, bidding: bool) -> Actor {
         let mut cfg = TrainConfig {
             model: ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() },
             ..Default::default()
@@ -410,24 +492,49 @@ mod tests {
         cfg.actors.games_in_flight = 5;
         cfg.pool.self_play_share = 0.0;
         cfg.pool.rule_share = rule_share;
+        cfg.game.bidding = bidding;
         let net = QNet::cpu(&cfg.model, 4);
         let mut pool = Pool::new(2);
         pool.add(PoolEntry { step: 0, frames: 0, weights: Arc::new(net.export(0)) });
-        let shared = Arc::new(Shared {
-            weights: Mutex::new(Arc::new(net.export(0))),
-            version: AtomicU64::new(0),
-            pool: RwLock::new(pool),
-            stop: AtomicBool::new(false),
-            next_game: AtomicU64::new(0),
-            frames: AtomicU64::new(0),
-        });
+        let bid = bidding.then(|| BidNet::cpu(5).export(0));
+        let shared = Arc::new(Shared::new(net.export(0), bid, pool, 0, 0));
         Actor::new(0, Arc::new(cfg), shared)
+    }
+
+    #[test]
+    fn with_bidding_every_bid_is_labelled_with_its_sides_points() {
+        let mut a = actor(0.0, true);
+        a.sync_weights();
+        let mut finished = Vec::new();
+        while finished.len() < 60 {
+            a.refill();
+            a.decide();
+            finished.extend(a.advance());
+        }
+        let (mut contested, mut all_passed) = (0, 0);
+        for g in &finished {
+            assert!(!g.bids.is_empty() && g.bids.len() <= 3);
+            assert!(g.bids.iter().all(|b| b.bid <= 3 && b.features.len() == BID_DIM));
+            if g.frames.is_empty() {
+                all_passed += 1;
+                assert!(g.bids.iter().all(|b| b.bid == 0 && b.target == 0.0), "all passed: zero points");
+            } else {
+                contested += 1;
+                // Points are whole stakes: ±bid × 2^k, the landlord's doubled.
+                assert!(g.bids.iter().all(|b| b.target != 0.0 && b.target.fract() == 0.0));
+                // Three bids: three seats, the landlord's points against both farmers'.
+                if g.bids.len() == 3 {
+                    assert_eq!(g.bids.iter().map(|b| b.target).sum::<f32>(), 0.0);
+                }
+            }
+        }
+        assert!(contested > 30, "{contested} contested, {all_passed} all passed");
     }
 
     #[test]
     fn steps_refill_decide_and_advance_until_games_end_labelled() {
         for rule_share in [0.0, 1.0] {
-            let mut a = actor(rule_share);
+            let mut a = actor(rule_share, false);
             a.sync_weights();
             let mut finished = Vec::new();
             for _ in 0..400 {

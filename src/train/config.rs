@@ -21,6 +21,27 @@ pub struct TrainConfig {
     pub log: LogConfig,
     pub eval: EvalConfig,
     pub broker: BrokerConfig,
+    pub game: GameSection,
+}
+
+/// The game the actors play.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameSection {
+    /// Start every game with 1–2–3 bidding (the first bidder drawn per game), and learn a
+    /// bidding network beside the play network; off: seat 0 is always the landlord (DouZero's
+    /// setup).
+    pub bidding: bool,
+    /// Bidding decisions per update of the bidding network.
+    pub bid_batch_size: usize,
+    /// Actors bid at random with this probability (else the bid with the highest Q).
+    pub bid_epsilon: f64,
+}
+
+impl Default for GameSection {
+    fn default() -> Self {
+        GameSection { bidding: false, bid_batch_size: 64, bid_epsilon: 0.1 }
+    }
 }
 
 /// Actors in other processes over Redis (`ddz train --broker`, `ddz actor`); unused otherwise.
@@ -301,6 +322,8 @@ impl TrainConfig {
             (self.learner.queue_games == 0, "learner.queue_games must be at least 1"),
             (self.broker.publish_every_steps == 0, "broker.publish_every_steps must be at least 1"),
             (self.broker.stream_cap == 0, "broker.stream_cap must be at least 1"),
+            (self.game.bid_batch_size == 0, "game.bid_batch_size must be at least 1"),
+            (!(0.0..=1.0).contains(&self.game.bid_epsilon), "game.bid_epsilon must be in [0, 1]"),
             (self.checkpoint.keep_last == 0, "checkpoint.keep_last must be at least 1"),
             (
                 self.actors.temperature_start <= 0.0 || self.actors.temperature_end <= 0.0,
@@ -318,7 +341,7 @@ impl TrainConfig {
     }
 
     /// Every real-valued key, by name.
-    fn numbers(&self) -> [(&'static str, f64); 13] {
+    fn numbers(&self) -> [(&'static str, f64); 14] {
         [
             ("budget.max_seconds", self.budget.max_seconds),
             ("reward.speed_bonus", self.reward.speed_bonus as f64),
@@ -333,6 +356,7 @@ impl TrainConfig {
             ("learner.grad_clip", self.learner.grad_clip),
             ("learner.lr_end", self.learner.lr_end),
             ("checkpoint.every_minutes", self.checkpoint.every_minutes),
+            ("game.bid_epsilon", self.game.bid_epsilon),
         ]
     }
 

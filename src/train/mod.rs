@@ -20,7 +20,8 @@ pub mod pool;
 pub mod trajectory;
 pub mod wire;
 
-use crate::model::{Frame, Learner, LearnerError, QNet, StepStats, WeightsError};
+use crate::model::bidnet::BidLearner;
+use crate::model::{Frame, Learner, LearnerError, QNet, StepStats, Weights, WeightsError};
 use crate::run::{self, Meta, RunError};
 use actor::{Actor, GameMsg, Shared};
 use broker::learner::{Arrival, LearnerLink};
@@ -32,10 +33,11 @@ use pool::{Pool, PoolEntry};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+use trajectory::BidFrame;
 
 /// How a run starts.
 #[derive(Clone, Debug)]
@@ -155,6 +157,11 @@ pub struct Trainer {
     last: StepStats,
     losses: Vec<f32>,
     on_checkpoint: Option<CheckpointHook>,
+    /// The bidding network's learner, its decisions waiting and its losses since the last
+    /// scalars (with `game.bidding`).
+    bid: Option<BidLearner>,
+    bid_buffer: Vec<BidFrame>,
+    bid_losses: Vec<f64>,
     resumed: bool,
     /// The games received and not yet counted, in buffer order.
     ledger: Ledger,
@@ -223,14 +230,10 @@ impl Trainer {
                 weights: Arc::new(learner.net.export(meta.step)),
             });
         }
-        let shared = Arc::new(Shared {
-            weights: Mutex::new(Arc::new(learner.net.export(meta.step))),
-            version: AtomicU64::new(meta.step),
-            pool: RwLock::new(pool),
-            stop: AtomicBool::new(false),
-            next_game: AtomicU64::new(meta.next_game_index),
-            frames: AtomicU64::new(meta.frames),
-        });
+        let bid = bid_learner(&cfg, &start, &run)?;
+        let bid_weights = bid.as_ref().map(|b| b.net.export(meta.step));
+        let first = learner.net.export(meta.step);
+        let shared = Arc::new(Shared::new(first, bid_weights, pool, meta.next_game_index, meta.frames));
         let (games_tx, games_rx) = crossbeam_channel::bounded::<GameMsg>(cfg.learner.queue_games);
         let now = Counters { step: meta.step, frames: meta.frames, games: meta.games };
         Ok(Trainer {
@@ -252,6 +255,9 @@ impl Trainer {
             last: StepStats::default(),
             losses: Vec::new(),
             on_checkpoint: None,
+            bid,
+            bid_buffer: Vec::new(),
+            bid_losses: Vec::new(),
             resumed: matches!(start, Start::Resume),
             ledger: Ledger::default(),
             remote: None,
@@ -268,11 +274,17 @@ impl Trainer {
         stored.budget = Default::default();
         let meta = RunMeta::ours(&dir.display().to_string(), stored.to_toml());
         let mut link = LearnerLink::connect(url, run, meta, self.resumed)?;
-        link.publish_weights(&self.learner.net.export(self.now.step), self.now.frames)?;
+        let (play, bid) = self.export();
+        link.publish_weights(&play, bid.as_ref(), self.now.frames)?;
         let pool = self.shared.pool.read().unwrap().entries().to_vec();
         link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
         self.remote = Some(Remote { link, games: None, reader: None, local_actors });
         Ok(self)
+    }
+
+    /// The bidding network being learned (with `game.bidding`).
+    pub fn bidding_network(&self) -> Option<&crate::model::bidnet::BidNet> {
+        self.bid.as_ref().map(|b| &b.net)
     }
 
     /// What came over the wire from actor processes: games, frames, bytes, bad entries.
@@ -411,15 +423,18 @@ impl Trainer {
         open
     }
 
-    fn receive(&mut self, id: Option<String>, msg: GameMsg) {
-        self.monitor.record_game(msg.learning, msg.vs_rule, msg.landlord_won);
+    fn receive(&mut self, id: Option<String>, mut msg: GameMsg) {
+        self.bid_buffer.append(&mut msg.bids);
         let ledger = &mut self.ledger;
         if msg.frames.is_empty() {
-            // Nothing to learn: counted (and acknowledged) now.
+            // Nothing to learn from its play (every seat passed in the bidding): counted (and
+            // acknowledged) now.
             self.now.games += 1;
             ledger.to_ack.extend(id);
             return;
         }
+        self.monitor.record_game(msg.learning, msg.vs_rule, msg.landlord_won);
+        let ledger = &mut self.ledger;
         ledger.games.push_back(Received { start: ledger.received, id, version: msg.version });
         ledger.received += msg.frames.len() as u64;
         self.buffer.extend(msg.frames);
@@ -460,10 +475,11 @@ impl Trainer {
             if self.now.step.is_multiple_of(self.cfg.learner.publish_every_steps.max(1)) {
                 self.publish();
             }
-            if let Some(remote) = self.remote.as_mut()
-                && self.now.step.is_multiple_of(self.cfg.broker.publish_every_steps)
-            {
-                remote.link.publish_weights(&self.learner.net.export(self.now.step), self.now.frames)?;
+            if self.remote.is_some() && self.now.step.is_multiple_of(self.cfg.broker.publish_every_steps) {
+                let (play, bid) = self.export();
+                if let Some(remote) = self.remote.as_mut() {
+                    remote.link.publish_weights(&play, bid.as_ref(), self.now.frames)?;
+                }
             }
             if self.snapshot_due() {
                 self.snapshot()?;
@@ -473,6 +489,7 @@ impl Trainer {
             }
         }
         self.buffer.drain(..consumed);
+        self.learn_bids();
         // Acknowledged before any checkpoint can count them, so a checkpoint never counts a
         // game the stream would deliver again.
         let acks = std::mem::take(&mut self.ledger.to_ack);
@@ -482,9 +499,29 @@ impl Trainer {
         Ok(())
     }
 
+    /// One update of the bidding network on every full batch of bidding decisions.
+    fn learn_bids(&mut self) {
+        let Some(bid) = self.bid.as_mut() else { return };
+        let n = self.cfg.game.bid_batch_size;
+        while self.bid_buffer.len() >= n {
+            let batch: Vec<BidFrame> = self.bid_buffer.drain(..n).collect();
+            let features: Vec<f32> = batch.iter().flat_map(|b| b.features.iter().copied()).collect();
+            let bids: Vec<u8> = batch.iter().map(|b| b.bid).collect();
+            let targets: Vec<f32> = batch.iter().map(|b| b.target).collect();
+            self.bid_losses.push(bid.step(&features, &bids, &targets));
+        }
+    }
+
+    /// The play network's weights and the bidding network's, at the current step.
+    fn export(&self) -> (Weights, Option<Weights>) {
+        let step = self.now.step;
+        (self.learner.net.export(step), self.bid.as_ref().map(|b| b.net.export(step)))
+    }
+
     /// Hands the current weights to the actors.
     pub fn publish(&mut self) {
-        self.shared.publish(self.learner.net.export(self.now.step));
+        let (play, bid) = self.export();
+        self.shared.publish(play, bid);
     }
 
     fn snapshot_due(&self) -> bool {
@@ -521,6 +558,10 @@ impl Trainer {
         let pool_len = self.shared.pool.read().unwrap().len();
         let (step, frames, queue) = (self.now.step, self.now.frames, self.games_rx.len());
         self.monitor.scalars(step, &self.last, frame_rate, game_rate, queue, pool_len, frames);
+        let losses = std::mem::take(&mut self.bid_losses);
+        if !losses.is_empty() {
+            self.monitor.scalar("bid/loss", losses.iter().sum::<f64>() / losses.len() as f64, step);
+        }
         let (sum, n) = std::mem::take(&mut self.ledger.staleness);
         if n > 0 {
             self.monitor.scalar("learner/staleness", sum / n as f64, step);
@@ -560,7 +601,8 @@ impl Trainer {
             pool_steps: self.pool_steps(),
             model: self.cfg.model.clone(),
         };
-        let dir = run::save(&self.run, &self.learner.net, &meta, self.cfg.checkpoint.keep_last)?;
+        let bid = self.bid.as_ref().map(|b| &b.net);
+        let dir = run::save_with_bid(&self.run, &self.learner.net, bid, &meta, self.cfg.checkpoint.keep_last)?;
         run::prune_pool(&self.run, &meta.pool_steps)?;
         self.monitor.flush();
         self.last_checkpoint = Instant::now();
@@ -650,6 +692,19 @@ fn begin(run: &Path, cfg: &TrainConfig, net: &mut QNet, init_from: Option<&Path>
         pool_steps: vec![],
         model: cfg.model.clone(),
     })
+}
+
+/// The bidding network's learner, with `game.bidding`: fresh, or on `--resume` from the newest
+/// checkpoint's `bid.safetensors` when it has one.
+fn bid_learner(cfg: &TrainConfig, start: &Start, run: &Path) -> Result<Option<BidLearner>, TrainError> {
+    if !cfg.game.bidding {
+        return Ok(None);
+    }
+    let mut bid = BidLearner::new(cfg.run.seed ^ 0xB1D, cfg.learner.lr);
+    if matches!(start, Start::Resume) {
+        run::load_bid(&run::latest(run)?, &mut bid.net)?;
+    }
+    Ok(Some(bid))
 }
 
 /// The newest checkpoint of a run into `net`, and the pool it listed.

@@ -20,6 +20,23 @@ pub struct Decision {
     pub q: Option<f32>,
 }
 
+/// A bidding decision, labelled with the points its seat's side made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BidFrame {
+    pub features: Vec<f32>,
+    pub bid: u8,
+    pub target: f32,
+}
+
+/// The points `seat`'s side made in a finished game, whatever the reward's scoring: the stake
+/// (the winning bid × 2 per bomb or rocket × 2 for a spring), the landlord's doubled; 0 when
+/// every seat passed.
+pub fn points(state: &State, seat: u8) -> f32 {
+    let (Some(winner), Some(landlord)) = (state.winner(), state.landlord()) else { return 0.0 };
+    let stake = state.multiplier() as f32 * if seat == landlord { 2.0 } else { 1.0 };
+    if (winner == landlord) == (seat == landlord) { stake } else { -stake }
+}
+
 /// The reward of `seat` in a finished game: its return (±1, or points in score mode), plus the
 /// speed bonus for a winner.
 pub fn reward(state: &State, seat: u8, cfg: &RewardConfig) -> f32 {

@@ -9,11 +9,13 @@
 //!
 //! ```text
 //! "DDZG" layout:u8 learning:u8 vs_rule:u8 landlord_won:u8 version:u64 index:u64 frames:u32
-//! per frame: target:f32 role:u8 state[STATE_DIM] action[ACTION_DIM]   (all little-endian)
+//! per frame: target:f32 role:u8 state[STATE_DIM] action[ACTION_DIM]
+//! bids:u16, per bid: target:f32 bid:u8 features[BID_DIM]              (all little-endian)
 //! ```
 
 use super::actor::{GameMsg, Learning};
-use crate::encode::{ACTION_DIM, STATE_DIM};
+use super::trajectory::BidFrame;
+use crate::encode::{ACTION_DIM, BID_DIM, STATE_DIM};
 use crate::game::Role;
 use crate::model::Frame;
 
@@ -60,6 +62,15 @@ pub fn encode(msg: &GameMsg, layout: Layout, out: &mut Vec<u8>) {
                 write_bits(&f.state, out);
                 write_bits(&f.action, out);
             }
+        }
+    }
+    out.extend_from_slice(&(msg.bids.len() as u16).to_le_bytes());
+    for b in &msg.bids {
+        out.extend_from_slice(&b.target.to_le_bytes());
+        out.push(b.bid);
+        match layout {
+            Layout::Floats => b.features.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Layout::Bits => write_bits(&b.features, out),
         }
     }
 }
@@ -121,10 +132,29 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
         };
         frames.push(Frame { state, action, target, role });
     }
+    let bids = read_bids(&mut r, layout)?;
     if r.at != bytes.len() {
         return Err(WireError::Invalid(format!("{} bytes after the last frame", bytes.len() - r.at)));
     }
-    Ok(GameMsg { frames, learning, vs_rule, landlord_won, version, index })
+    Ok(GameMsg { frames, learning, vs_rule, landlord_won, bids, version, index })
+}
+
+fn read_bids(r: &mut Reader, layout: Layout) -> Result<Vec<BidFrame>, WireError> {
+    let n = u16::from_le_bytes(r.take(2)?.try_into().unwrap());
+    (0..n)
+        .map(|_| {
+            let target = r.f32()?;
+            let bid = r.u8()?;
+            if bid > 3 {
+                return Err(WireError::Invalid(format!("a bid of {bid} (0 to 3)")));
+            }
+            let features = match layout {
+                Layout::Floats => r.floats(BID_DIM)?,
+                Layout::Bits => r.bits(BID_DIM)?,
+            };
+            Ok(BidFrame { features, bid, target })
+        })
+        .collect()
 }
 
 /// The bytes a message's header takes, whatever its layout.
@@ -215,19 +245,21 @@ mod tests {
             s.apply_play(p).unwrap();
         }
         let frames = label(decisions, &s, &Default::default());
-        GameMsg {
-            frames,
-            learning: Learning::AllSeats,
-            vs_rule: false,
-            landlord_won: s.winner() == s.landlord(),
-            version: 7,
-            index: seed,
-        }
+        let bids = (0..(seed % 4) as u8)
+            .map(|bid| {
+                let mut features = vec![0.0; BID_DIM];
+                features[bid as usize * 7] = 1.0;
+                BidFrame { features, bid, target: -2.0 * bid as f32 }
+            })
+            .collect();
+        let landlord_won = s.winner() == s.landlord();
+        GameMsg { frames, learning: Learning::AllSeats, vs_rule: false, landlord_won, bids, version: 7, index: seed }
     }
 
     fn same(a: &GameMsg, b: &GameMsg) -> bool {
         (a.learning, a.vs_rule, a.landlord_won, a.version, a.index)
             == (b.learning, b.vs_rule, b.landlord_won, b.version, b.index)
+            && a.bids == b.bids
             && a.frames.len() == b.frames.len()
             && a.frames.iter().zip(&b.frames).all(|(x, y)| {
                 x.target.to_bits() == y.target.to_bits()

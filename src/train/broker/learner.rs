@@ -20,6 +20,10 @@ const LEASE_MS: u64 = 6000;
 const ACK_SCRIPT: &str = "local n = redis.call('XACK', KEYS[1], ARGV[1], unpack(ARGV, 2)) \
     redis.call('XDEL', KEYS[1], unpack(ARGV, 2)) redis.call('INCRBY', KEYS[2], n) return n";
 
+/// Published weights: version, the play network's and the bidding network's safetensors
+/// bytes, frames learned.
+type Published = (u64, Arc<Vec<u8>>, Option<Arc<Vec<u8>>>, u64);
+
 /// A finished game read from the stream, with its entry id (acknowledged once it is learned).
 pub type Arrival = (String, GameMsg);
 
@@ -29,7 +33,7 @@ pub struct LearnerLink {
     token: String,
     meta: RunMeta,
     /// What was last published, to publish again if Redis comes back empty.
-    weights: Option<(u64, Arc<Vec<u8>>, u64)>,
+    weights: Option<Published>,
     pool: BTreeMap<u64, Arc<Vec<u8>>>,
     last_beat: Instant,
     stop: Arc<AtomicBool>,
@@ -120,19 +124,29 @@ impl LearnerLink {
         self.link.call(&self.stop, |c| f(&keys, c)).map_err(|e| self.link.error(e))
     }
 
-    /// Publishes the learner's weights (and the frames learned) for the actors.
-    pub fn publish_weights(&mut self, weights: &Weights, frames: u64) -> Result<(), BrokerError> {
+    /// Publishes the learner's weights, the bidding network's when there is one, and the
+    /// frames learned, for the actors.
+    pub fn publish_weights(
+        &mut self,
+        weights: &Weights,
+        bid: Option<&Weights>,
+        frames: u64,
+    ) -> Result<(), BrokerError> {
         let bytes = Arc::new(weights_to_bytes(weights));
-        self.weights = Some((weights.version, bytes, frames));
+        let bid = bid.map(|b| Arc::new(weights_to_bytes(b)));
+        self.weights = Some((weights.version, bytes, bid, frames));
         self.send_weights()
     }
 
     fn send_weights(&mut self) -> Result<(), BrokerError> {
-        let Some((version, bytes, frames)) = self.weights.clone() else { return Ok(()) };
+        let Some((version, bytes, bid, frames)) = self.weights.clone() else { return Ok(()) };
         self.query(|k, c| {
-            redis::pipe()
-                .atomic()
-                .cmd("SET")
+            let mut p = redis::pipe();
+            p.atomic();
+            if let Some(bid) = &bid {
+                p.cmd("SET").arg(k.bid_weights()).arg(bid.as_slice()).ignore();
+            }
+            p.cmd("SET")
                 .arg(k.weights())
                 .arg(bytes.as_slice())
                 .ignore()

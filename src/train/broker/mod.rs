@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 /// Bumped when keys, the stream entry or the weights format change: a learner and an actor
 /// must agree on it.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// The consumer group (and consumer) of the learner.
 const GROUP: &str = "learner";
@@ -94,6 +94,10 @@ impl Keys {
     /// The newest weights (safetensors) and their version.
     pub fn weights(&self) -> String {
         self.key("weights")
+    }
+    /// The bidding network's newest weights (with `game.bidding`), published with `weights`.
+    pub fn bid_weights(&self) -> String {
+        self.key("bid_weights")
     }
     pub fn version(&self) -> String {
         self.key("version")

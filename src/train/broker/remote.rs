@@ -11,8 +11,8 @@ use crate::train::wire::{self, Layout};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Game indices of actor process n start at n << 40, so no two processes deal the same games
@@ -143,14 +143,9 @@ impl Remote {
         }
         let number: u64 =
             link.call(&idle, |c| redis::cmd("INCR").arg(keys.actor_ids()).query(c)).map_err(|e| link.error(e))?;
-        let shared = Arc::new(Shared {
-            weights: Mutex::new(Arc::new(Weights { version: u64::MAX, tensors: vec![] })),
-            version: AtomicU64::new(u64::MAX),
-            pool: RwLock::new(Pool::new(cfg.pool.size)),
-            stop: AtomicBool::new(false),
-            next_game: AtomicU64::new(number << INDEX_SHIFT),
-            frames: AtomicU64::new(0),
-        });
+        // No weights yet: the actors start once the first are in (below).
+        let none = Weights { version: u64::MAX, tensors: vec![] };
+        let shared = Arc::new(Shared::new(none, None, Pool::new(cfg.pool.size), number << INDEX_SHIFT, 0));
         let mut remote = Remote {
             link,
             keys,
@@ -245,21 +240,35 @@ impl Remote {
             self.shared.frames.store(f, Ordering::Relaxed);
         }
         if version.is_some_and(|v| v != self.version) {
-            let bytes: Option<Vec<u8>> = self.call(|c| redis::cmd("GET").arg(k.weights()).query(c))?;
-            match bytes.map(|b| weights_from_bytes(&b)) {
-                Some(Ok(w)) => {
-                    self.version = w.version;
-                    self.versions += 1;
-                    self.shared.publish(w);
-                }
-                Some(Err(why)) => eprintln!("ddz actor: the published weights do not load: {why}"),
-                None => {}
-            }
+            self.pull_weights()?;
         }
         if let Some(list) = pool.filter(|p| *p != self.pool_list) {
             self.pull_pool(&list)?;
         }
         Ok(false)
+    }
+
+    /// The newest weights, with the bidding network's when games start with bids.
+    fn pull_weights(&mut self) -> Result<(), BrokerError> {
+        let k = self.keys.clone();
+        let (play, bid): (Option<Vec<u8>>, Option<Vec<u8>>) =
+            self.call(|c| redis::cmd("MGET").arg(k.weights()).arg(k.bid_weights()).query(c))?;
+        let Some(play) = play else { return Ok(()) };
+        let bidding = self.cfg.game.bidding;
+        let loaded = weights_from_bytes(&play).and_then(|w| match (bidding, bid) {
+            (false, _) => Ok((w, None)),
+            (true, Some(b)) => weights_from_bytes(&b).map(|b| (w, Some(b))),
+            (true, None) => Err("no bidding weights beside them".into()),
+        });
+        match loaded {
+            Ok((w, bid)) => {
+                self.version = w.version;
+                self.versions += 1;
+                self.shared.publish(w, bid);
+            }
+            Err(why) => eprintln!("ddz actor: the published weights do not load: {why}"),
+        }
+        Ok(())
     }
 
     /// Rebuilds the pool from the learner's list; tries again next time when a snapshot is
