@@ -209,13 +209,14 @@ struct EvalArgs {
     /// bombs and spring. Agents without a bidding model bid with the rule bidder.
     #[arg(long, conflicts_with_all = ["league", "run"])]
     bidding: bool,
-    /// With --bidding: who bids for A: rule, evaluator:PATH[?t1=0.5&t2=0.6&t3=0.7] (the
-    /// hand evaluator; tN is the win chance needed to bid N), or network:PATH (the bidding
-    /// network of a run trained with game.bidding = true: its run or checkpoint folder).
-    #[arg(long, default_value = "rule", requires = "bidding")]
+    /// With --bidding: who bids for A: own (the agent's own bidding: a network's bidding
+    /// network when its checkpoint folder has one, else the rule bidder), rule,
+    /// evaluator:PATH[?t1=0.5&t2=0.6&t3=0.7] (the hand evaluator; tN is the win chance needed to
+    /// bid N), or network:PATH (the bidding network of a run trained with game.bidding = true).
+    #[arg(long, default_value = "own", requires = "bidding")]
     bidder_a: ddz::agents::bidder::BidderSpec,
     /// With --bidding: who bids for B.
-    #[arg(long, default_value = "rule", requires = "bidding")]
+    #[arg(long, default_value = "own", requires = "bidding")]
     bidder_b: ddz::agents::bidder::BidderSpec,
     /// With --bidding: when every seat passes, deal again (redeal) or count a drawn game (draw).
     #[arg(long, value_enum, default_value = "redeal", requires = "bidding")]
@@ -243,7 +244,7 @@ struct ActorArgs {
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Refuse to play unless the learner's config agrees with this file on model, reward,
-    /// actors, pool, broker and seed (actors always play the learner's config).
+    /// actors, pool, broker, game and seed (actors always play the learner's config).
     #[arg(long)]
     config: Option<PathBuf>,
     /// Give up when no learner has published the run after this many seconds (0 = wait on).

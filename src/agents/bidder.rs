@@ -12,12 +12,14 @@ use crate::model::evaluator::HandNet;
 use std::fmt;
 use std::path::PathBuf;
 
-/// A bidder by name: `rule`, or `evaluator:PATH?t1=0.5&t2=0.6&t3=0.7` (PATH a hand evaluator's
+/// A bidder by name: `own` (the agent's own: a network agent's bidding network when its
+/// checkpoint has one, else the rule bidder), `rule`, `evaluator:PATH?t1=0.5&t2=0.6&t3=0.7` (PATH a hand evaluator's
 /// `.safetensors` file or its folder; `tN` the win chance needed to bid N, defaults tuned on
 /// 300 deals of seed 7 against the rule bidder: 0.45, 0.55, 0.65), or `network:PATH` (a
 /// bidding network: a checkpoint or run folder of a run with bidding, or its `bid.safetensors`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum BidderSpec {
+    Own,
     Rule,
     Evaluator { path: PathBuf, thresholds: [f32; 3] },
     Network { path: PathBuf },
@@ -29,8 +31,10 @@ impl std::str::FromStr for BidderSpec {
     type Err = AgentError;
     fn from_str(s: &str) -> Result<BidderSpec, AgentError> {
         let bad = |reason: String| AgentError::Setting { spec: s.to_string(), reason };
-        if s == "rule" {
-            return Ok(BidderSpec::Rule);
+        match s {
+            "own" => return Ok(BidderSpec::Own),
+            "rule" => return Ok(BidderSpec::Rule),
+            _ => {}
         }
         if let Some(path) = s.strip_prefix("network:") {
             return match path {
@@ -39,7 +43,7 @@ impl std::str::FromStr for BidderSpec {
             };
         }
         let Some(rest) = s.strip_prefix("evaluator:") else {
-            return Err(bad("a bidder is rule, evaluator:PATH[?t1=…&t2=…&t3=…] or network:PATH".into()));
+            return Err(bad("a bidder is own, rule, evaluator:PATH[?t1=…&t2=…&t3=…] or network:PATH".into()));
         };
         let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
         if path.is_empty() {
@@ -66,6 +70,7 @@ impl std::str::FromStr for BidderSpec {
 impl fmt::Display for BidderSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            BidderSpec::Own => write!(f, "own"),
             BidderSpec::Rule => write!(f, "rule"),
             BidderSpec::Evaluator { path, thresholds: [a, b, c] } => {
                 write!(f, "evaluator:{}?t1={a}&t2={b}&t3={c}", path.display())
@@ -83,15 +88,17 @@ pub struct WithBidder {
 }
 
 enum Bidder {
+    Rule,
     Evaluator { net: HandNet, thresholds: [f32; 3] },
     Network(BidNet),
 }
 
 impl WithBidder {
-    /// `agent` bidding as `spec` says (the rule bidder is every agent's own default).
+    /// `agent` bidding as `spec` says.
     pub fn wrap(agent: Box<dyn Agent>, spec: &BidderSpec) -> Result<Box<dyn Agent>, AgentError> {
         let bidder = match spec {
-            BidderSpec::Rule => return Ok(agent),
+            BidderSpec::Own => return Ok(agent),
+            BidderSpec::Rule => Bidder::Rule,
             BidderSpec::Evaluator { path, thresholds } => {
                 let file = if path.is_dir() { path.join("model.safetensors") } else { path.clone() };
                 Bidder::Evaluator { net: HandNet::load(&file)?, thresholds: *thresholds }
@@ -141,6 +148,9 @@ impl Agent for WithBidder {
     }
     fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
         match &self.bidder {
+            Bidder::Rule => {
+                super::bid::rule_bid(state.hand(state.current_player().expect("a bidding decision")), legal)
+            }
             Bidder::Evaluator { thresholds, .. } => {
                 let p = self.win_chance(state).expect("an evaluator");
                 let want = (1..=3u8).rev().find(|&b| p >= thresholds[b as usize - 1]).unwrap_or(0);
@@ -162,6 +172,7 @@ mod tests {
     #[test]
     fn bidder_specs_parse_print_and_refuse_nonsense() {
         assert_eq!("rule".parse::<BidderSpec>().unwrap(), BidderSpec::Rule);
+        assert_eq!("own".parse::<BidderSpec>().unwrap(), BidderSpec::Own);
         let e: BidderSpec = "evaluator:m?t3=0.8".parse().unwrap();
         assert_eq!(e, BidderSpec::Evaluator { path: "m".into(), thresholds: [0.45, 0.55, 0.8] });
         assert_eq!(e.to_string().parse::<BidderSpec>().unwrap(), e);

@@ -7,6 +7,9 @@ use crate::model::QNet;
 
 pub struct ModelAgent {
     pub net: QNet,
+    /// The bidding network trained with it, when its checkpoint has one; else bids are the
+    /// rule bidder's.
+    pub bid_net: Option<crate::model::bidnet::BidNet>,
     label: String,
     state_buf: Vec<f32>,
     action_buf: Vec<f32>,
@@ -14,7 +17,7 @@ pub struct ModelAgent {
 
 impl ModelAgent {
     pub fn new(net: QNet, label: impl Into<String>) -> ModelAgent {
-        ModelAgent { net, label: label.into(), state_buf: vec![0.0; STATE_DIM], action_buf: Vec::new() }
+        ModelAgent { net, bid_net: None, label: label.into(), state_buf: vec![0.0; STATE_DIM], action_buf: Vec::new() }
     }
 
     /// Q of every play (in order) for the current player of `state`.
@@ -112,5 +115,12 @@ impl Agent for ModelAgent {
     }
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
         Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
+    }
+    fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
+        let seat = state.current_player().expect("a bidding decision");
+        let Some(net) = &self.bid_net else { return super::bid::rule_bid(state.hand(seat), legal) };
+        let mut features = [0.0f32; crate::encode::BID_DIM];
+        crate::encode::encode_bid_state(state, seat, &mut features);
+        crate::model::bidnet::BidNet::best(&net.q_values(&features)[0], legal)
     }
 }

@@ -324,15 +324,52 @@ impl AgentSpec {
     }
 }
 
-/// The network agent of PATH; a run folder stands for its newest checkpoint.
+/// The network agent of PATH; a run folder stands for its newest checkpoint. A folder that
+/// holds a bidding network (`bid.safetensors`, from a run with bidding) gives the agent its bids.
 fn network(path: &Path, name: &str) -> Result<ModelAgent, AgentError> {
     let file = if crate::run::checkpoints_dir(path).is_dir() { crate::run::latest(path)? } else { path.to_path_buf() };
-    Ok(ModelAgent::new(crate::model::load_network(&file)?, name))
+    let mut agent = ModelAgent::new(crate::model::load_network(&file)?, name);
+    let bid = file.join(crate::run::BID_FILE);
+    if file.is_dir() && bid.is_file() {
+        agent.bid_net = Some(crate::model::bidnet::BidNet::load(&bid)?);
+    }
+    Ok(agent)
 }
 
 #[cfg(test)]
 mod tests {
     use super::AgentSpec;
+
+    #[test]
+    fn a_checkpoint_folder_with_a_bidding_network_bids_with_it() {
+        use crate::encode::{BID_DIM, encode_bid_state};
+        use crate::game::{GameConfig, State};
+        use crate::model::{ModelConfig, QNet, bidnet::BidNet, save_weights_file};
+        use rand::SeedableRng;
+        crate::runtime::configure_threads(1);
+        let dir = std::env::temp_dir().join(format!("ddz-spec-bid-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let model = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+        save_weights_file(&QNet::cpu(&model, 1), &dir.join("model.safetensors")).unwrap();
+        let spec = AgentSpec::Checkpoint(dir.clone());
+        let (mut with_rule, mut agreed) = (spec.build().unwrap(), 0);
+        let bid = BidNet::cpu(2);
+        bid.save(&dir.join(crate::run::BID_FILE)).unwrap();
+        let mut with_net = spec.build().unwrap();
+        for seed in 0..40 {
+            let mut s = State::new(GameConfig { bidding: true, ..GameConfig::default() });
+            s.deal_random(&mut rand::rngs::SmallRng::seed_from_u64(seed));
+            let legal = s.legal_bids_vec();
+            let mut f = [0.0f32; BID_DIM];
+            encode_bid_state(&s, 0, &mut f);
+            assert_eq!(with_net.bid(&s, &legal), BidNet::best(&bid.q_values(&f)[0], &legal));
+            let rule = crate::agents::bid::rule_bid(s.hand(0), &legal);
+            assert_eq!(with_rule.bid(&s, &legal), rule, "no bidding network: the rule bidder");
+            agreed += (with_net.bid(&s, &legal) == rule) as usize;
+        }
+        assert!(agreed < 40, "the network's bids are its own");
+        let _ = std::fs::remove_dir_all(dir);
+    }
 
     #[test]
     fn specs_parse_and_print() {

@@ -157,7 +157,7 @@ pub struct Bidding<'a> {
 impl Bidding<'_> {
     fn name(&self) -> String {
         match self.bidder {
-            BidderSpec::Rule => self.agent.to_string(),
+            BidderSpec::Own => self.agent.to_string(),
             b => format!("{} bidding by {b}", self.agent),
         }
     }
@@ -250,8 +250,8 @@ mod tests {
     #[test]
     fn rule_against_random_with_bidding() {
         let deals = crate::game::generate_deals(40, 5);
-        let rule = Bidding { agent: &AgentSpec::Rule, bidder: &BidderSpec::Rule };
-        let random = Bidding { agent: &AgentSpec::Random, bidder: &BidderSpec::Rule };
+        let rule = Bidding { agent: &AgentSpec::Rule, bidder: &BidderSpec::Own };
+        let random = Bidding { agent: &AgentSpec::Random, bidder: &BidderSpec::Own };
         let r = evaluate_bidding(&rule, &random, &deals, AllPass::Draw, &ProgressBar::hidden()).unwrap();
         assert_eq!((r.a.games, r.b.games, r.illegal), (120, 120, 0));
         let redealt = evaluate_bidding(&rule, &random, &deals, AllPass::Redeal, &ProgressBar::hidden()).unwrap();

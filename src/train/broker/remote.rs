@@ -353,6 +353,7 @@ fn check_meta(meta: &RunMeta, check: Option<&TrainConfig>, run: &str) -> Result<
             ("pool", mine.pool != cfg.pool),
             ("actors", !same_but_count(mine, &cfg)),
             ("broker", mine.broker != cfg.broker),
+            ("game", mine.game != cfg.game),
             ("run.seed", mine.run.seed != cfg.run.seed),
         ]
         .into_iter()
