@@ -181,7 +181,12 @@ impl Actor {
     pub fn new(id: usize, cfg: Arc<TrainConfig>, shared: Arc<Shared>) -> Actor {
         let start_index = shared.next_game.load(Ordering::Relaxed);
         Actor {
-            game_config: GameConfig { scoring: cfg.reward.scoring, bidding: cfg.game.bidding, ..GameConfig::default() },
+            game_config: GameConfig {
+                scoring: cfg.reward.scoring,
+                bidding: cfg.game.bidding,
+                spring: cfg.game.spring,
+                ..GameConfig::default()
+            },
             rng: SmallRng::seed_from_u64(game_seed(cfg.run.seed ^ 0xAC70, start_index + id as u64 * 7919)),
             net: QNet::cpu(&cfg.model, 0),
             bid_net: cfg.game.bidding.then(|| BidNet::cpu(0)),

@@ -36,11 +36,14 @@ pub struct GameSection {
     pub bid_batch_size: usize,
     /// Actors bid at random with this probability (else the bid with the highest Q).
     pub bid_epsilon: f64,
+    /// Double the points of a spring or anti-spring (in score-mode rewards and bid labels), as
+    /// `ddz eval --bidding`, `ddz play` and `ddz serve` count them.
+    pub spring: bool,
 }
 
 impl Default for GameSection {
     fn default() -> Self {
-        GameSection { bidding: false, bid_batch_size: 64, bid_epsilon: 0.1 }
+        GameSection { bidding: false, bid_batch_size: 64, bid_epsilon: 0.1, spring: true }
     }
 }
 
