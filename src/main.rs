@@ -218,6 +218,10 @@ struct EvalArgs {
     /// With --bidding: who bids for B.
     #[arg(long, default_value = "own", requires = "bidding")]
     bidder_b: ddz::agents::bidder::BidderSpec,
+    /// Without --bidding: double the points of a spring or anti-spring too (off by default, so
+    /// that ADP compares with published fixed-landlord figures; --bidding always doubles them).
+    #[arg(long, conflicts_with_all = ["bidding", "league", "run"])]
+    spring: bool,
     /// With --bidding: when every seat passes, deal again (redeal) or count a drawn game (draw).
     #[arg(long, value_enum, default_value = "redeal", requires = "bidding")]
     all_pass: ddz::eval::bidding::AllPass,
@@ -793,7 +797,7 @@ fn eval(args: EvalArgs) -> Result<()> {
     } else {
         let (a, b) = (args.a.as_ref().expect("clap requires --a"), args.b.as_ref().expect("clap requires --b"));
         let progress = ddz::eval::progress_bar(2 * deals.len() as u64);
-        let report = ddz::eval::evaluate(a, b, &deals, threads, &progress)?;
+        let report = ddz::eval::evaluate_with(a, b, &deals, threads, &progress, args.spring)?;
         progress.finish_and_clear();
         (report.illegal_plays(), report.markdown(), serde_json::to_value(&report)?)
     };

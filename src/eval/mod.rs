@@ -37,6 +37,8 @@ pub enum EvalError {
 
 /// The rules of fixed-landlord evaluation, as reports state them.
 pub const RULES: &str = "no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb or rocket, no spring doubling, landlord twice";
+/// The same with springs and anti-springs doubled (`ddz eval --spring`).
+pub const RULES_SPRING: &str = "no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb or rocket × 2 for a spring or anti-spring, landlord twice";
 
 /// The outcome of one game from the landlord's side.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -50,7 +52,12 @@ pub struct GameOutcome {
 /// Plays one deal: `landlord` in seat 0, `farmers` in seats 1 and 2. An agent's answer outside
 /// the legal list counts as an illegal play (and the first legal play is made instead).
 pub fn play_deal(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent) -> GameOutcome {
-    let config = GameConfig { scoring: Scoring::Score, spring: false, ..GameConfig::default() };
+    play_deal_with(deal, landlord, farmers, false)
+}
+
+/// [`play_deal`], doubling a spring or anti-spring when `spring` is set.
+pub fn play_deal_with(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent, spring: bool) -> GameOutcome {
+    let config = GameConfig { scoring: Scoring::Score, spring, ..GameConfig::default() };
     let mut state = State::new(config);
     state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
     let illegal = play_out(&mut state, &mut Sides { landlord, farmers }, |_, _, _, _| {});
@@ -140,6 +147,18 @@ pub fn evaluate(
     threads: usize,
     progress: &ProgressBar,
 ) -> Result<MatchReport, EvalError> {
+    evaluate_with(a, b, deals, threads, progress, false)
+}
+
+/// [`evaluate`], doubling springs and anti-springs when `spring` is set.
+pub fn evaluate_with(
+    a: &AgentSpec,
+    b: &AgentSpec,
+    deals: &[Deal],
+    threads: usize,
+    progress: &ProgressBar,
+    spring: bool,
+) -> Result<MatchReport, EvalError> {
     if deals.is_empty() {
         return Err(EvalError::NoDeals);
     }
@@ -150,7 +169,7 @@ pub fn evaluate(
         let handles: Vec<_> = deals
             .chunks(chunk)
             .enumerate()
-            .map(|(c, part)| scope.spawn(move || play_chunk(a, b, part, (c * chunk) as u64, progress)))
+            .map(|(c, part)| scope.spawn(move || play_chunk(a, b, part, (c * chunk) as u64, progress, spring)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or(Err(EvalError::Panicked))).collect()
     });
@@ -165,7 +184,7 @@ pub fn evaluate(
     let all: Vec<(GameOutcome, bool)> = landlord.iter().chain(&farmers).copied().collect();
     let seconds = start.elapsed().as_secs_f64();
     Ok(MatchReport {
-        rules: RULES,
+        rules: if spring { RULES_SPRING } else { RULES },
         a: a.to_string(),
         b: b.to_string(),
         deals: deals.len(),
@@ -185,6 +204,7 @@ fn play_chunk(
     part: &[Deal],
     first: u64,
     progress: &ProgressBar,
+    spring: bool,
 ) -> Result<Vec<(GameOutcome, GameOutcome)>, EvalError> {
     crate::runtime::configure_threads(1);
     let mut agent_a = a.build()?;
@@ -193,10 +213,10 @@ fn play_chunk(
         let seed = first + k as u64;
         agent_a.reset(seed * 2);
         agent_b.reset(seed * 2 + 1);
-        let as_landlord = play_deal(deal, agent_a.as_mut(), agent_b.as_mut());
+        let as_landlord = play_deal_with(deal, agent_a.as_mut(), agent_b.as_mut(), spring);
         agent_a.reset(seed * 2 + 1);
         agent_b.reset(seed * 2);
-        let as_farmers = play_deal(deal, agent_b.as_mut(), agent_a.as_mut());
+        let as_farmers = play_deal_with(deal, agent_b.as_mut(), agent_a.as_mut(), spring);
         progress.inc(2);
         (as_landlord, as_farmers)
     });
@@ -247,6 +267,18 @@ pub fn head_to_head(deals: &[Deal], a: &mut dyn Agent, b: &mut dyn Agent) -> (Se
 mod tests {
     use super::*;
     use crate::game::generate_deals;
+
+    #[test]
+    fn spring_doubling_is_a_switch_that_only_changes_points() {
+        let deals = generate_deals(300, 11);
+        let hidden = ProgressBar::hidden();
+        let off = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 2, &hidden).unwrap();
+        let on = evaluate_with(&AgentSpec::Rule, &AgentSpec::Random, &deals, 2, &hidden, true).unwrap();
+        assert_eq!((off.rules, on.rules), (RULES, RULES_SPRING));
+        assert_eq!(off.overall.wp.mean, on.overall.wp.mean, "the same games");
+        // Rule nearly always wins; the few springs and anti-springs double its points.
+        assert!(on.overall.adp.mean > off.overall.adp.mean, "{} vs {}", on.overall.adp, off.overall.adp);
+    }
 
     #[test]
     fn results_do_not_depend_on_threads() {
