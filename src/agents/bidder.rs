@@ -5,7 +5,7 @@
 //! SPEC` puts a bidder in front of an agent's play.
 
 use super::{Agent, AgentError, Candidate};
-use crate::encode::{BID_DIM, HAND_DIM, encode_bid_state, encode_hand};
+use crate::encode::{HAND_DIM, encode_hand};
 use crate::game::{Play, State};
 use crate::model::bidnet::BidNet;
 use crate::model::evaluator::HandNet;
@@ -156,11 +156,7 @@ impl Agent for WithBidder {
                 let want = (1..=3u8).rev().find(|&b| p >= thresholds[b as usize - 1]).unwrap_or(0);
                 if legal.contains(&want) { want } else { 0 }
             }
-            Bidder::Network(net) => {
-                let mut features = [0.0f32; BID_DIM];
-                encode_bid_state(state, state.current_player().expect("a bidding decision"), &mut features);
-                BidNet::best(&net.q_values(&features)[0], legal)
-            }
+            Bidder::Network(net) => net.bid(state, legal),
         }
     }
 }

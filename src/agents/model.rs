@@ -117,10 +117,9 @@ impl Agent for ModelAgent {
         Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
     }
     fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
-        let seat = state.current_player().expect("a bidding decision");
-        let Some(net) = &self.bid_net else { return super::bid::rule_bid(state.hand(seat), legal) };
-        let mut features = [0.0f32; crate::encode::BID_DIM];
-        crate::encode::encode_bid_state(state, seat, &mut features);
-        crate::model::bidnet::BidNet::best(&net.q_values(&features)[0], legal)
+        match &self.bid_net {
+            Some(net) => net.bid(state, legal),
+            None => super::bid::rule_bid(state.hand(state.current_player().expect("a bidding decision")), legal),
+        }
     }
 }

@@ -3,8 +3,9 @@
 //! each bid's label is the points its seat's side made in the game (0 when every seat passed).
 
 use super::qnet::{INIT, ModelError, Weights, export_store, import_store};
-use super::weights::{WeightsError, check_safetensors_header, save_var_store};
-use crate::encode::BID_DIM;
+use super::weights::{WeightsError, load_var_store, save_var_store};
+use crate::encode::{BID_DIM, encode_bid_state};
+use crate::game::State;
 use std::path::Path;
 use tch::{Device, Kind, Tensor, nn, nn::Module, nn::OptimizerConfig};
 
@@ -63,13 +64,16 @@ impl BidNet {
 
     /// Loads a bidding network written by [`BidNet::save`].
     pub fn load(path: &Path) -> Result<BidNet, WeightsError> {
-        if !path.is_file() {
-            return Err(WeightsError::NotFound(path.to_path_buf()));
-        }
-        check_safetensors_header(path).map_err(|reason| WeightsError::Corrupt { path: path.to_path_buf(), reason })?;
         let mut net = BidNet::cpu(0);
-        net.vs.load(path).map_err(|e| WeightsError::Mismatch { path: path.to_path_buf(), reason: e.to_string() })?;
+        load_var_store(&mut net.vs, path)?;
         Ok(net)
+    }
+
+    /// The bid for the player to act in `state`: the legal bid of highest Q.
+    pub fn bid(&self, state: &State, legal: &[u8]) -> u8 {
+        let mut features = [0.0f32; BID_DIM];
+        encode_bid_state(state, state.current_player().expect("a bidding decision"), &mut features);
+        BidNet::best(&self.q_values(&features)[0], legal)
     }
 }
 

@@ -2,7 +2,7 @@
 //! landlord's chance of winning with it and its expected points (per unit of stake), trained
 //! on the outcomes of games played out by a play network.
 
-use super::weights::{WeightsError, check_safetensors_header, save_var_store};
+use super::weights::{WeightsError, load_var_store, save_var_store};
 use crate::encode::HAND_DIM;
 use std::path::Path;
 use std::sync::Mutex;
@@ -63,12 +63,8 @@ impl HandNet {
 
     /// Loads a hand evaluator written by [`HandNet::save`].
     pub fn load(path: &Path) -> Result<HandNet, WeightsError> {
-        if !path.is_file() {
-            return Err(WeightsError::NotFound(path.to_path_buf()));
-        }
-        check_safetensors_header(path).map_err(|reason| WeightsError::Corrupt { path: path.to_path_buf(), reason })?;
         let mut net = HandNet::cpu(0);
-        net.vs.load(path).map_err(|e| WeightsError::Mismatch { path: path.to_path_buf(), reason: e.to_string() })?;
+        load_var_store(&mut net.vs, path)?;
         Ok(net)
     }
 }

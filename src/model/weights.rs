@@ -21,6 +21,16 @@ pub fn save_weights_file(net: &QNet, path: &Path) -> Result<(), WeightsError> {
     save_var_store(&net.vs, path)
 }
 
+/// Loads a small network's variables from a file written by [`save_var_store`], checking the
+/// header first (libtorch's reader can abort on malformed ones).
+pub(crate) fn load_var_store(vs: &mut tch::nn::VarStore, path: &Path) -> Result<(), WeightsError> {
+    if !path.is_file() {
+        return Err(WeightsError::NotFound(path.to_path_buf()));
+    }
+    check_safetensors_header(path).map_err(|reason| WeightsError::Corrupt { path: path.to_path_buf(), reason })?;
+    vs.load(path).map_err(|e| WeightsError::Mismatch { path: path.to_path_buf(), reason: e.to_string() })
+}
+
 /// Writes any network's variables the same way (temporary file, then rename).
 pub(crate) fn save_var_store(vs: &tch::nn::VarStore, path: &Path) -> Result<(), WeightsError> {
     let err = |reason: String| WeightsError::Write { path: path.to_path_buf(), reason };
