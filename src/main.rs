@@ -353,11 +353,15 @@ AGENTS:
   random, rule                 uniformly random; the rule player
   checkpoint:PATH              a network: a .safetensors file, a checkpoint folder, or a run folder
                                (its newest checkpoint)
-  pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout
+  pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout&belief=0&opp=net&draws=4&steps=30
                                the network's `top` plays scored in `worlds` worlds drawn from what
-                               the seat knows: solved exactly from `cards` cards left in all, before
-                               that played out by the network (far=network: the network alone);
-                               belief=T weighs worlds by the other seats' plays (softmax of Q at T)
+                               the seat knows: solved exactly from `cards` cards left in all (0:
+                               never), before that played out by the network (far=network: the
+                               network alone); belief=T weighs worlds by the other seats' plays
+                               (softmax of Q at T); opp=rule models the other side as the rule agent:
+                               worlds weighed by its plays (`draws` drawn per world kept, then
+                               `steps` card swaps toward worlds where it would have played so) and
+                               rollouts where it plays that side
   ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0
                                information-set MCTS: `sims` simulations (or `ms` milliseconds), each
                                in a world drawn from what the seat knows (worlds=N: a pool of N);

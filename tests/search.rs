@@ -2,6 +2,7 @@
 //! alpha-beta against the exact solver, every search agent's honesty (its decision never
 //! depends on hidden hands), the time budget, and worlds weighted by what the other seats did.
 
+use ddz::agents::belief::{Belief, Opponents, draw_worlds};
 use ddz::agents::leaf::{HandShapeLeaf, Leaf};
 use ddz::agents::{Agent, AlphaBetaAgent, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent};
 use ddz::game::{MoveList, State};
@@ -225,6 +226,11 @@ fn no_search_agent_reads_a_hidden_card() {
         Box::new(PimcAgent::new(tiny_network(5), pimc, "pimc solver")),
         Box::new(PimcAgent::new(tiny_network(6), PimcSettings { cards: 10, ..pimc }, "pimc rollouts")),
         Box::new(PimcAgent::new(tiny_network(7), PimcSettings { cards: 10, belief: 0.1, ..pimc }, "pimc belief")),
+        Box::new(PimcAgent::new(
+            tiny_network(9),
+            PimcSettings { cards: 10, opponents: Opponents::Rule, steps: 20, ..pimc },
+            "pimc rule opponents",
+        )),
     ];
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);
@@ -278,10 +284,16 @@ fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
             s.apply_play(plays[pick]).unwrap();
         }
         let Some(seat) = s.current_player() else { continue };
-        for w in ddz::agents::belief::draw_worlds(&mut agent, &s, 16, 1, 0.0, &mut draws) {
+        for w in ddz::agents::belief::draw_worlds(&mut agent, &s, 16, Belief::UNIFORM, &mut draws) {
             uniform += agreement(&w, &s, seat);
         }
-        for w in ddz::agents::belief::draw_worlds(&mut agent, &s, 16, 8, 0.1, &mut draws) {
+        for w in ddz::agents::belief::draw_worlds(
+            &mut agent,
+            &s,
+            16,
+            Belief { draws: 8, ..Belief::network(0.1) },
+            &mut draws,
+        ) {
             weighted += agreement(&w, &s, seat);
         }
         n += 16;
@@ -289,4 +301,45 @@ fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
     let (uniform, weighted) = (uniform / n as f64, weighted / n as f64);
     println!("share of hidden cards in the right hand: uniform {uniform:.3}, weighted {weighted:.3}");
     assert!(weighted > uniform + 0.01, "uniform {uniform:.3}, weighted {weighted:.3}");
+}
+
+#[test]
+fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
+    let net = ddz::model::load_network(std::path::Path::new("models/dmc-rule-2h/model.safetensors")).unwrap();
+    let mut agent = ModelAgent::new(net, "dmc-rule-2h");
+    let mut rule = RuleAgent::new();
+    let mut rng = StdRng::seed_from_u64(6);
+    let mut draws = SmallRng::seed_from_u64(7);
+    let (mut uniform, mut weighted, mut n) = (0.0, 0.0, 0);
+    let mut plays = MoveList::new();
+    for _ in 0..40 {
+        // The rule agent as landlord, the network as farmers; a farmer's decision after turn 9.
+        let mut s = State::new(Default::default());
+        s.deal_random(&mut rng);
+        let stop = rng.random_range(9..30);
+        for _ in 0..stop {
+            if s.is_terminal() {
+                break;
+            }
+            s.legal_plays_into(&mut plays);
+            let pick =
+                if s.current_player() == s.landlord() { rule.choose(&s, &plays) } else { agent.choose(&s, &plays) };
+            s.apply_play(plays[pick]).unwrap();
+        }
+        if s.current_player().is_none_or(|p| Some(p) == s.landlord()) {
+            continue;
+        }
+        let landlord = s.landlord().unwrap();
+        let share = |w: &State| {
+            let (h, r) = (w.hand(landlord).to_array(), s.hand(landlord).to_array());
+            h.iter().zip(r.iter()).map(|(a, b)| (*a).min(*b) as f64).sum::<f64>() / s.hand(landlord).len() as f64
+        };
+        let model = Belief { opponents: Opponents::Rule, draws: 4, steps: 30, ..Belief::UNIFORM };
+        uniform += draw_worlds(&mut agent, &s, 16, Belief::UNIFORM, &mut draws).iter().map(share).sum::<f64>();
+        weighted += draw_worlds(&mut agent, &s, 16, model, &mut draws).iter().map(share).sum::<f64>();
+        n += 16;
+    }
+    let (uniform, weighted) = (uniform / n as f64, weighted / n as f64);
+    println!("share of the landlord's cards in its hand: uniform {uniform:.3}, weighted by rule {weighted:.3}");
+    assert!(weighted > uniform + 0.05, "uniform {uniform:.3}, weighted {weighted:.3}");
 }

@@ -5,34 +5,99 @@
 //! (the product of a softmax over its Q at each of their decisions, all decisions of all worlds
 //! in one batch), and keeps worlds drawn by weight.
 //!
+//! With `Opponents::Rule` the other side's players are modelled as the rule agent instead: a
+//! play the rule agent would not have made in a world costs that world a factor
+//! [`RULE_MISMATCH`] (the rule agent is deterministic, so a world where it would have played
+//! otherwise is nearly, not quite, ruled out: the opponent may not be the rule agent after all).
+//!
 //! Only the seat's information goes in: the worlds come from `resample_from_infostate`, and the
 //! plays weighed are the public record.
 
-use super::ModelAgent;
+use super::{Agent, ModelAgent, RuleAgent};
+use crate::cards::{Card, CardSet};
 use crate::game::{MoveList, Play, State};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
-/// `n` worlds for the current player of `state`: `n × oversample` drawn uniformly, `n` of them
-/// kept by their weight at `temperature` (uniform draws when the temperature is 0 or the game
-/// had bidding, which these replays do not redo).
-pub fn draw_worlds(
-    net: &mut ModelAgent,
-    state: &State,
-    n: usize,
-    oversample: usize,
-    temperature: f64,
-    rng: &mut SmallRng,
-) -> Vec<State> {
+/// How a search agent models the players of the other side (its teammate is always modelled
+/// as the network).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Opponents {
+    /// As the network plays: the default, for an opponent nothing is known about.
+    #[default]
+    Network,
+    /// As the rule agent plays ([`RuleAgent`]).
+    Rule,
+}
+
+impl Opponents {
+    pub fn name(self) -> &'static str {
+        match self {
+            Opponents::Network => "net",
+            Opponents::Rule => "rule",
+        }
+    }
+}
+
+/// The weight a world loses for each play the rule agent would not have made in it.
+pub const RULE_MISMATCH: f64 = 0.01;
+
+/// How worlds are drawn and weighed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Belief {
+    /// Softmax temperature over the network's Q for the other seats' plays (0 = not weighed).
+    pub temperature: f64,
+    pub opponents: Opponents,
+    /// Worlds drawn for each world kept, when worlds are weighed.
+    pub draws: usize,
+    /// Metropolis steps per kept world toward the rule model ([`refine_for_rule`]), with
+    /// `Opponents::Rule`.
+    pub steps: usize,
+}
+
+impl Belief {
+    /// Uniform worlds.
+    pub const UNIFORM: Belief = Belief { temperature: 0.0, opponents: Opponents::Network, draws: 1, steps: 0 };
+
+    /// Worlds weighed by the network at `temperature`, from four times as many draws.
+    pub fn network(temperature: f64) -> Belief {
+        Belief { temperature, draws: 4, ..Belief::UNIFORM }
+    }
+}
+
+/// `n` worlds for the current player of `state`: `n × draws` drawn uniformly, `n` of them kept
+/// by their weight: the network's likelihood of the other seats' plays at the temperature,
+/// times, for `Opponents::Rule`, the rule agent's for the other side's plays; then moved by
+/// [`refine_for_rule`]. Uniform draws when nothing weighs them, or when the game had bidding,
+/// which these replays do not redo.
+pub fn draw_worlds(net: &mut ModelAgent, state: &State, n: usize, belief: Belief, rng: &mut SmallRng) -> Vec<State> {
     let seat = state.current_player().expect("a decision");
     let uniform = |k: usize, rng: &mut SmallRng| -> Vec<State> {
         (0..k).map(|_| state.resample_from_infostate(seat, &mut || rng.random::<f64>())).collect()
     };
-    if temperature <= 0.0 || oversample <= 1 || state.config().bidding {
+    let weighed = belief.temperature > 0.0 || belief.opponents == Opponents::Rule;
+    if !weighed || state.config().bidding {
         return uniform(n, rng);
     }
-    let pool = uniform(n * oversample, rng);
-    let log_weights = log_likelihoods(net, &pool, seat, temperature);
+    let kept = if belief.draws <= 1 { uniform(n, rng) } else { weighed_draw(net, state, seat, n, belief, rng) };
+    match belief.opponents {
+        Opponents::Rule => kept.into_iter().map(|w| refine_for_rule(w, seat, belief.steps, rng)).collect(),
+        Opponents::Network => kept,
+    }
+}
+
+/// `n` of `n × draws` uniform worlds, drawn by their likelihood under `belief`.
+fn weighed_draw(
+    net: &mut ModelAgent,
+    state: &State,
+    seat: u8,
+    n: usize,
+    belief: Belief,
+    rng: &mut SmallRng,
+) -> Vec<State> {
+    let pool: Vec<State> =
+        (0..n * belief.draws).map(|_| state.resample_from_infostate(seat, &mut || rng.random::<f64>())).collect();
+    let log_weights = log_likelihoods(net, &pool, seat, (belief.temperature, belief.opponents));
     let top = log_weights.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = log_weights.iter().map(|w| (w - top).exp()).collect();
     let total: f64 = weights.iter().sum();
@@ -52,26 +117,108 @@ pub fn draw_worlds(
         .collect()
 }
 
-/// For each world, the log-probability of the other seats' past plays under a softmax of the
-/// network's Q at `temperature`.
-fn log_likelihoods(net: &mut ModelAgent, worlds: &[State], seat: u8, temperature: f64) -> Vec<f64> {
-    // Every past decision of the other seats with a choice, in every world: (world, state, plays, taken).
+/// A world replayed from its deal: the same record of plays with the dealt hands `dealt`, and
+/// how many of the other side's plays (seen from `seat`) the rule agent would not have made.
+/// `None` when a recorded play is not possible with these hands.
+fn replay_with_rule(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut RuleAgent) -> Option<(State, u32)> {
+    let mut past = State::new(world.config().clone());
+    past.deal_hands(dealt, world.bottom()).ok()?;
+    let landlord = world.landlord();
+    let opposed = |s: u8| (Some(s) == landlord) != (Some(seat) == landlord);
+    let (mut plays, mut mismatches) = (MoveList::new(), 0);
+    for record in world.play_record() {
+        // Only the other side's decisions are asked of the rule agent; `apply_play` checks the rest.
+        if opposed(record.seat) {
+            past.legal_plays_into(&mut plays);
+            if plays.len() > 1 {
+                let taken = plays.iter().position(|p| *p == record.play)?;
+                mismatches += (rule.choose(&past, &plays) != taken) as u32;
+            }
+        }
+        past.apply_play(record.play).ok()?;
+    }
+    Some((past, mismatches))
+}
+
+/// Moves `world` toward worlds where the other side plays as the rule agent: `steps`
+/// Metropolis steps, each swapping one unplayed hidden card between the two seats `seat` cannot
+/// see (never a card of the public bottom), a swap that adds k mismatches kept with probability
+/// [`RULE_MISMATCH`]^k. Swaps are symmetric and keep every public fact (hand sizes, plays,
+/// the bottom), so the chain only reweighs worlds `seat` cannot tell apart.
+pub fn refine_for_rule(world: State, seat: u8, steps: usize, rng: &mut SmallRng) -> State {
+    if world.config().bidding || steps == 0 {
+        return world;
+    }
+    let (a, b) = match seat {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    };
+    let mut rule = RuleAgent::new();
+    let dealt = |w: &State| [w.dealt_cards(0), w.dealt_cards(1), w.dealt_cards(2)];
+    let Some((mut current, mut mismatches)) = replay_with_rule(&world, dealt(&world), seat, &mut rule) else {
+        return world;
+    };
+    for _ in 0..steps {
+        let (Some(x), Some(y)) = (swappable(&current, a, rng), swappable(&current, b, rng)) else { break };
+        if x.rank() == y.rank() {
+            continue;
+        }
+        let mut hands = dealt(&current);
+        hands[a as usize].remove(x);
+        hands[a as usize].insert(y);
+        hands[b as usize].remove(y);
+        hands[b as usize].insert(x);
+        let Some((next, m)) = replay_with_rule(&current, hands, seat, &mut rule) else { continue };
+        let keep = m <= mismatches || rng.random::<f64>() < RULE_MISMATCH.powi((m - mismatches) as i32);
+        if keep {
+            (current, mismatches) = (next, m);
+        }
+    }
+    current
+}
+
+/// A random card dealt to `seat` (not from the bottom) that it still holds, if any.
+fn swappable(world: &State, seat: u8, rng: &mut SmallRng) -> Option<Card> {
+    let hand = world.hand(seat);
+    let held: Vec<Card> = world.dealt_cards(seat).iter().filter(|c| hand.get(c.rank()) > 0).collect();
+    // Of several cards of one rank, which physical card goes does not matter to the game.
+    (!held.is_empty()).then(|| held[rng.random_range(0..held.len())])
+}
+
+/// For each world, the log-probability of the other seats' past plays: under a softmax of the
+/// network's Q at `temperature` (none when 0), except that with `Opponents::Rule` the other
+/// side's plays count by the rule agent's mismatches instead.
+fn log_likelihoods(net: &mut ModelAgent, worlds: &[State], seat: u8, model: (f64, Opponents)) -> Vec<f64> {
+    let (temperature, opponents) = model;
+    let mut log_w = vec![0.0; worlds.len()];
+    let mut rule = RuleAgent::new();
+    let by_rule =
+        |s: u8, w: &State| opponents == Opponents::Rule && (Some(s) == w.landlord()) != (Some(seat) == w.landlord());
+    // Every past decision the network weighs, in every world: (world, state, plays, taken).
     let mut asked: Vec<(usize, State, MoveList, usize)> = Vec::new();
     for (w, world) in worlds.iter().enumerate() {
+        if opponents == Opponents::Rule {
+            let dealt = [world.dealt_cards(0), world.dealt_cards(1), world.dealt_cards(2)];
+            let (_, mismatches) = replay_with_rule(world, dealt, seat, &mut rule).expect("a world replays");
+            log_w[w] += mismatches as f64 * RULE_MISMATCH.ln();
+        }
+        if temperature <= 0.0 {
+            continue;
+        }
         let mut past = State::new(world.config().clone());
         past.deal_hands([world.dealt_cards(0), world.dealt_cards(1), world.dealt_cards(2)], world.bottom())
             .expect("a world's deal is a deal");
         let mut plays = MoveList::new();
         for record in world.play_record() {
             past.legal_plays_into(&mut plays);
-            if record.seat != seat && plays.len() > 1 {
+            if record.seat != seat && plays.len() > 1 && !by_rule(record.seat, world) {
                 let taken = plays.iter().position(|p| *p == record.play).expect("a recorded play was legal");
                 asked.push((w, past.clone(), plays.clone(), taken));
             }
             past.apply_play(record.play).expect("a recorded play applies");
         }
     }
-    let mut log_w = vec![0.0; worlds.len()];
     for chunk in asked.chunks(512) {
         let decisions: Vec<(&State, &[Play])> = chunk.iter().map(|(_, s, p, _)| (s, &p[..])).collect();
         for ((w, _, _, taken), q) in chunk.iter().zip(net.q_values_many(&decisions)) {

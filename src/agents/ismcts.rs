@@ -5,6 +5,7 @@
 //! Every simulation runs in a world drawn from the seat's information; the real hidden hands
 //! are never read.
 
+use super::belief::Belief;
 use super::leaf::{Leaf, NetworkLeaf, RolloutLeaf};
 use super::{Agent, Candidate, LastDecision, ModelAgent, RandomAgent, RuleAgent};
 use crate::game::{Action, ActionTable, Play, State};
@@ -56,7 +57,7 @@ impl IsmctsAgent {
         match &mut self.guide {
             Guide::Network(net, leaf, belief) if *belief > 0.0 => {
                 let n = self.settings.max_world_samples.unwrap_or(self.settings.max_simulations as usize).min(4096);
-                let pool = super::belief::draw_worlds(net, state, n, 4, *belief, &mut self.rng);
+                let pool = super::belief::draw_worlds(net, state, n, Belief::network(*belief), &mut self.rng);
                 search.search_worlds(state, &pool, &mut NetworkLeaf { net, leaf: *leaf, observer }, &mut self.rng)
             }
             Guide::Network(net, leaf, _) => {

@@ -65,7 +65,17 @@ impl ModelAgent {
 
     /// Plays every world to the end with the network greedy in every seat, all the worlds'
     /// decisions of a round in one batch; the returns of each world.
-    pub fn rollouts(&mut self, mut worlds: Vec<State>) -> Vec<[f64; 3]> {
+    pub fn rollouts(&mut self, worlds: Vec<State>) -> Vec<[f64; 3]> {
+        self.rollouts_against(worlds, None)
+    }
+
+    /// As [`ModelAgent::rollouts`], except that with `opponents = Some((seat, agent))` the
+    /// seats on the other side from `seat` are played by `agent`.
+    pub fn rollouts_against(
+        &mut self,
+        mut worlds: Vec<State>,
+        mut opponents: Option<(u8, &mut dyn Agent)>,
+    ) -> Vec<[f64; 3]> {
         let mut plays: Vec<MoveList> = worlds.iter().map(|_| MoveList::new()).collect();
         loop {
             let live: Vec<usize> = (0..worlds.len()).filter(|&i| !worlds[i].is_terminal()).collect();
@@ -75,11 +85,19 @@ impl ModelAgent {
             for &i in &live {
                 worlds[i].legal_plays_into(&mut plays[i]);
             }
-            // Forced plays need no network.
-            let asked: Vec<usize> = live.iter().copied().filter(|&i| plays[i].len() > 1).collect();
+            let mut pick = vec![0; worlds.len()];
+            // Forced plays need no network, nor do the opponents' plays.
+            let mut asked = Vec::with_capacity(live.len());
+            for &i in live.iter().filter(|&&i| plays[i].len() > 1) {
+                match &mut opponents {
+                    Some((seat, agent)) if !same_side(&worlds[i], *seat) => {
+                        pick[i] = agent.choose(&worlds[i], &plays[i]);
+                    }
+                    _ => asked.push(i),
+                }
+            }
             let decisions: Vec<(&State, &[Play])> = asked.iter().map(|&i| (&worlds[i], &plays[i][..])).collect();
             let q = if decisions.is_empty() { Vec::new() } else { self.q_values_many(&decisions) };
-            let mut pick = vec![0; worlds.len()];
             for (k, &i) in asked.iter().enumerate() {
                 pick[i] = argmax(&q[k]);
             }
@@ -89,6 +107,13 @@ impl ModelAgent {
             }
         }
     }
+}
+
+/// Whether the player to act in `state` is on `seat`'s side.
+fn same_side(state: &State, seat: u8) -> bool {
+    let mover = state.current_player().expect("a decision");
+    let landlord = state.landlord();
+    (Some(mover) == landlord) == (Some(seat) == landlord)
 }
 
 /// Index of the largest value (the first on ties).
@@ -120,6 +145,39 @@ impl Agent for ModelAgent {
         match &self.bid_net {
             Some(net) => net.bid(state, legal),
             None => super::bid::rule_bid(state.hand(state.current_player().expect("a bidding decision")), legal),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::{RuleAgent, Sides, play_out};
+    use crate::model::ModelConfig;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    #[test]
+    fn batched_rollouts_against_an_agent_play_the_games_one_by_one_would() {
+        let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
+        let mut net = ModelAgent::new(QNet::cpu(&model, 3), "tiny");
+        let mut rng = StdRng::seed_from_u64(9);
+        let worlds: Vec<State> = (0..12)
+            .map(|_| {
+                let mut s = State::new(Default::default());
+                s.deal_random(&mut rng);
+                s
+            })
+            .collect();
+        // Seat 0 is the landlord: the network plays it, the rule agent both farmers.
+        let batched = net.rollouts_against(worlds.clone(), Some((0, &mut RuleAgent::new())));
+        let network_only = net.rollouts(worlds.clone());
+        assert_ne!(batched, network_only, "the rule agent played the farmers");
+        let mut rule = RuleAgent::new();
+        for (world, returns) in worlds.into_iter().zip(batched) {
+            let mut alone = world;
+            play_out(&mut alone, &mut Sides { landlord: &mut net, farmers: &mut rule }, |_, _, _, _| {});
+            assert_eq!(alone.returns(), returns);
         }
     }
 }

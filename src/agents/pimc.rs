@@ -9,8 +9,9 @@
 //! It never reads a card its seat could not see: the worlds come from the seat's information
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
+use super::belief::{self, Belief, Opponents};
 use super::model::argmax;
-use super::{Agent, Candidate, LastDecision, ModelAgent, belief};
+use super::{Agent, Candidate, LastDecision, ModelAgent, RuleAgent};
 use crate::game::{Play, State};
 use crate::search::{Position, Solver};
 use rand::SeedableRng;
@@ -33,7 +34,7 @@ pub struct PimcSettings {
     pub worlds: usize,
     /// The network's best plays that are scored in each world.
     pub top: usize,
-    /// Solve exactly when at most this many cards are left in all three hands.
+    /// Solve exactly when at most this many cards are left in all three hands (0 = never).
     pub cards: u32,
     /// Positions the solver may search per play and world; a play it cannot finish counts as
     /// a loss in that world.
@@ -44,11 +45,28 @@ pub struct PimcSettings {
     /// Weigh worlds by the other seats' plays at this softmax temperature over the network's
     /// Q ([`super::belief`]); 0 = uniform worlds.
     pub belief: f64,
+    /// How the other side's players are modelled, in the worlds' weights and in rollouts.
+    pub opponents: Opponents,
+    /// Worlds drawn for each world kept, when worlds are weighed.
+    pub draws: usize,
+    /// Metropolis steps per world toward the rule model, with rule opponents.
+    pub steps: usize,
 }
 
 impl Default for PimcSettings {
     fn default() -> Self {
-        PimcSettings { worlds: 16, top: 4, cards: 20, max_nodes: 200_000, ms: 0, far: Far::Rollout, belief: 0.0 }
+        PimcSettings {
+            worlds: 16,
+            top: 4,
+            cards: 20,
+            max_nodes: 200_000,
+            ms: 0,
+            far: Far::Rollout,
+            belief: 0.0,
+            opponents: Opponents::Network,
+            draws: 4,
+            steps: 30,
+        }
     }
 }
 
@@ -65,6 +83,11 @@ impl PimcAgent {
         PimcAgent { net, settings, rng: SmallRng::seed_from_u64(0), label: label.into(), last: LastDecision::default() }
     }
 
+    fn belief(&self) -> Belief {
+        let s = &self.settings;
+        Belief { temperature: s.belief, opponents: s.opponents, draws: s.draws, steps: s.steps }
+    }
+
     /// The mean score of each candidate over the drawn worlds, for the current player's side.
     /// Worlds are scored eight at a time, so that a time budget stops between batches.
     pub fn scores(&mut self, state: &State, candidates: &[Play]) -> Vec<f64> {
@@ -72,7 +95,8 @@ impl PimcAgent {
         let seat = state.current_player().expect("a decision");
         let exact = (0..3).map(|p| state.hand(p).len()).sum::<u32>() <= self.settings.cards;
         let n = self.settings.worlds.max(1);
-        let worlds = belief::draw_worlds(&mut self.net, state, n, 4, self.settings.belief, &mut self.rng);
+        let belief = self.belief();
+        let worlds = belief::draw_worlds(&mut self.net, state, n, belief, &mut self.rng);
         let (mut totals, mut scored) = (vec![0.0; candidates.len()], 0);
         for batch in worlds.chunks(8) {
             if scored > 0 && self.settings.ms > 0 && started.elapsed().as_millis() as u64 >= self.settings.ms {
@@ -107,7 +131,7 @@ impl PimcAgent {
     }
 
     /// The seat's returns summed over the worlds, each candidate played and the game played out
-    /// by the network.
+    /// by the network (the other side by the rule agent when it is modelled so).
     fn rolled(&mut self, worlds: Vec<State>, candidates: &[Play], seat: u8) -> Vec<f64> {
         let mut starts = Vec::with_capacity(worlds.len() * candidates.len());
         for world in &worlds {
@@ -118,7 +142,12 @@ impl PimcAgent {
             }
         }
         let mut totals = vec![0.0; candidates.len()];
-        for (i, returns) in self.net.rollouts(starts).into_iter().enumerate() {
+        let mut rule = RuleAgent::new();
+        let opponents: Option<(u8, &mut dyn Agent)> = match self.settings.opponents {
+            Opponents::Rule => Some((seat, &mut rule)),
+            Opponents::Network => None,
+        };
+        for (i, returns) in self.net.rollouts_against(starts, opponents).into_iter().enumerate() {
             totals[i % candidates.len()] += returns[seat as usize];
         }
         totals

@@ -2,9 +2,9 @@
 //!
 //! - `random`, `rule`, `checkpoint:PATH` (a checkpoint folder, a `.safetensors` file, or a run
 //!   folder: its newest checkpoint);
-//! - `pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout`: the network's best
-//!   plays scored over drawn worlds, exactly in the endgame, by network rollouts before
-//!   ([`super::pimc`]);
+//! - `pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout&belief=0&opp=net&draws=4&steps=30`:
+//!   the network's best plays scored over drawn worlds, exactly in the endgame, by network
+//!   rollouts before ([`super::pimc`]); `opp=rule` models the other side as the rule agent;
 //! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0`: information-set
 //!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
 //! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
@@ -14,6 +14,7 @@
 //! NET is `checkpoint:PATH` or just PATH. The values shown are the defaults; `ms` is a time budget
 //! per decision (0 = none), `worlds=0` in ismcts draws a fresh world for every simulation.
 
+use super::belief::Opponents;
 use super::ismcts::Guide;
 use super::leaf::Leaf;
 use super::pimc::Far;
@@ -167,7 +168,7 @@ fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
         match key {
             "worlds" => s.worlds = whole(key, value, 1)? as usize,
             "top" => s.top = whole(key, value, 1)? as usize,
-            "cards" => s.cards = whole(key, value, 1)?.min(54) as u32,
+            "cards" => s.cards = whole(key, value, 0)?.min(54) as u32,
             "max_nodes" => s.max_nodes = whole(key, value, 1)?,
             "ms" => s.ms = whole(key, value, 0)?,
             "far" => {
@@ -184,7 +185,16 @@ fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
                     .filter(|t: &f64| t.is_finite() && *t >= 0.0)
                     .ok_or(format!("belief: {value:?} is not a temperature of at least 0"))?
             }
-            _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms, far, belief")),
+            "opp" => {
+                s.opponents = match value {
+                    "net" => Opponents::Network,
+                    "rule" => Opponents::Rule,
+                    _ => return Err(format!("opp: {value:?} is not net or rule")),
+                }
+            }
+            "draws" => s.draws = whole(key, value, 1)? as usize,
+            "steps" => s.steps = whole(key, value, 0)? as usize,
+            _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms, far, belief, opp, draws, steps")),
         }
     }
     Ok(s)
@@ -254,7 +264,7 @@ impl std::fmt::Display for AgentSpec {
             AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
             AgentSpec::Pimc(p, s) => write!(
                 f,
-                "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}&ms={}&far={}&belief={}",
+                "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}&ms={}&far={}&belief={}&opp={}&draws={}&steps={}",
                 p.display(),
                 s.worlds,
                 s.top,
@@ -262,7 +272,10 @@ impl std::fmt::Display for AgentSpec {
                 s.max_nodes,
                 s.ms,
                 if s.far == Far::Rollout { "rollout" } else { "network" },
-                s.belief
+                s.belief,
+                s.opponents.name(),
+                s.draws,
+                s.steps
             ),
             AgentSpec::Ismcts(g, k) => {
                 let s = &k.settings;
@@ -380,7 +393,7 @@ mod tests {
         let pimc: AgentSpec = "pimc:m/x.safetensors?worlds=8&cards=15".parse().unwrap();
         assert_eq!(
             pimc.to_string(),
-            "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000&ms=0&far=rollout&belief=0"
+            "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000&ms=0&far=rollout&belief=0&opp=net&draws=4&steps=30"
         );
         assert_eq!("pimc:checkpoint:m/x.safetensors?worlds=8&cards=15".parse::<AgentSpec>().unwrap(), pimc);
         let ismcts: AgentSpec = "ismcts:checkpoint:m?sims=50&c=1.5&leaf=rollout&key=observer".parse().unwrap();
