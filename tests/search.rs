@@ -4,7 +4,9 @@
 
 use ddz::agents::belief::{Belief, Opponents, draw_worlds};
 use ddz::agents::leaf::{HandShapeLeaf, Leaf};
-use ddz::agents::{Agent, AlphaBetaAgent, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent};
+use ddz::agents::{
+    Agent, AlphaBetaAgent, AutoAgent, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent,
+};
 use ddz::game::{MoveList, State};
 use ddz::model::{ModelConfig, QNet};
 use ddz::search::{
@@ -231,6 +233,13 @@ fn no_search_agent_reads_a_hidden_card() {
             PimcSettings { cards: 10, opponents: Opponents::Rule, steps: 20, ..pimc },
             "pimc rule opponents",
         )),
+        Box::new(AutoAgent::from_parts(
+            PimcAgent::new(tiny_network(10), PimcSettings { opponents: Opponents::Rule, steps: 20, ..pimc }, "p"),
+            IsmctsAgent::new(Guide::Network(Box::new(tiny_network(10)), Leaf::Value, 0.0), ismcts, "i"),
+            tiny_network(10),
+            1,
+            "auto",
+        )),
     ];
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);
@@ -342,4 +351,44 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
     let (uniform, weighted) = (uniform / n as f64, weighted / n as f64);
     println!("share of the landlord's cards in its hand: uniform {uniform:.3}, weighted by rule {weighted:.3}");
     assert!(weighted > uniform + 0.05, "uniform {uniform:.3}, weighted {weighted:.3}");
+}
+
+#[test]
+fn the_auto_agent_tells_the_rule_agent_from_another_player() {
+    let mut auto = AutoAgent::new([tiny_network(11), tiny_network(11), tiny_network(11)], 3, "auto");
+    let mut rule = RuleAgent::new();
+    let mut rng = StdRng::seed_from_u64(12);
+    let mut plays = MoveList::new();
+    for landlord_is_rule in [true, false] {
+        let (mut fits, mut asked) = (0, 0);
+        for game in 0..30u64 {
+            // The landlord is the rule agent or random; the farmers play at random.
+            let mut s = State::new(Default::default());
+            s.deal_random(&mut rng);
+            let mut turn = 0;
+            while let Some(seat) = s.current_player() {
+                s.legal_plays_into(&mut plays);
+                let landlord = Some(seat) == s.landlord();
+                if !landlord && turn >= 12 && plays.len() > 1 {
+                    auto.reset(game * 100 + turn);
+                    fits += auto.rule_fits(&s) as u32;
+                    asked += 1;
+                }
+                let pick = if landlord && landlord_is_rule {
+                    rule.choose(&s, &plays)
+                } else {
+                    rng.random_range(0..plays.len())
+                };
+                s.apply_play(plays[pick]).unwrap();
+                turn += 1;
+            }
+        }
+        let share = fits as f64 / asked as f64;
+        println!("landlord is rule: {landlord_is_rule}: the rule model fits {fits} of {asked} decisions");
+        if landlord_is_rule {
+            assert!(share > 0.9, "{fits} of {asked}");
+        } else {
+            assert!(share < 0.1, "{fits} of {asked}");
+        }
+    }
 }

@@ -121,11 +121,22 @@ fn weighed_draw(
 /// how many of the other side's plays (seen from `seat`) the rule agent would not have made.
 /// `None` when a recorded play is not possible with these hands.
 fn replay_with_rule(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut RuleAgent) -> Option<(State, u32)> {
+    replay_counting(world, dealt, seat, rule).map(|(past, mismatches, _)| (past, mismatches))
+}
+
+/// How many of the other side's plays with a choice (seen from `seat`) `world` holds, and how
+/// many of them the rule agent would not have made in it.
+pub fn rule_evidence(world: &State, seat: u8) -> (u32, u32) {
+    let dealt = [world.dealt_cards(0), world.dealt_cards(1), world.dealt_cards(2)];
+    replay_counting(world, dealt, seat, &mut RuleAgent::new()).map_or((0, u32::MAX), |(_, m, asked)| (asked, m))
+}
+
+fn replay_counting(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut RuleAgent) -> Option<(State, u32, u32)> {
     let mut past = State::new(world.config().clone());
     past.deal_hands(dealt, world.bottom()).ok()?;
     let landlord = world.landlord();
     let opposed = |s: u8| (Some(s) == landlord) != (Some(seat) == landlord);
-    let (mut plays, mut mismatches) = (MoveList::new(), 0);
+    let (mut plays, mut mismatches, mut asked) = (MoveList::new(), 0, 0);
     for record in world.play_record() {
         // Only the other side's decisions are asked of the rule agent; `apply_play` checks the rest.
         if opposed(record.seat) {
@@ -133,11 +144,12 @@ fn replay_with_rule(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut Rul
             if plays.len() > 1 {
                 let taken = plays.iter().position(|p| *p == record.play)?;
                 mismatches += (rule.choose(&past, &plays) != taken) as u32;
+                asked += 1;
             }
         }
         past.apply_play(record.play).ok()?;
     }
-    Some((past, mismatches))
+    Some((past, mismatches, asked))
 }
 
 /// Moves `world` toward worlds where the other side plays as the rule agent: `steps`

@@ -4,6 +4,8 @@
 #[cfg(feature = "torch")]
 pub mod alphabeta;
 #[cfg(feature = "torch")]
+pub mod auto;
+#[cfg(feature = "torch")]
 pub mod belief;
 pub mod bid;
 #[cfg(feature = "torch")]
@@ -24,6 +26,8 @@ pub mod spec;
 
 #[cfg(feature = "torch")]
 pub use alphabeta::AlphaBetaAgent;
+#[cfg(feature = "torch")]
+pub use auto::AutoAgent;
 #[cfg(feature = "torch")]
 pub use ismcts::{Guide, IsmctsAgent};
 #[cfg(feature = "torch")]

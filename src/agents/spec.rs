@@ -7,6 +7,8 @@
 //!   rollouts before ([`super::pimc`]); `opp=rule` models the other side as the rule agent;
 //! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0`: information-set
 //!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
+//! - `auto:NET?evidence=3`: the rule-model PIMC while the game fits the rule agent, else ISMCTS
+//!   with belief ([`super::auto`]);
 //! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
 //!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
 //!   frontier.
@@ -19,7 +21,7 @@ use super::ismcts::Guide;
 use super::leaf::Leaf;
 use super::pimc::Far;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
-use super::{AlphaBetaAgent, IsmctsAgent};
+use super::{AlphaBetaAgent, AutoAgent, IsmctsAgent};
 use crate::model::WeightsError;
 use crate::search::{AlphaBetaSettings, FinalChoice, IsmctsSettings, Keying};
 use std::path::{Path, PathBuf};
@@ -33,6 +35,9 @@ pub enum AgentSpec {
     Pimc(PathBuf, PimcSettings),
     Ismcts(GuideSpec, IsmctsKnobs),
     AlphaBeta(GuideSpec, AlphaBetaKnobs),
+    /// The rule-model PIMC while the game fits the rule agent, else ISMCTS with belief; the
+    /// plays of the other side needed first.
+    Auto(PathBuf, u32),
 }
 
 /// What guides a search agent: a network, or (no network) rollouts of a simple agent or the
@@ -75,7 +80,7 @@ impl Default for AlphaBetaKnobs {
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     #[error(
-        "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs] or \
+        "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs], auto:NET or \
          alphabeta:GUIDE[?knobs] (see ddz eval --help)"
     )]
     Unknown(String),
@@ -105,6 +110,7 @@ impl std::str::FromStr for AgentSpec {
                     let g = guide_spec(guide, true).map_err(setting)?;
                     Ok(AgentSpec::AlphaBeta(g, alphabeta(&knobs).map_err(setting)?))
                 }
+                "auto" => Ok(AgentSpec::Auto(network_path(guide).map_err(setting)?, auto(&knobs).map_err(setting)?)),
                 _ => Err(AgentError::Unknown(spec.to_string())),
             };
         }
@@ -231,6 +237,17 @@ fn ismcts(knobs: &[(&str, &str)]) -> Result<IsmctsKnobs, String> {
     Ok(k)
 }
 
+fn auto(knobs: &[(&str, &str)]) -> Result<u32, String> {
+    let mut evidence = 3;
+    for &(key, value) in knobs {
+        match key {
+            "evidence" => evidence = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
+            _ => return Err(unknown(key, "evidence")),
+        }
+    }
+    Ok(evidence)
+}
+
 fn alphabeta(knobs: &[(&str, &str)]) -> Result<AlphaBetaKnobs, String> {
     let mut k = AlphaBetaKnobs::default();
     for &(key, value) in knobs {
@@ -295,6 +312,7 @@ impl std::fmt::Display for AgentSpec {
                 let (d, t, w, ms) = (k.settings.depth, k.settings.top, k.worlds, k.ms);
                 write!(f, "alphabeta:{g}?depth={d}&top={t}&worlds={w}&ms={ms}")
             }
+            AgentSpec::Auto(p, evidence) => write!(f, "auto:{}?evidence={evidence}", p.display()),
         }
     }
 }
@@ -303,7 +321,7 @@ impl AgentSpec {
     /// The network file or run folder the agent plays with, if it has one (for hints).
     pub fn network(&self) -> Option<&Path> {
         match self {
-            AgentSpec::Checkpoint(p) | AgentSpec::Pimc(p, _) => Some(p),
+            AgentSpec::Checkpoint(p) | AgentSpec::Pimc(p, _) | AgentSpec::Auto(p, _) => Some(p),
             AgentSpec::Ismcts(GuideSpec::Network(p), _) | AgentSpec::AlphaBeta(GuideSpec::Network(p), _) => Some(p),
             _ => None,
         }
@@ -332,6 +350,10 @@ impl AgentSpec {
                 };
                 let ms = Some(Duration::from_millis(k.ms)).filter(|_| k.ms > 0);
                 Box::new(AlphaBetaAgent::new(net, k.settings, k.worlds, ms, name))
+            }
+            AgentSpec::Auto(p, evidence) => {
+                let nets = [network(p, &name)?, network(p, &name)?, network(p, &name)?];
+                Box::new(AutoAgent::new(nets, *evidence, name))
             }
         })
     }
@@ -403,9 +425,17 @@ mod tests {
         );
         let alphabeta: AgentSpec = "alphabeta:heuristic?depth=3&ms=100".parse().unwrap();
         assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&top=4&worlds=8&ms=100");
-        for spec in
-            [pimc, ismcts, alphabeta, "ismcts:rule".parse().unwrap(), "ismcts:random?final=value".parse().unwrap()]
-        {
+        let auto: AgentSpec = "auto:checkpoint:m/x.safetensors".parse().unwrap();
+        assert_eq!(auto.to_string(), "auto:m/x.safetensors?evidence=3");
+        for spec in [
+            pimc,
+            ismcts,
+            alphabeta,
+            auto,
+            "ismcts:rule".parse().unwrap(),
+            "ismcts:random?final=value".parse().unwrap(),
+            "pimc:m?opp=rule&steps=5&draws=2&cards=0".parse().unwrap(),
+        ] {
             assert_eq!(spec.to_string().parse::<AgentSpec>().unwrap(), spec, "the name round-trips");
         }
         for bad in [
@@ -421,6 +451,9 @@ mod tests {
             "alphabeta:rule",
             "alphabeta:m?depth=0",
             "alpha:m",
+            "pimc:m?opp=farmer",
+            "auto:m?evidence=-1",
+            "auto:m?sims=3",
         ] {
             let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
             assert!(err.contains(bad.split('?').next().unwrap()), "{bad}: {err}");
