@@ -117,29 +117,17 @@ fn weighed_draw(
         .collect()
 }
 
-/// A world replayed from its deal: the same record of plays with the dealt hands `dealt`, and
-/// how many of the other side's plays (seen from `seat`) the rule agent would not have made.
-/// `None` when a recorded play is not possible with these hands.
-fn replay_with_rule(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut RuleAgent) -> Option<(State, u32)> {
-    replay_counting(world, dealt, seat, rule).map(|(past, mismatches, _)| (past, mismatches))
-}
-
-/// How many of the other side's plays with a choice (seen from `seat`) `world` holds, and how
-/// many of them the rule agent would not have made in it.
-pub fn rule_evidence(world: &State, seat: u8) -> (u32, u32) {
-    let dealt = [world.dealt_cards(0), world.dealt_cards(1), world.dealt_cards(2)];
-    replay_counting(world, dealt, seat, &mut RuleAgent::new()).map_or((0, u32::MAX), |(_, m, asked)| (asked, m))
-}
-
-fn replay_counting(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut RuleAgent) -> Option<(State, u32, u32)> {
+/// A world replayed from its deal with the dealt hands `dealt` and the same record of plays;
+/// how many of the other side's plays with a choice (seen from `seat`) it holds, and how many
+/// of them the rule agent would not have made. `None` when a recorded play is not possible
+/// with these hands.
+fn replay_with_rule(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut RuleAgent) -> Option<(State, u32, u32)> {
     let mut past = State::new(world.config().clone());
     past.deal_hands(dealt, world.bottom()).ok()?;
-    let landlord = world.landlord();
-    let opposed = |s: u8| (Some(s) == landlord) != (Some(seat) == landlord);
     let (mut plays, mut mismatches, mut asked) = (MoveList::new(), 0, 0);
     for record in world.play_record() {
         // Only the other side's decisions are asked of the rule agent; `apply_play` checks the rest.
-        if opposed(record.seat) {
+        if !world.same_side(record.seat, seat) {
             past.legal_plays_into(&mut plays);
             if plays.len() > 1 {
                 let taken = plays.iter().position(|p| *p == record.play)?;
@@ -149,7 +137,13 @@ fn replay_counting(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut Rule
         }
         past.apply_play(record.play).ok()?;
     }
-    Some((past, mismatches, asked))
+    Some((past, asked, mismatches))
+}
+
+/// How many of the other side's plays with a choice (seen from `seat`) `world` holds, and how
+/// many of them the rule agent would not have made in it.
+pub fn rule_evidence(world: &State, seat: u8) -> (u32, u32) {
+    replay_with_rule(world, world.dealt_hands(), seat, &mut RuleAgent::new()).map_or((0, u32::MAX), |(_, a, m)| (a, m))
 }
 
 /// Moves `world` toward worlds where the other side plays as the rule agent: `steps`
@@ -167,8 +161,7 @@ pub fn refine_for_rule(world: State, seat: u8, steps: usize, rng: &mut SmallRng)
         _ => (0, 1),
     };
     let mut rule = RuleAgent::new();
-    let dealt = |w: &State| [w.dealt_cards(0), w.dealt_cards(1), w.dealt_cards(2)];
-    let Some((mut current, mut mismatches)) = replay_with_rule(&world, dealt(&world), seat, &mut rule) else {
+    let Some((mut current, _, mut mismatches)) = replay_with_rule(&world, world.dealt_hands(), seat, &mut rule) else {
         return world;
     };
     for _ in 0..steps {
@@ -176,12 +169,12 @@ pub fn refine_for_rule(world: State, seat: u8, steps: usize, rng: &mut SmallRng)
         if x.rank() == y.rank() {
             continue;
         }
-        let mut hands = dealt(&current);
+        let mut hands = current.dealt_hands();
         hands[a as usize].remove(x);
         hands[a as usize].insert(y);
         hands[b as usize].remove(y);
         hands[b as usize].insert(x);
-        let Some((next, m)) = replay_with_rule(&current, hands, seat, &mut rule) else { continue };
+        let Some((next, _, m)) = replay_with_rule(&current, hands, seat, &mut rule) else { continue };
         let keep = m <= mismatches || rng.random::<f64>() < RULE_MISMATCH.powi((m - mismatches) as i32);
         if keep {
             (current, mismatches) = (next, m);
@@ -205,22 +198,20 @@ fn log_likelihoods(net: &mut ModelAgent, worlds: &[State], seat: u8, model: (f64
     let (temperature, opponents) = model;
     let mut log_w = vec![0.0; worlds.len()];
     let mut rule = RuleAgent::new();
-    let by_rule =
-        |s: u8, w: &State| opponents == Opponents::Rule && (Some(s) == w.landlord()) != (Some(seat) == w.landlord());
+    let by_rule = |s: u8, w: &State| opponents == Opponents::Rule && !w.same_side(s, seat);
     // Every past decision the network weighs, in every world: (world, state, plays, taken).
     let mut asked: Vec<(usize, State, MoveList, usize)> = Vec::new();
     for (w, world) in worlds.iter().enumerate() {
         if opponents == Opponents::Rule {
-            let dealt = [world.dealt_cards(0), world.dealt_cards(1), world.dealt_cards(2)];
-            let (_, mismatches) = replay_with_rule(world, dealt, seat, &mut rule).expect("a world replays");
+            let (_, _, mismatches) =
+                replay_with_rule(world, world.dealt_hands(), seat, &mut rule).expect("a world replays");
             log_w[w] += mismatches as f64 * RULE_MISMATCH.ln();
         }
         if temperature <= 0.0 {
             continue;
         }
         let mut past = State::new(world.config().clone());
-        past.deal_hands([world.dealt_cards(0), world.dealt_cards(1), world.dealt_cards(2)], world.bottom())
-            .expect("a world's deal is a deal");
+        past.deal_hands(world.dealt_hands(), world.bottom()).expect("a world's deal is a deal");
         let mut plays = MoveList::new();
         for record in world.play_record() {
             past.legal_plays_into(&mut plays);

@@ -90,7 +90,7 @@ impl ModelAgent {
             let mut asked = Vec::with_capacity(live.len());
             for &i in live.iter().filter(|&&i| plays[i].len() > 1) {
                 match &mut opponents {
-                    Some((seat, agent)) if !same_side(&worlds[i], *seat) => {
+                    Some((seat, agent)) if !worlds[i].same_side(mover(&worlds[i]), *seat) => {
                         pick[i] = agent.choose(&worlds[i], &plays[i]);
                     }
                     _ => asked.push(i),
@@ -109,11 +109,8 @@ impl ModelAgent {
     }
 }
 
-/// Whether the player to act in `state` is on `seat`'s side.
-fn same_side(state: &State, seat: u8) -> bool {
-    let mover = state.current_player().expect("a decision");
-    let landlord = state.landlord();
-    (Some(mover) == landlord) == (Some(seat) == landlord)
+fn mover(state: &State) -> u8 {
+    state.current_player().expect("a decision")
 }
 
 /// Index of the largest value (the first on ties).

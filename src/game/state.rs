@@ -557,6 +557,10 @@ impl State {
     pub fn dealt_cards(&self, seat: u8) -> CardSet {
         self.dealt[seat as usize]
     }
+    /// The physical cards dealt to each seat (without the bottom): what `deal_hands` takes.
+    pub fn dealt_hands(&self) -> [CardSet; NUM_PLAYERS] {
+        self.dealt
+    }
     pub fn bottom(&self) -> CardSet {
         self.bottom
     }
@@ -572,6 +576,11 @@ impl State {
     }
     pub fn landlord(&self) -> Option<u8> {
         self.landlord
+    }
+    /// Whether seats `a` and `b` play on the same side: both the landlord or both farmers
+    /// (before the landlord is known, every seat counts as on one side).
+    pub fn same_side(&self, a: u8, b: u8) -> bool {
+        (Some(a) == self.landlord) == (Some(b) == self.landlord)
     }
     pub fn role(&self, seat: u8) -> Option<Role> {
         self.landlord.map(|l| Role::ALL[((seat + 3 - l) % 3) as usize])
