@@ -369,9 +369,12 @@ AGENTS:
                                games played out by it) or rule / random (UCT with their rollouts);
                                final=visits|value; key=mover (OpenSpiel) or observer (single observer);
                                belief=T: root worlds weighted by the other seats' plays (network)
-  auto:NET?evidence=3          pimc:NET?opp=rule&worlds=64&cards=0 while some world drawn from what
+  auto:NET?evidence=3&prior=0.5
+                               pimc:NET?opp=rule&worlds=64&cards=0 while some world drawn from what
                                the seat knows explains every play of the other side (at least
-                               `evidence` with a choice) as the rule agent's; else ismcts:NET?belief=0.1
+                               `evidence` with a choice) as the rule agent's; ismcts:NET?belief=0.1
+                               once none does; before `evidence` such plays, both, their values
+                               weighed prior : 1 - prior
   alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0
                                alpha-beta `depth` plies deep over the `top` plays at each node, in
                                `worlds` drawn worlds; GUIDE a network (its value at the frontier) or

@@ -5,7 +5,8 @@
 use ddz::agents::belief::{Belief, Opponents, draw_worlds};
 use ddz::agents::leaf::{HandShapeLeaf, Leaf};
 use ddz::agents::{
-    Agent, AlphaBetaAgent, AutoAgent, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent,
+    Agent, AlphaBetaAgent, AutoAgent, AutoSettings, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent,
+    Verdict,
 };
 use ddz::game::{MoveList, State};
 use ddz::model::{ModelConfig, QNet};
@@ -204,6 +205,15 @@ fn no_search_agent_reads_a_hidden_card() {
     let ismcts = IsmctsSettings { max_simulations: 16, ..Default::default() };
     let ab = AlphaBetaSettings { depth: 2, top: 3 };
     let pimc = PimcSettings { worlds: 3, top: 3, cards: 54, max_nodes: 2_000, ..Default::default() };
+    let auto = |settings| -> Box<dyn Agent> {
+        Box::new(AutoAgent::from_parts(
+            PimcAgent::new(tiny_network(10), PimcSettings { opponents: Opponents::Rule, steps: 20, ..pimc }, "p"),
+            IsmctsAgent::new(Guide::Network(Box::new(tiny_network(10)), Leaf::Value, 0.0), ismcts, "i"),
+            tiny_network(10),
+            settings,
+            "auto",
+        ))
+    };
     let mut agents: Vec<Box<dyn Agent>> = vec![
         Box::new(IsmctsAgent::new(Guide::Network(Box::new(tiny_network(1)), Leaf::Value, 0.0), ismcts, "ismcts value")),
         Box::new(IsmctsAgent::new(
@@ -233,13 +243,9 @@ fn no_search_agent_reads_a_hidden_card() {
             PimcSettings { cards: 10, opponents: Opponents::Rule, steps: 20, ..pimc },
             "pimc rule opponents",
         )),
-        Box::new(AutoAgent::from_parts(
-            PimcAgent::new(tiny_network(10), PimcSettings { opponents: Opponents::Rule, steps: 20, ..pimc }, "p"),
-            IsmctsAgent::new(Guide::Network(Box::new(tiny_network(10)), Leaf::Value, 0.0), ismcts, "i"),
-            tiny_network(10),
-            1,
-            "auto",
-        )),
+        // Evidence 1: mostly verdicts for one model; 8: mostly undecided, both searches weighed.
+        auto(AutoSettings { evidence: 1, prior: 0.5 }),
+        auto(AutoSettings { evidence: 8, prior: 0.5 }),
     ];
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);
@@ -355,12 +361,13 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
 
 #[test]
 fn the_auto_agent_tells_the_rule_agent_from_another_player() {
-    let mut auto = AutoAgent::new([tiny_network(11), tiny_network(11), tiny_network(11)], 3, "auto");
+    let settings = AutoSettings { evidence: 3, prior: 0.5 };
+    let mut auto = AutoAgent::new([tiny_network(11), tiny_network(11), tiny_network(11)], settings, "auto");
     let mut rule = RuleAgent::new();
     let mut rng = StdRng::seed_from_u64(12);
     let mut plays = MoveList::new();
     for landlord_is_rule in [true, false] {
-        let (mut fits, mut asked) = (0, 0);
+        let (mut fits, mut asked, mut undecided, mut early) = (0, 0, 0, 0);
         for game in 0..30u64 {
             // The landlord is the rule agent or random; the farmers play at random.
             let mut s = State::new(Default::default());
@@ -371,8 +378,14 @@ fn the_auto_agent_tells_the_rule_agent_from_another_player() {
                 let landlord = Some(seat) == s.landlord();
                 if !landlord && turn >= 12 && plays.len() > 1 {
                     auto.reset(game * 100 + turn);
-                    fits += auto.rule_fits(&s) as u32;
+                    fits += (auto.verdict(&s) == Verdict::Rule) as u32;
                     asked += 1;
+                }
+                // The first farmer decision: one play of the landlord seen, too early to tell.
+                if !landlord && turn == 1 && plays.len() > 1 {
+                    auto.reset(game * 100 + turn);
+                    undecided += (auto.verdict(&s) == Verdict::Undecided) as u32;
+                    early += 1;
                 }
                 let pick = if landlord && landlord_is_rule {
                     rule.choose(&s, &plays)
@@ -384,9 +397,13 @@ fn the_auto_agent_tells_the_rule_agent_from_another_player() {
             }
         }
         let share = fits as f64 / asked as f64;
-        println!("landlord is rule: {landlord_is_rule}: the rule model fits {fits} of {asked} decisions");
+        println!(
+            "landlord is rule: {landlord_is_rule}: the rule model fits {fits} of {asked} decisions; \
+             undecided at {undecided} of {early} first decisions"
+        );
         if landlord_is_rule {
             assert!(share > 0.9, "{fits} of {asked}");
+            assert!(undecided as f64 > 0.9 * early as f64, "{undecided} of {early}");
         } else {
             assert!(share < 0.1, "{fits} of {asked}");
         }

@@ -1,29 +1,64 @@
 //! One search agent for an opponent it does not know: it models the other side as the rule
-//! agent while the game supports that, and otherwise as the network.
+//! agent while the game supports that, as the network once the game rules the rule agent out,
+//! and as either, weighed by a prior, while the game cannot yet tell.
 //!
-//! At each decision it draws worlds toward the rule model ([`super::belief`]); when one of them
-//! explains every play of the other side by the rule agent, and the other side has made at least
-//! `evidence` plays with a choice, it searches as PIMC against the rule agent
-//! (`pimc:NET?opp=rule&worlds=64&cards=0`), else as ISMCTS with belief-weighted worlds
-//! (`ismcts:NET?belief=0.1`). Both the test and both searches see only the seat's information.
+//! At each decision it draws worlds toward the rule model ([`super::belief`]) and reads a
+//! [`Verdict`] from them. Under [`Verdict::Rule`] it searches as PIMC against the rule agent
+//! (`pimc:NET?opp=rule&worlds=64&cards=0`); under [`Verdict::Network`] as ISMCTS with
+//! belief-weighted worlds (`ismcts:NET?belief=0.1`). Under [`Verdict::Undecided`] (the first
+//! decisions of a game, before the other side has shown enough plays) it runs both and makes
+//! the play with the best expected value over the two models, `prior` × the rule-model value +
+//! (1 − `prior`) × the network-model value: both are the searching seat's mean result, so they
+//! share one scale. The verdict and both searches see only the seat's information.
 
 use super::belief::{self, Belief, Opponents};
+use super::ismcts::index_of;
 use super::leaf::Leaf;
-use super::{Agent, Candidate, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings};
+use super::model::argmax;
+use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, PimcAgent, PimcSettings};
 use crate::game::{Play, State};
 use crate::search::IsmctsSettings;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+/// What the plays so far say of the other side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Some drawn world explains every play of the other side as the rule agent's, and at least
+    /// `evidence` of those plays had a choice.
+    Rule,
+    /// Some world explains them, but fewer than `evidence` had a choice: too early to tell.
+    Undecided,
+    /// No drawn world explains them: not the rule agent.
+    Network,
+}
+
+/// The knobs, with their defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AutoSettings {
+    /// Plays with a choice the other side must have made before the rule model is trusted alone.
+    pub evidence: u32,
+    /// The rule model's weight while undecided (0: the network model alone, 1: the rule model).
+    pub prior: f64,
+}
+
+impl Default for AutoSettings {
+    fn default() -> Self {
+        AutoSettings { evidence: 3, prior: 0.5 }
+    }
+}
+
 pub struct AutoAgent {
     pimc: PimcAgent,
     ismcts: IsmctsAgent,
     probe: ModelAgent,
-    evidence: u32,
+    settings: AutoSettings,
     rng: SmallRng,
     label: String,
-    /// Which search made the last decision (true: the rule model), for replays.
-    ruled: bool,
+    /// The verdict behind the last decision, for replays.
+    verdict: Verdict,
+    /// The weighed values of the last undecided decision.
+    last: LastDecision,
 }
 
 /// The rule-model PIMC's settings.
@@ -32,14 +67,14 @@ pub fn pimc_settings() -> PimcSettings {
 }
 
 impl AutoAgent {
-    /// `nets` are three copies of one network: PIMC's, ISMCTS's and the test's.
-    pub fn new(nets: [ModelAgent; 3], evidence: u32, label: impl Into<String>) -> AutoAgent {
+    /// `nets` are three copies of one network: PIMC's, ISMCTS's and the verdict's.
+    pub fn new(nets: [ModelAgent; 3], settings: AutoSettings, label: impl Into<String>) -> AutoAgent {
         let [a, b, probe] = nets;
         let label = label.into();
         let pimc = PimcAgent::new(a, pimc_settings(), label.clone());
         let guide = Guide::Network(Box::new(b), Leaf::Value, 0.1);
         let ismcts = IsmctsAgent::new(guide, IsmctsSettings::default(), &label);
-        AutoAgent::from_parts(pimc, ismcts, probe, evidence, label)
+        AutoAgent::from_parts(pimc, ismcts, probe, settings, label)
     }
 
     /// The same with other searches (smaller ones, in tests).
@@ -47,19 +82,58 @@ impl AutoAgent {
         pimc: PimcAgent,
         ismcts: IsmctsAgent,
         probe: ModelAgent,
-        evidence: u32,
+        settings: AutoSettings,
         label: impl Into<String>,
     ) -> AutoAgent {
-        AutoAgent { pimc, ismcts, probe, evidence, rng: SmallRng::seed_from_u64(0), label: label.into(), ruled: false }
+        AutoAgent {
+            pimc,
+            ismcts,
+            probe,
+            settings,
+            rng: SmallRng::seed_from_u64(0),
+            label: label.into(),
+            verdict: Verdict::Network,
+            last: LastDecision::default(),
+        }
     }
 
-    /// Whether the game so far fits the rule model: some drawn world explains every play of
-    /// the other side, and there were at least `evidence` of them with a choice.
-    pub fn rule_fits(&mut self, state: &State) -> bool {
+    /// The verdict at `state` from 16 worlds drawn toward the rule model.
+    pub fn verdict(&mut self, state: &State) -> Verdict {
         let seat = state.current_player().expect("a decision");
         let model = Belief { opponents: Opponents::Rule, draws: 4, steps: 30, ..Belief::UNIFORM };
         let worlds = belief::draw_worlds(&mut self.probe, state, 16, model, &mut self.rng);
-        worlds.iter().map(|w| belief::rule_evidence(w, seat)).any(|(asked, m)| m == 0 && asked >= self.evidence)
+        let explained = worlds.iter().map(|w| belief::rule_evidence(w, seat)).filter(|&(_, m)| m == 0);
+        match explained.map(|(asked, _)| asked).max() {
+            None => Verdict::Network,
+            Some(asked) if asked >= self.settings.evidence => Verdict::Rule,
+            Some(_) => Verdict::Undecided,
+        }
+    }
+
+    /// Both searches, weighed by the prior: the network's best few plays (PIMC's shortlist) and
+    /// ISMCTS's choice are the candidates.
+    fn weighed(&mut self, state: &State, plays: &[Play]) -> usize {
+        let p = self.settings.prior;
+        let result = self.ismcts.search(state);
+        let mut network_value = vec![0.0; plays.len()];
+        for c in &result.candidates {
+            network_value[index_of(plays, c.action)] = c.value;
+        }
+        let mut shortlist = self.pimc.shortlist(state, plays);
+        let searched = index_of(plays, result.best);
+        if !shortlist.contains(&searched) {
+            shortlist.push(searched);
+        }
+        let candidates: Vec<Play> = shortlist.iter().map(|&i| plays[i]).collect();
+        let rule_value = self.pimc.scores(state, &candidates);
+        let value: Vec<f64> =
+            shortlist.iter().zip(&rule_value).map(|(&i, r)| p * r + (1.0 - p) * network_value[i]).collect();
+        let mut shown = vec![Candidate { value: f32::NAN, visits: None }; plays.len()];
+        for (k, &i) in shortlist.iter().enumerate() {
+            shown[i] = Candidate::value(value[k] as f32);
+        }
+        self.last.remember(state, shown);
+        shortlist[argmax(&value)]
     }
 }
 
@@ -72,8 +146,16 @@ impl Agent for AutoAgent {
         if plays.len() == 1 {
             return 0;
         }
-        self.ruled = self.rule_fits(state);
-        if self.ruled { self.pimc.choose(state, plays) } else { self.ismcts.choose(state, plays) }
+        self.verdict = match self.verdict(state) {
+            Verdict::Undecided if self.settings.prior >= 1.0 => Verdict::Rule,
+            Verdict::Undecided if self.settings.prior <= 0.0 => Verdict::Network,
+            v => v,
+        };
+        match self.verdict {
+            Verdict::Rule => self.pimc.choose(state, plays),
+            Verdict::Network => self.ismcts.choose(state, plays),
+            Verdict::Undecided => self.weighed(state, plays),
+        }
     }
 
     fn reset(&mut self, seed: u64) {
@@ -83,6 +165,10 @@ impl Agent for AutoAgent {
     }
 
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        if self.ruled { self.pimc.candidates(state, plays) } else { self.ismcts.candidates(state, plays) }
+        match self.verdict {
+            Verdict::Rule => self.pimc.candidates(state, plays),
+            Verdict::Network => self.ismcts.candidates(state, plays),
+            Verdict::Undecided => self.last.recall(state, plays),
+        }
     }
 }

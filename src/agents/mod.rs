@@ -27,7 +27,7 @@ pub mod spec;
 #[cfg(feature = "torch")]
 pub use alphabeta::AlphaBetaAgent;
 #[cfg(feature = "torch")]
-pub use auto::AutoAgent;
+pub use auto::{AutoAgent, AutoSettings, Verdict};
 #[cfg(feature = "torch")]
 pub use ismcts::{Guide, IsmctsAgent};
 #[cfg(feature = "torch")]

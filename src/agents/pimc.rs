@@ -88,6 +88,15 @@ impl PimcAgent {
         Belief { temperature: s.belief, opponents: s.opponents, draws: s.draws, steps: s.steps }
     }
 
+    /// The plays it scores: the indices of the network's best `top` plays, best first.
+    pub fn shortlist(&mut self, state: &State, plays: &[Play]) -> Vec<usize> {
+        let q = self.net.q_values(state, plays);
+        let mut order: Vec<usize> = (0..plays.len()).collect();
+        order.sort_by(|&a, &b| q[b].total_cmp(&q[a]));
+        order.truncate(self.settings.top.max(1));
+        order
+    }
+
     /// The mean score of each candidate over the drawn worlds, for the current player's side.
     /// Worlds are scored eight at a time, so that a time budget stops between batches.
     pub fn scores(&mut self, state: &State, candidates: &[Play]) -> Vec<f64> {
@@ -163,15 +172,12 @@ impl Agent for PimcAgent {
         if plays.len() == 1 {
             return 0;
         }
-        let q = self.net.q_values(state, plays);
         let left: u32 = (0..3).map(|seat| state.hand(seat).len()).sum();
-        let mut order: Vec<usize> = (0..plays.len()).collect();
-        order.sort_by(|&a, &b| q[b].total_cmp(&q[a]));
         if left > self.settings.cards && self.settings.far == Far::Network {
             self.last.forget();
-            return order[0];
+            return argmax(&self.net.q_values(state, plays));
         }
-        order.truncate(self.settings.top.max(1));
+        let order = self.shortlist(state, plays);
         let candidates: Vec<Play> = order.iter().map(|&i| plays[i]).collect();
         let scores = self.scores(state, &candidates);
         // The best mean; among equals, the earliest in the network's order.

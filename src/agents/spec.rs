@@ -7,8 +7,9 @@
 //!   rollouts before ([`super::pimc`]); `opp=rule` models the other side as the rule agent;
 //! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0`: information-set
 //!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
-//! - `auto:NET?evidence=3`: the rule-model PIMC while the game fits the rule agent, else ISMCTS
-//!   with belief ([`super::auto`]);
+//! - `auto:NET?evidence=3&prior=0.5`: the rule-model PIMC while the game fits the rule agent,
+//!   ISMCTS with belief once it does not, both weighed by `prior` while it cannot tell yet
+//!   ([`super::auto`]);
 //! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
 //!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
 //!   frontier.
@@ -16,6 +17,7 @@
 //! NET is `checkpoint:PATH` or just PATH. The values shown are the defaults; `ms` is a time budget
 //! per decision (0 = none), `worlds=0` in ismcts draws a fresh world for every simulation.
 
+use super::auto::AutoSettings;
 use super::belief::Opponents;
 use super::ismcts::Guide;
 use super::leaf::Leaf;
@@ -37,7 +39,7 @@ pub enum AgentSpec {
     AlphaBeta(GuideSpec, AlphaBetaKnobs),
     /// The rule-model PIMC while the game fits the rule agent, else ISMCTS with belief; the
     /// plays of the other side needed first.
-    Auto(PathBuf, u32),
+    Auto(PathBuf, AutoSettings),
 }
 
 /// What guides a search agent: a network, or (no network) rollouts of a simple agent or the
@@ -237,15 +239,22 @@ fn ismcts(knobs: &[(&str, &str)]) -> Result<IsmctsKnobs, String> {
     Ok(k)
 }
 
-fn auto(knobs: &[(&str, &str)]) -> Result<u32, String> {
-    let mut evidence = 3;
+fn auto(knobs: &[(&str, &str)]) -> Result<AutoSettings, String> {
+    let mut s = AutoSettings::default();
     for &(key, value) in knobs {
         match key {
-            "evidence" => evidence = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
-            _ => return Err(unknown(key, "evidence")),
+            "evidence" => s.evidence = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
+            "prior" => {
+                s.prior = value
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| (0.0..=1.0).contains(p))
+                    .ok_or(format!("prior: {value:?} is not a weight from 0 to 1"))?
+            }
+            _ => return Err(unknown(key, "evidence, prior")),
         }
     }
-    Ok(evidence)
+    Ok(s)
 }
 
 fn alphabeta(knobs: &[(&str, &str)]) -> Result<AlphaBetaKnobs, String> {
@@ -312,7 +321,7 @@ impl std::fmt::Display for AgentSpec {
                 let (d, t, w, ms) = (k.settings.depth, k.settings.top, k.worlds, k.ms);
                 write!(f, "alphabeta:{g}?depth={d}&top={t}&worlds={w}&ms={ms}")
             }
-            AgentSpec::Auto(p, evidence) => write!(f, "auto:{}?evidence={evidence}", p.display()),
+            AgentSpec::Auto(p, s) => write!(f, "auto:{}?evidence={}&prior={}", p.display(), s.evidence, s.prior),
         }
     }
 }
@@ -351,9 +360,9 @@ impl AgentSpec {
                 let ms = Some(Duration::from_millis(k.ms)).filter(|_| k.ms > 0);
                 Box::new(AlphaBetaAgent::new(net, k.settings, k.worlds, ms, name))
             }
-            AgentSpec::Auto(p, evidence) => {
+            AgentSpec::Auto(p, settings) => {
                 let nets = [network(p, &name)?, network(p, &name)?, network(p, &name)?];
-                Box::new(AutoAgent::new(nets, *evidence, name))
+                Box::new(AutoAgent::new(nets, *settings, name))
             }
         })
     }
@@ -426,7 +435,7 @@ mod tests {
         let alphabeta: AgentSpec = "alphabeta:heuristic?depth=3&ms=100".parse().unwrap();
         assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&top=4&worlds=8&ms=100");
         let auto: AgentSpec = "auto:checkpoint:m/x.safetensors".parse().unwrap();
-        assert_eq!(auto.to_string(), "auto:m/x.safetensors?evidence=3");
+        assert_eq!(auto.to_string(), "auto:m/x.safetensors?evidence=3&prior=0.5");
         for spec in [
             pimc,
             ismcts,
@@ -454,6 +463,7 @@ mod tests {
             "pimc:m?opp=farmer",
             "auto:m?evidence=-1",
             "auto:m?sims=3",
+            "auto:m?prior=1.5",
         ] {
             let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
             assert!(err.contains(bad.split('?').next().unwrap()), "{bad}: {err}");
