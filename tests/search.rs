@@ -244,8 +244,8 @@ fn no_search_agent_reads_a_hidden_card() {
             "pimc rule opponents",
         )),
         // Evidence 1: mostly verdicts for one model; 8: mostly undecided, both searches weighed.
-        auto(AutoSettings { evidence: 1, prior: 0.5 }),
-        auto(AutoSettings { evidence: 8, prior: 0.5 }),
+        auto(AutoSettings::with_prior(1, 0.5)),
+        auto(AutoSettings::with_prior(8, 0.5)),
     ];
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);
@@ -361,7 +361,7 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
 
 #[test]
 fn the_auto_agent_tells_the_rule_agent_from_another_player() {
-    let settings = AutoSettings { evidence: 3, prior: 0.5 };
+    let settings = AutoSettings::default();
     let mut auto = AutoAgent::new([tiny_network(11), tiny_network(11), tiny_network(11)], settings, "auto");
     let mut rule = RuleAgent::new();
     let mut rng = StdRng::seed_from_u64(12);

@@ -7,9 +7,9 @@
 //!   rollouts before ([`super::pimc`]); `opp=rule` models the other side as the rule agent;
 //! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0`: information-set
 //!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
-//! - `auto:NET?evidence=3&prior=0.5`: the rule-model PIMC while the game fits the rule agent,
-//!   ISMCTS with belief once it does not, both weighed by `prior` while it cannot tell yet
-//!   ([`super::auto`]);
+//! - `auto:NET?evidence=3&prior_landlord=0.5&prior_farmers=0`: the rule-model PIMC while the
+//!   game fits the rule agent, ISMCTS with belief once it does not, both weighed by the seat's
+//!   prior while it cannot tell yet ([`super::auto`]);
 //! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
 //!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
 //!   frontier.
@@ -166,6 +166,14 @@ fn temperature(key: &str, value: &str) -> Result<f64, String> {
         .ok_or(format!("{key}: {value:?} is not a temperature of at least 0"))
 }
 
+fn weight(key: &str, value: &str) -> Result<f64, String> {
+    value
+        .parse()
+        .ok()
+        .filter(|p: &f64| (0.0..=1.0).contains(p))
+        .ok_or(format!("{key}: {value:?} is not a weight from 0 to 1"))
+}
+
 fn unknown(key: &str, known: &str) -> String {
     format!("unknown knob {key:?}: {known}")
 }
@@ -244,14 +252,10 @@ fn auto(knobs: &[(&str, &str)]) -> Result<AutoSettings, String> {
     for &(key, value) in knobs {
         match key {
             "evidence" => s.evidence = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
-            "prior" => {
-                s.prior = value
-                    .parse()
-                    .ok()
-                    .filter(|p: &f64| (0.0..=1.0).contains(p))
-                    .ok_or(format!("prior: {value:?} is not a weight from 0 to 1"))?
-            }
-            _ => return Err(unknown(key, "evidence, prior")),
+            "prior" => (s.prior_landlord, s.prior_farmers) = (weight(key, value)?, weight(key, value)?),
+            "prior_landlord" => s.prior_landlord = weight(key, value)?,
+            "prior_farmers" => s.prior_farmers = weight(key, value)?,
+            _ => return Err(unknown(key, "evidence, prior, prior_landlord, prior_farmers")),
         }
     }
     Ok(s)
@@ -321,7 +325,14 @@ impl std::fmt::Display for AgentSpec {
                 let (d, t, w, ms) = (k.settings.depth, k.settings.top, k.worlds, k.ms);
                 write!(f, "alphabeta:{g}?depth={d}&top={t}&worlds={w}&ms={ms}")
             }
-            AgentSpec::Auto(p, s) => write!(f, "auto:{}?evidence={}&prior={}", p.display(), s.evidence, s.prior),
+            AgentSpec::Auto(p, s) => write!(
+                f,
+                "auto:{}?evidence={}&prior_landlord={}&prior_farmers={}",
+                p.display(),
+                s.evidence,
+                s.prior_landlord,
+                s.prior_farmers
+            ),
         }
     }
 }
@@ -435,12 +446,15 @@ mod tests {
         let alphabeta: AgentSpec = "alphabeta:heuristic?depth=3&ms=100".parse().unwrap();
         assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&top=4&worlds=8&ms=100");
         let auto: AgentSpec = "auto:checkpoint:m/x.safetensors".parse().unwrap();
-        assert_eq!(auto.to_string(), "auto:m/x.safetensors?evidence=3&prior=0.5");
+        assert_eq!(auto.to_string(), "auto:m/x.safetensors?evidence=3&prior_landlord=0.5&prior_farmers=0");
+        let one_prior: AgentSpec = "auto:m?prior=0.25&prior_farmers=0".parse().unwrap();
+        assert_eq!(one_prior.to_string(), "auto:m?evidence=3&prior_landlord=0.25&prior_farmers=0");
         for spec in [
             pimc,
             ismcts,
             alphabeta,
             auto,
+            one_prior,
             "ismcts:rule".parse().unwrap(),
             "ismcts:random?final=value".parse().unwrap(),
             "pimc:m?opp=rule&steps=5&draws=2&cards=0".parse().unwrap(),
@@ -464,6 +478,7 @@ mod tests {
             "auto:m?evidence=-1",
             "auto:m?sims=3",
             "auto:m?prior=1.5",
+            "auto:m?prior_farmers=-0.1",
         ] {
             let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
             assert!(err.contains(bad.split('?').next().unwrap()), "{bad}: {err}");
