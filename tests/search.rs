@@ -2,7 +2,7 @@
 //! alpha-beta against the exact solver, every search agent's honesty (its decision never
 //! depends on hidden hands), the time budget, and worlds weighted by what the other seats did.
 
-use ddz::agents::belief::{Belief, Opponents, draw_worlds};
+use ddz::agents::belief::{self, Belief, Opponents, draw_worlds};
 use ddz::agents::leaf::{HandShapeLeaf, Leaf};
 use ddz::agents::{
     Agent, AlphaBetaAgent, AutoAgent, AutoSettings, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent,
@@ -246,6 +246,7 @@ fn no_search_agent_reads_a_hidden_card() {
         // Evidence 1: mostly verdicts for one model; 8: mostly undecided, both searches weighed.
         auto(AutoSettings::with_prior(1, 0.5)),
         auto(AutoSettings::with_prior(8, 0.5)),
+        auto(AutoSettings { telling: 1, ..AutoSettings::with_prior(1, 0.5) }),
     ];
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);
@@ -406,6 +407,43 @@ fn the_auto_agent_tells_the_rule_agent_from_another_player() {
             assert!(undecided as f64 > 0.9 * early as f64, "{undecided} of {early}");
         } else {
             assert!(share < 0.1, "{fits} of {asked}");
+        }
+    }
+}
+
+#[test]
+fn telling_plays_are_plays_of_the_rule_agent_the_network_would_not_make() {
+    // In the real world, a network landlord never makes a telling play; a rule landlord does.
+    let mut net = tiny_network(13);
+    let mut landlord = tiny_network(13);
+    let mut rule = RuleAgent::new();
+    let mut rng = StdRng::seed_from_u64(14);
+    let mut plays = MoveList::new();
+    for landlord_is_rule in [true, false] {
+        let mut told = 0;
+        for _ in 0..10 {
+            let mut s = State::new(Default::default());
+            s.deal_random(&mut rng);
+            for turn in 0.. {
+                let Some(seat) = s.current_player() else { break };
+                s.legal_plays_into(&mut plays);
+                let is_landlord = Some(seat) == s.landlord();
+                if turn == 20 && !is_landlord {
+                    told += belief::telling_plays(&mut net, &s, seat);
+                }
+                let pick = match (is_landlord, landlord_is_rule) {
+                    (true, true) => rule.choose(&s, &plays),
+                    (true, false) => landlord.choose(&s, &plays),
+                    (false, _) => rng.random_range(0..plays.len()),
+                };
+                s.apply_play(plays[pick]).unwrap();
+            }
+        }
+        println!("landlord is rule: {landlord_is_rule}: {told} telling plays in 10 games");
+        if landlord_is_rule {
+            assert!(told >= 10, "{told}");
+        } else {
+            assert_eq!(told, 0);
         }
     }
 }

@@ -40,6 +40,9 @@ pub enum Verdict {
 pub struct AutoSettings {
     /// Plays with a choice the other side must have made before the rule model is trusted alone.
     pub evidence: u32,
+    /// Of those, plays the network would not have made (in the world that explains them all)
+    /// the other side must have made too: the plays that tell the rule agent from the network.
+    pub telling: u32,
     /// The rule model's weight while undecided (0: the network model alone, 1: the rule model
     /// alone), when the searching seat is the landlord.
     pub prior_landlord: f64,
@@ -50,7 +53,7 @@ pub struct AutoSettings {
 impl AutoSettings {
     /// Both seats' priors at once.
     pub fn with_prior(evidence: u32, prior: f64) -> AutoSettings {
-        AutoSettings { evidence, prior_landlord: prior, prior_farmers: prior }
+        AutoSettings { evidence, prior_landlord: prior, prior_farmers: prior, ..AutoSettings::default() }
     }
 
     /// The prior for the seat to act at `state`.
@@ -66,7 +69,7 @@ impl Default for AutoSettings {
     fn default() -> Self {
         // Measured on the built-in deals: the prior gains against the rule agent as landlord
         // and costs against the network as farmers (docs/experiments.md).
-        AutoSettings { evidence: 3, prior_landlord: 0.5, prior_farmers: 0.0 }
+        AutoSettings { evidence: 3, telling: 0, prior_landlord: 0.5, prior_farmers: 0.0 }
     }
 }
 
@@ -124,12 +127,23 @@ impl AutoAgent {
         let seat = state.current_player().expect("a decision");
         let model = Belief { opponents: Opponents::Rule, draws: 4, steps: 30, ..Belief::UNIFORM };
         let worlds = belief::draw_worlds(&mut self.probe, state, 16, model, &mut self.rng);
-        let explained = worlds.iter().map(|w| belief::rule_evidence(w, seat)).filter(|&(_, m)| m == 0);
-        match explained.map(|(asked, _)| asked).max() {
-            None => Verdict::Network,
-            Some(asked) if asked >= self.settings.evidence => Verdict::Rule,
-            Some(_) => Verdict::Undecided,
+        let explained: Vec<(&State, u32)> = worlds
+            .iter()
+            .map(|w| (w, belief::rule_evidence(w, seat)))
+            .filter(|&(_, (_, m))| m == 0)
+            .map(|(w, (asked, _))| (w, asked))
+            .collect();
+        if explained.is_empty() {
+            return Verdict::Network;
         }
+        let (need, telling) = (self.settings.evidence, self.settings.telling);
+        let told = |w: &State, probe: &mut ModelAgent| telling == 0 || belief::telling_plays(probe, w, seat) >= telling;
+        for (w, asked) in explained {
+            if asked >= need && told(w, &mut self.probe) {
+                return Verdict::Rule;
+            }
+        }
+        Verdict::Undecided
     }
 
     /// Both searches, weighed by the prior: the network's best few plays (PIMC's shortlist) and

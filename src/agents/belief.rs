@@ -146,6 +146,37 @@ pub fn rule_evidence(world: &State, seat: u8) -> (u32, u32) {
     replay_with_rule(world, world.dealt_hands(), seat, &mut RuleAgent::new()).map_or((0, u32::MAX), |(_, a, m)| (a, m))
 }
 
+/// How many of the other side's plays in `world` (seen from `seat`) the rule agent would have
+/// made and the network would not (its best Q, from that player's view of `world`): the plays
+/// that tell the rule agent from the network. All the world's decisions go in one batch.
+pub fn telling_plays(net: &mut ModelAgent, world: &State, seat: u8) -> u32 {
+    let mut rule = RuleAgent::new();
+    let mut past = State::new(world.config().clone());
+    if past.deal_hands(world.dealt_hands(), world.bottom()).is_err() {
+        return 0;
+    }
+    let mut asked: Vec<(State, MoveList, usize)> = Vec::new();
+    let mut plays = MoveList::new();
+    for record in world.play_record() {
+        past.legal_plays_into(&mut plays);
+        if !world.same_side(record.seat, seat) && plays.len() > 1 {
+            let Some(taken) = plays.iter().position(|p| *p == record.play) else { return 0 };
+            if rule.choose(&past, &plays) == taken {
+                asked.push((past.clone(), plays.clone(), taken));
+            }
+        }
+        if past.apply_play(record.play).is_err() {
+            return 0;
+        }
+    }
+    if asked.is_empty() {
+        return 0;
+    }
+    let decisions: Vec<(&State, &[Play])> = asked.iter().map(|(s, p, _)| (s, &p[..])).collect();
+    let q = net.q_values_many(&decisions);
+    asked.iter().zip(q).filter(|((_, _, taken), q)| super::model::argmax(q) != *taken).count() as u32
+}
+
 /// Moves `world` toward worlds where the other side plays as the rule agent: `steps`
 /// Metropolis steps, each swapping one unplayed hidden card between the two seats `seat` cannot
 /// see (never a card of the public bottom), a swap that adds k mismatches kept with probability

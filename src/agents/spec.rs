@@ -252,10 +252,11 @@ fn auto(knobs: &[(&str, &str)]) -> Result<AutoSettings, String> {
     for &(key, value) in knobs {
         match key {
             "evidence" => s.evidence = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
+            "telling" => s.telling = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
             "prior" => (s.prior_landlord, s.prior_farmers) = (weight(key, value)?, weight(key, value)?),
             "prior_landlord" => s.prior_landlord = weight(key, value)?,
             "prior_farmers" => s.prior_farmers = weight(key, value)?,
-            _ => return Err(unknown(key, "evidence, prior, prior_landlord, prior_farmers")),
+            _ => return Err(unknown(key, "evidence, telling, prior, prior_landlord, prior_farmers")),
         }
     }
     Ok(s)
@@ -327,9 +328,10 @@ impl std::fmt::Display for AgentSpec {
             }
             AgentSpec::Auto(p, s) => write!(
                 f,
-                "auto:{}?evidence={}&prior_landlord={}&prior_farmers={}",
+                "auto:{}?evidence={}&telling={}&prior_landlord={}&prior_farmers={}",
                 p.display(),
                 s.evidence,
+                s.telling,
                 s.prior_landlord,
                 s.prior_farmers
             ),
@@ -446,9 +448,9 @@ mod tests {
         let alphabeta: AgentSpec = "alphabeta:heuristic?depth=3&ms=100".parse().unwrap();
         assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&top=4&worlds=8&ms=100");
         let auto: AgentSpec = "auto:checkpoint:m/x.safetensors".parse().unwrap();
-        assert_eq!(auto.to_string(), "auto:m/x.safetensors?evidence=3&prior_landlord=0.5&prior_farmers=0");
+        assert_eq!(auto.to_string(), "auto:m/x.safetensors?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0");
         let one_prior: AgentSpec = "auto:m?prior=0.25&prior_farmers=0".parse().unwrap();
-        assert_eq!(one_prior.to_string(), "auto:m?evidence=3&prior_landlord=0.25&prior_farmers=0");
+        assert_eq!(one_prior.to_string(), "auto:m?evidence=3&telling=0&prior_landlord=0.25&prior_farmers=0");
         for spec in [
             pimc,
             ismcts,
