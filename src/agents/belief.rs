@@ -117,26 +117,47 @@ fn weighed_draw(
         .collect()
 }
 
+/// `world`'s record of plays replayed from its deal with the dealt hands `dealt`, with
+/// `decision(seat, state, plays, taken)` called at each decision with a choice of the seats
+/// `asks` picks (only theirs need their legal plays listed; `apply_play` checks the rest).
+/// `None` when a recorded play is not possible with these hands.
+fn replay(
+    world: &State,
+    dealt: [CardSet; 3],
+    asks: impl Fn(u8) -> bool,
+    mut decision: impl FnMut(u8, &State, &MoveList, usize),
+) -> Option<State> {
+    let mut past = State::new(world.config().clone());
+    past.deal_hands(dealt, world.bottom()).ok()?;
+    let mut plays = MoveList::new();
+    for record in world.play_record() {
+        if asks(record.seat) {
+            past.legal_plays_into(&mut plays);
+            if plays.len() > 1 {
+                let taken = plays.iter().position(|p| *p == record.play)?;
+                decision(record.seat, &past, &plays, taken);
+            }
+        }
+        past.apply_play(record.play).ok()?;
+    }
+    Some(past)
+}
+
 /// A world replayed from its deal with the dealt hands `dealt` and the same record of plays;
 /// how many of the other side's plays with a choice (seen from `seat`) it holds, and how many
 /// of them the rule agent would not have made. `None` when a recorded play is not possible
 /// with these hands.
 fn replay_with_rule(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut RuleAgent) -> Option<(State, u32, u32)> {
-    let mut past = State::new(world.config().clone());
-    past.deal_hands(dealt, world.bottom()).ok()?;
-    let (mut plays, mut mismatches, mut asked) = (MoveList::new(), 0, 0);
-    for record in world.play_record() {
-        // Only the other side's decisions are asked of the rule agent; `apply_play` checks the rest.
-        if !world.same_side(record.seat, seat) {
-            past.legal_plays_into(&mut plays);
-            if plays.len() > 1 {
-                let taken = plays.iter().position(|p| *p == record.play)?;
-                mismatches += (rule.choose(&past, &plays) != taken) as u32;
-                asked += 1;
-            }
-        }
-        past.apply_play(record.play).ok()?;
-    }
+    let (mut asked, mut mismatches) = (0, 0);
+    let past = replay(
+        world,
+        dealt,
+        |s| !world.same_side(s, seat),
+        |_, state, plays, taken| {
+            mismatches += (rule.choose(state, plays) != taken) as u32;
+            asked += 1;
+        },
+    )?;
     Some((past, asked, mismatches))
 }
 
@@ -151,25 +172,18 @@ pub fn rule_evidence(world: &State, seat: u8) -> (u32, u32) {
 /// that tell the rule agent from the network. All the world's decisions go in one batch.
 pub fn telling_plays(net: &mut ModelAgent, world: &State, seat: u8) -> u32 {
     let mut rule = RuleAgent::new();
-    let mut past = State::new(world.config().clone());
-    if past.deal_hands(world.dealt_hands(), world.bottom()).is_err() {
-        return 0;
-    }
     let mut asked: Vec<(State, MoveList, usize)> = Vec::new();
-    let mut plays = MoveList::new();
-    for record in world.play_record() {
-        past.legal_plays_into(&mut plays);
-        if !world.same_side(record.seat, seat) && plays.len() > 1 {
-            let Some(taken) = plays.iter().position(|p| *p == record.play) else { return 0 };
-            if rule.choose(&past, &plays) == taken {
-                asked.push((past.clone(), plays.clone(), taken));
+    let replayed = replay(
+        world,
+        world.dealt_hands(),
+        |s| !world.same_side(s, seat),
+        |_, state, plays, taken| {
+            if rule.choose(state, plays) == taken {
+                asked.push((state.clone(), plays.clone(), taken));
             }
-        }
-        if past.apply_play(record.play).is_err() {
-            return 0;
-        }
-    }
-    if asked.is_empty() {
+        },
+    );
+    if replayed.is_none() || asked.is_empty() {
         return 0;
     }
     let decisions: Vec<(&State, &[Play])> = asked.iter().map(|(s, p, _)| (s, &p[..])).collect();
@@ -229,29 +243,23 @@ fn log_likelihoods(net: &mut ModelAgent, worlds: &[State], seat: u8, model: (f64
     let (temperature, opponents) = model;
     let mut log_w = vec![0.0; worlds.len()];
     let mut rule = RuleAgent::new();
-    let by_rule = |s: u8, w: &State| opponents == Opponents::Rule && !w.same_side(s, seat);
     // Every past decision the network weighs, in every world: (world, state, plays, taken).
     let mut asked: Vec<(usize, State, MoveList, usize)> = Vec::new();
     for (w, world) in worlds.iter().enumerate() {
-        if opponents == Opponents::Rule {
-            let (_, _, mismatches) =
-                replay_with_rule(world, world.dealt_hands(), seat, &mut rule).expect("a world replays");
-            log_w[w] += mismatches as f64 * RULE_MISMATCH.ln();
-        }
-        if temperature <= 0.0 {
-            continue;
-        }
-        let mut past = State::new(world.config().clone());
-        past.deal_hands(world.dealt_hands(), world.bottom()).expect("a world's deal is a deal");
-        let mut plays = MoveList::new();
-        for record in world.play_record() {
-            past.legal_plays_into(&mut plays);
-            if record.seat != seat && plays.len() > 1 && !by_rule(record.seat, world) {
-                let taken = plays.iter().position(|p| *p == record.play).expect("a recorded play was legal");
-                asked.push((w, past.clone(), plays.clone(), taken));
+        // One replay: the other side's decisions go to the rule agent when it models them,
+        // the other seats' to the network's batch when it weighs them.
+        let by_rule = |s: u8| opponents == Opponents::Rule && !world.same_side(s, seat);
+        let mut mismatches = 0;
+        let asks = |s: u8| s != seat && (by_rule(s) || temperature > 0.0);
+        replay(world, world.dealt_hands(), asks, |s, state, plays, taken| {
+            if by_rule(s) {
+                mismatches += (rule.choose(state, plays) != taken) as u32;
+            } else {
+                asked.push((w, state.clone(), plays.clone(), taken));
             }
-            past.apply_play(record.play).expect("a recorded play applies");
-        }
+        })
+        .expect("a world replays");
+        log_w[w] += mismatches as f64 * RULE_MISMATCH.ln();
     }
     for chunk in asked.chunks(512) {
         let decisions: Vec<(&State, &[Play])> = chunk.iter().map(|(_, s, p, _)| (s, &p[..])).collect();
