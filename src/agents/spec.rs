@@ -194,13 +194,7 @@ fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
                     _ => return Err(format!("far: {value:?} is not rollout or network")),
                 }
             }
-            "belief" => {
-                s.belief = value
-                    .parse()
-                    .ok()
-                    .filter(|t: &f64| t.is_finite() && *t >= 0.0)
-                    .ok_or(format!("belief: {value:?} is not a temperature of at least 0"))?
-            }
+            "belief" => s.belief = temperature(key, value)?,
             "opp" => {
                 s.opponents = match value {
                     "net" => Opponents::Network,
@@ -253,7 +247,10 @@ fn auto(knobs: &[(&str, &str)]) -> Result<AutoSettings, String> {
         match key {
             "evidence" => s.evidence = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
             "telling" => s.telling = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
-            "prior" => (s.prior_landlord, s.prior_farmers) = (weight(key, value)?, weight(key, value)?),
+            "prior" => {
+                let prior = weight(key, value)?;
+                (s.prior_landlord, s.prior_farmers) = (prior, prior);
+            }
             "prior_landlord" => s.prior_landlord = weight(key, value)?,
             "prior_farmers" => s.prior_farmers = weight(key, value)?,
             _ => return Err(unknown(key, "evidence, telling, prior, prior_landlord, prior_farmers")),
