@@ -369,13 +369,15 @@ AGENTS:
                                games played out by it) or rule / random (UCT with their rollouts);
                                final=visits|value; key=mover (OpenSpiel) or observer (single observer);
                                belief=T: root worlds weighted by the other seats' plays (network)
-  auto:NET?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0
+  auto:NET?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0&net_steps=30
                                pimc:NET?opp=rule&worlds=64&cards=0 while some world drawn from what
                                the seat knows explains every play of the other side (at least
                                `evidence` with a choice, `telling` of them plays the network would
-                               not make) as the rule agent's; ismcts:NET?belief=0.1
-                               once none does; before `evidence` such plays, both, their values
-                               weighed prior : 1 - prior (the seat's prior; prior=P sets both)
+                               not make) as the rule agent's and none drawn toward the network
+                               (`net_steps` swaps; 0: not tried) explains them as the network's;
+                               ismcts:NET?belief=0.1 once no world fits the rule agent; before
+                               that, or while both fit, both, their values weighed
+                               prior : 1 - prior (the seat's prior; prior=P sets both)
   alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0
                                alpha-beta `depth` plies deep over the `top` plays at each node, in
                                `worlds` drawn worlds; GUIDE a network (its value at the frontier) or

@@ -165,6 +165,8 @@ fn alphabeta_to_the_end_agrees_with_the_exact_solver() {
     assert!(landlord_wins > 30 && landlord_wins < checked - 30, "both sides win some: {landlord_wins}/{checked}");
 }
 
+const MODEL: &str = "models/dmc-rule-2h/model.safetensors";
+
 fn tiny_network(seed: u64) -> ModelAgent {
     let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
     ModelAgent::new(QNet::cpu(&model, seed), "tiny")
@@ -247,6 +249,7 @@ fn no_search_agent_reads_a_hidden_card() {
         auto(AutoSettings::with_prior(1, 0.5)),
         auto(AutoSettings::with_prior(8, 0.5)),
         auto(AutoSettings { telling: 1, ..AutoSettings::with_prior(1, 0.5) }),
+        auto(AutoSettings { network_steps: 5, ..AutoSettings::with_prior(1, 0.5) }),
     ];
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);
@@ -361,6 +364,46 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
 }
 
 #[test]
+fn worlds_drawn_toward_the_network_model_explain_the_networks_plays() {
+    let net = ddz::model::load_network(std::path::Path::new("models/dmc-rule-2h/model.safetensors")).unwrap();
+    let mut agent = ModelAgent::new(net, "dmc-rule-2h");
+    let mut rng = StdRng::seed_from_u64(15);
+    let mut draws = SmallRng::seed_from_u64(16);
+    let (mut uniform, mut chained, mut explained, mut n) = (0u32, 0u32, 0u32, 0u32);
+    let mut plays = MoveList::new();
+    for _ in 0..50 {
+        // The network in every seat; a farmer's decision after turn 9.
+        let mut s = State::new(Default::default());
+        s.deal_random(&mut rng);
+        let stop = rng.random_range(9..30);
+        for _ in 0..stop {
+            if s.is_terminal() {
+                break;
+            }
+            s.legal_plays_into(&mut plays);
+            let pick = agent.choose(&s, &plays);
+            s.apply_play(plays[pick]).unwrap();
+        }
+        let Some(seat) = s.current_player().filter(|&p| Some(p) != s.landlord()) else { continue };
+        let worlds = draw_worlds(&mut agent, &s, 16, Belief::UNIFORM, &mut draws);
+        let start = belief::refine_for_network(&mut agent, worlds.clone(), seat, 0, &mut draws);
+        let end = belief::refine_for_network(&mut agent, worlds, seat, 30, &mut draws);
+        uniform += start.iter().map(|(_, m)| m).sum::<u32>();
+        chained += end.iter().map(|(_, m)| m).sum::<u32>();
+        explained += end.iter().any(|(_, m)| *m == 0) as u32;
+        n += 1;
+    }
+    println!(
+        "the landlord's plays the network would not have made, per world: uniform {:.2}, after the chain {:.2}; \
+         some world explains them all at {explained} of {n} decisions",
+        uniform as f64 / (16 * n) as f64,
+        chained as f64 / (16 * n) as f64
+    );
+    assert!(n >= 20 && chained * 2 < uniform, "uniform {uniform}, chained {chained} mismatches");
+    assert!(explained as f64 >= 0.8 * n as f64, "{explained} of {n}");
+}
+
+#[test]
 fn the_auto_agent_tells_the_rule_agent_from_another_player() {
     let settings = AutoSettings::default();
     let mut auto = AutoAgent::new([tiny_network(11), tiny_network(11), tiny_network(11)], settings, "auto");
@@ -409,6 +452,50 @@ fn the_auto_agent_tells_the_rule_agent_from_another_player() {
             assert!(share < 0.1, "{fits} of {asked}");
         }
     }
+}
+
+/// Rule verdicts of `auto` (the real network, `network_steps` as given) at the farmers'
+/// decisions from the 12th turn on of `games` games where the network plays the farmers and
+/// `landlord` the landlord.
+fn rule_verdicts(network_steps: usize, landlord: &mut dyn Agent, games: u64) -> (u32, u32) {
+    let net = || ModelAgent::new(ddz::model::load_network(std::path::Path::new(MODEL)).unwrap(), "m");
+    let settings = AutoSettings { network_steps, ..AutoSettings::default() };
+    let mut auto = AutoAgent::new([net(), net(), net()], settings, "auto");
+    let mut farmers = net();
+    let mut rng = StdRng::seed_from_u64(17);
+    let (mut rule, mut asked) = (0, 0);
+    let mut plays = MoveList::new();
+    for game in 0..games {
+        let mut s = State::new(Default::default());
+        s.deal_random(&mut rng);
+        for turn in 0.. {
+            let Some(seat) = s.current_player() else { break };
+            s.legal_plays_into(&mut plays);
+            let is_landlord = Some(seat) == s.landlord();
+            if !is_landlord && turn >= 12 && plays.len() > 1 {
+                auto.reset(game * 100 + turn);
+                rule += (auto.verdict(&s) == Verdict::Rule) as u32;
+                asked += 1;
+            }
+            let pick = if is_landlord { landlord.choose(&s, &plays) } else { farmers.choose(&s, &plays) };
+            s.apply_play(plays[pick]).unwrap();
+        }
+    }
+    (rule, asked)
+}
+
+#[test]
+fn the_network_models_own_test_keeps_the_network_from_passing_for_the_rule_agent() {
+    let net = || ModelAgent::new(ddz::model::load_network(std::path::Path::new(MODEL)).unwrap(), "m");
+    let (unchecked, asked) = rule_verdicts(0, &mut net(), 20);
+    let (checked, _) = rule_verdicts(30, &mut net(), 20);
+    let (against_rule, rule_asked) = rule_verdicts(30, &mut RuleAgent::new(), 3);
+    println!(
+        "a network landlord passes for the rule agent at {unchecked} of {asked} farmer decisions, \
+         {checked} with the network model's chain; a rule landlord at {against_rule} of {rule_asked}"
+    );
+    assert!(unchecked >= 3 && checked * 3 <= unchecked, "{unchecked} unchecked, {checked} checked");
+    assert!(against_rule * 2 > rule_asked, "{against_rule} of {rule_asked}");
 }
 
 #[test]

@@ -3,7 +3,10 @@
 //! and as either, weighed by a prior, while the game cannot yet tell.
 //!
 //! At each decision it draws worlds toward the rule model ([`super::belief`]) and reads a
-//! [`Verdict`] from them. Under [`Verdict::Rule`] it searches as PIMC against the rule agent
+//! [`Verdict`] from them; before a rule verdict it draws worlds toward the network model as
+//! thoroughly, since a network opponent's plays may fit the rule agent too, and if one of them
+//! explains the plays as well the game cannot tell yet. Under [`Verdict::Rule`] it searches as
+//! PIMC against the rule agent
 //! (`pimc:NET?opp=rule&worlds=64&cards=0`); under [`Verdict::Network`] as ISMCTS with
 //! belief-weighted worlds (`ismcts:NET?belief=0.1`). Under [`Verdict::Undecided`] (the first
 //! decisions of a game, before the other side has shown enough plays) it runs both and makes
@@ -26,10 +29,12 @@ use rand::rngs::SmallRng;
 /// What the plays so far say of the other side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Some drawn world explains every play of the other side as the rule agent's, and at least
-    /// `evidence` of those plays had a choice.
+    /// Some drawn world explains every play of the other side as the rule agent's, at least
+    /// `evidence` of those plays had a choice, and no world drawn toward the network model
+    /// explains them all as the network's.
     Rule,
-    /// Some world explains them, but fewer than `evidence` had a choice: too early to tell.
+    /// Some world explains them, but fewer than `evidence` had a choice (too early to tell), or
+    /// a world explains them as the network's too.
     Undecided,
     /// No drawn world explains them: not the rule agent.
     Network,
@@ -48,6 +53,11 @@ pub struct AutoSettings {
     pub prior_landlord: f64,
     /// The same when it is a farmer.
     pub prior_farmers: f64,
+    /// Metropolis steps of the network model's own chain (0: not run). When the rule model
+    /// would give its verdict, worlds are drawn toward the network model too; if one of them
+    /// explains every play of the other side as the network's, the game cannot tell the two
+    /// models apart yet and the verdict is `Undecided`.
+    pub network_steps: usize,
 }
 
 impl AutoSettings {
@@ -69,7 +79,7 @@ impl Default for AutoSettings {
     fn default() -> Self {
         // Measured on the built-in deals: the prior gains against the rule agent as landlord
         // and costs against the network as farmers (docs/experiments.md).
-        AutoSettings { evidence: 3, telling: 0, prior_landlord: 0.5, prior_farmers: 0.0 }
+        AutoSettings { evidence: 3, telling: 0, prior_landlord: 0.5, prior_farmers: 0.0, network_steps: 30 }
     }
 }
 
@@ -138,12 +148,31 @@ impl AutoAgent {
         }
         let (need, telling) = (self.settings.evidence, self.settings.telling);
         let told = |w: &State, probe: &mut ModelAgent| telling == 0 || belief::telling_plays(probe, w, seat) >= telling;
+        let mut fits = false;
         for (w, asked) in explained {
             if asked >= need && told(w, &mut self.probe) {
-                return Verdict::Rule;
+                fits = true;
+                break;
             }
         }
-        Verdict::Undecided
+        match fits && !self.network_explains(state) {
+            true => Verdict::Rule,
+            false => Verdict::Undecided,
+        }
+    }
+
+    /// Whether some of 16 worlds drawn toward the network model (weighed by its softmax at
+    /// temperature 0.1, then `network_steps` swaps) explains every play of the other side as
+    /// the network's. False when the chain is off.
+    fn network_explains(&mut self, state: &State) -> bool {
+        let steps = self.settings.network_steps;
+        if steps == 0 {
+            return false;
+        }
+        let seat = state.current_player().expect("a decision");
+        let worlds = belief::draw_worlds(&mut self.probe, state, 16, Belief::network(0.1), &mut self.rng);
+        let chains = belief::refine_for_network(&mut self.probe, worlds, seat, steps, &mut self.rng);
+        chains.iter().any(|(_, m)| *m == 0)
     }
 
     /// Both searches, weighed by the prior: the network's best few plays (PIMC's shortlist) and

@@ -200,32 +200,121 @@ pub fn refine_for_rule(world: State, seat: u8, steps: usize, rng: &mut SmallRng)
     if world.config().bidding || steps == 0 {
         return world;
     }
-    let (a, b) = match seat {
-        0 => (1, 2),
-        1 => (0, 2),
-        _ => (0, 1),
-    };
     let mut rule = RuleAgent::new();
     let Some((mut current, _, mut mismatches)) = replay_with_rule(&world, world.dealt_hands(), seat, &mut rule) else {
         return world;
     };
     for _ in 0..steps {
-        let (Some(x), Some(y)) = (swappable(&current, a, rng), swappable(&current, b, rng)) else { break };
-        if x.rank() == y.rank() {
-            continue;
-        }
-        let mut hands = current.dealt_hands();
-        hands[a as usize].remove(x);
-        hands[a as usize].insert(y);
-        hands[b as usize].remove(y);
-        hands[b as usize].insert(x);
+        let hands = match propose(&current, seat, rng) {
+            Proposal::Stop => break,
+            Proposal::Skip => continue,
+            Proposal::Hands(hands) => hands,
+        };
         let Some((next, _, m)) = replay_with_rule(&current, hands, seat, &mut rule) else { continue };
-        let keep = m <= mismatches || rng.random::<f64>() < RULE_MISMATCH.powi((m - mismatches) as i32);
-        if keep {
+        if accept(m, mismatches, rng) {
             (current, mismatches) = (next, m);
         }
     }
     current
+}
+
+/// The same chain toward worlds where the other side plays as the network (greedy on its Q,
+/// from each player's own view), run on all `worlds` in step so that each step's replays go
+/// through the network in one batch. Each world comes back with its count of the other side's
+/// plays the network would not have made (`u32::MAX` for a world whose record does not replay).
+pub fn refine_for_network(
+    net: &mut ModelAgent,
+    worlds: Vec<State>,
+    seat: u8,
+    steps: usize,
+    rng: &mut SmallRng,
+) -> Vec<(State, u32)> {
+    let dealt: Vec<(&State, [CardSet; 3])> = worlds.iter().map(|w| (w, w.dealt_hands())).collect();
+    let first = network_mismatches(net, &dealt, seat);
+    let mut chains: Vec<(State, u32)> =
+        worlds.iter().zip(first).map(|(w, r)| r.unwrap_or_else(|| (w.clone(), u32::MAX))).collect();
+    if worlds.first().is_none_or(|w| w.config().bidding) {
+        return chains;
+    }
+    for _ in 0..steps {
+        // A chain that can no longer move (a hand with no unplayed card) sits the step out.
+        let moves: Vec<(usize, [CardSet; 3])> = (0..chains.len())
+            .filter_map(|i| match propose(&chains[i].0, seat, rng) {
+                Proposal::Hands(hands) => Some((i, hands)),
+                _ => None,
+            })
+            .collect();
+        let proposed: Vec<(&State, [CardSet; 3])> = moves.iter().map(|&(i, h)| (&chains[i].0, h)).collect();
+        let replayed = network_mismatches(net, &proposed, seat);
+        for (&(i, _), next) in moves.iter().zip(replayed) {
+            if let Some((next, m)) = next
+                && accept(m, chains[i].1, rng)
+            {
+                chains[i] = (next, m);
+            }
+        }
+    }
+    chains
+}
+
+/// For each world replayed from its dealt hands, the replayed world and how many of the other
+/// side's plays with a choice (seen from `seat`) the network would not have made in it; all
+/// the decisions of all the worlds in one batch. `None` when a record does not replay.
+fn network_mismatches(net: &mut ModelAgent, worlds: &[(&State, [CardSet; 3])], seat: u8) -> Vec<Option<(State, u32)>> {
+    let mut asked: Vec<(usize, State, MoveList, usize)> = Vec::new();
+    let mut out: Vec<Option<(State, u32)>> = worlds
+        .iter()
+        .enumerate()
+        .map(|(w, &(world, dealt))| {
+            let other_side = |s: u8| !world.same_side(s, seat);
+            let record =
+                |_, state: &State, plays: &MoveList, taken| asked.push((w, state.clone(), plays.clone(), taken));
+            replay(world, dealt, other_side, record).map(|past| (past, 0))
+        })
+        .collect();
+    for chunk in asked.chunks(512) {
+        let decisions: Vec<(&State, &[Play])> = chunk.iter().map(|(_, s, p, _)| (s, &p[..])).collect();
+        for ((w, _, _, taken), q) in chunk.iter().zip(net.q_values_many(&decisions)) {
+            if let Some((_, m)) = out[*w].as_mut() {
+                *m += (super::model::argmax(&q) != *taken) as u32;
+            }
+        }
+    }
+    out
+}
+
+/// One step of either chain.
+enum Proposal {
+    /// A hand the seat cannot see has no unplayed card left to swap.
+    Stop,
+    /// Two cards of one rank: the same world.
+    Skip,
+    /// The dealt hands with one unplayed card of each hidden hand swapped.
+    Hands([CardSet; 3]),
+}
+
+fn propose(current: &State, seat: u8, rng: &mut SmallRng) -> Proposal {
+    let (a, b) = match seat {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    };
+    let (Some(x), Some(y)) = (swappable(current, a, rng), swappable(current, b, rng)) else { return Proposal::Stop };
+    if x.rank() == y.rank() {
+        return Proposal::Skip;
+    }
+    let mut hands = current.dealt_hands();
+    hands[a as usize].remove(x);
+    hands[a as usize].insert(y);
+    hands[b as usize].remove(y);
+    hands[b as usize].insert(x);
+    Proposal::Hands(hands)
+}
+
+/// Metropolis: a move from `current` to `next` mismatches is kept with probability
+/// [`RULE_MISMATCH`]^(next − current), always when it adds none.
+fn accept(next: u32, current: u32, rng: &mut SmallRng) -> bool {
+    next <= current || rng.random::<f64>() < RULE_MISMATCH.powi((next - current) as i32)
 }
 
 /// A random card dealt to `seat` (not from the bottom) that it still holds, if any.

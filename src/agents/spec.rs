@@ -7,9 +7,10 @@
 //!   rollouts before ([`super::pimc`]); `opp=rule` models the other side as the rule agent;
 //! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0`: information-set
 //!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
-//! - `auto:NET?evidence=3&prior_landlord=0.5&prior_farmers=0`: the rule-model PIMC while the
-//!   game fits the rule agent, ISMCTS with belief once it does not, both weighed by the seat's
-//!   prior while it cannot tell yet ([`super::auto`]);
+//! - `auto:NET?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0&net_steps=30`: the
+//!   rule-model PIMC while the game fits the rule agent and not the network, ISMCTS with belief
+//!   once it does not fit the rule agent, both weighed by the seat's prior while it cannot tell
+//!   yet ([`super::auto`]);
 //! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
 //!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
 //!   frontier.
@@ -253,7 +254,8 @@ fn auto(knobs: &[(&str, &str)]) -> Result<AutoSettings, String> {
             }
             "prior_landlord" => s.prior_landlord = weight(key, value)?,
             "prior_farmers" => s.prior_farmers = weight(key, value)?,
-            _ => return Err(unknown(key, "evidence, telling, prior, prior_landlord, prior_farmers")),
+            "net_steps" => s.network_steps = whole(key, value, 0)?.min(10_000) as usize,
+            _ => return Err(unknown(key, "evidence, telling, prior, prior_landlord, prior_farmers, net_steps")),
         }
     }
     Ok(s)
@@ -325,12 +327,13 @@ impl std::fmt::Display for AgentSpec {
             }
             AgentSpec::Auto(p, s) => write!(
                 f,
-                "auto:{}?evidence={}&telling={}&prior_landlord={}&prior_farmers={}",
+                "auto:{}?evidence={}&telling={}&prior_landlord={}&prior_farmers={}&net_steps={}",
                 p.display(),
                 s.evidence,
                 s.telling,
                 s.prior_landlord,
-                s.prior_farmers
+                s.prior_farmers,
+                s.network_steps
             ),
         }
     }
@@ -445,9 +448,15 @@ mod tests {
         let alphabeta: AgentSpec = "alphabeta:heuristic?depth=3&ms=100".parse().unwrap();
         assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&top=4&worlds=8&ms=100");
         let auto: AgentSpec = "auto:checkpoint:m/x.safetensors".parse().unwrap();
-        assert_eq!(auto.to_string(), "auto:m/x.safetensors?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0");
-        let one_prior: AgentSpec = "auto:m?prior=0.25&prior_farmers=0".parse().unwrap();
-        assert_eq!(one_prior.to_string(), "auto:m?evidence=3&telling=0&prior_landlord=0.25&prior_farmers=0");
+        assert_eq!(
+            auto.to_string(),
+            "auto:m/x.safetensors?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0&net_steps=30"
+        );
+        let one_prior: AgentSpec = "auto:m?prior=0.25&prior_farmers=0&net_steps=0".parse().unwrap();
+        assert_eq!(
+            one_prior.to_string(),
+            "auto:m?evidence=3&telling=0&prior_landlord=0.25&prior_farmers=0&net_steps=0"
+        );
         for spec in [
             pimc,
             ismcts,
@@ -478,6 +487,7 @@ mod tests {
             "auto:m?sims=3",
             "auto:m?prior=1.5",
             "auto:m?prior_farmers=-0.1",
+            "auto:m?net_steps=-1",
         ] {
             let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
             assert!(err.contains(bad.split('?').next().unwrap()), "{bad}: {err}");
