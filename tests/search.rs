@@ -167,6 +167,33 @@ fn alphabeta_to_the_end_agrees_with_the_exact_solver() {
 
 const MODEL: &str = "models/dmc-rule-2h/model.safetensors";
 
+/// The shipped network, for tests that need a player with judgement.
+fn real_network() -> ModelAgent {
+    ModelAgent::new(ddz::model::load_network(std::path::Path::new(MODEL)).unwrap(), "dmc-rule-2h")
+}
+
+/// A random deal played by `pick` for a number of turns drawn from `turns` (fewer if the game
+/// ends first).
+fn position(
+    rng: &mut StdRng,
+    turns: std::ops::Range<usize>,
+    pick: &mut dyn FnMut(&State, &MoveList) -> usize,
+) -> State {
+    let mut plays = MoveList::new();
+    let mut s = State::new(Default::default());
+    s.deal_random(rng);
+    let stop = rng.random_range(turns);
+    for _ in 0..stop {
+        if s.is_terminal() {
+            break;
+        }
+        s.legal_plays_into(&mut plays);
+        let i = pick(&s, &plays);
+        s.apply_play(plays[i]).unwrap();
+    }
+    s
+}
+
 fn tiny_network(seed: u64) -> ModelAgent {
     let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
     ModelAgent::new(QNet::cpu(&model, seed), "tiny")
@@ -283,25 +310,13 @@ fn agreement(world: &State, real: &State, seat: u8) -> f64 {
 
 #[test]
 fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
-    let net = ddz::model::load_network(std::path::Path::new("models/dmc-rule-2h/model.safetensors")).unwrap();
-    let mut agent = ModelAgent::new(net, "dmc-rule-2h");
+    let mut agent = real_network();
     let mut rng = StdRng::seed_from_u64(4);
     let mut draws = SmallRng::seed_from_u64(5);
     let (mut uniform, mut weighted, mut n) = (0.0, 0.0, 0);
-    let mut plays = MoveList::new();
     for _ in 0..40 {
         // A position from the network's own play, between the 12th and 30th turn.
-        let mut s = State::new(Default::default());
-        s.deal_random(&mut rng);
-        let stop = rng.random_range(12..30);
-        for _ in 0..stop {
-            if s.is_terminal() {
-                break;
-            }
-            s.legal_plays_into(&mut plays);
-            let pick = agent.choose(&s, &plays);
-            s.apply_play(plays[pick]).unwrap();
-        }
+        let s = position(&mut rng, 12..30, &mut |s, plays| agent.choose(s, plays));
         let Some(seat) = s.current_player() else { continue };
         for w in ddz::agents::belief::draw_worlds(&mut agent, &s, 16, Belief::UNIFORM, &mut draws) {
             uniform += agreement(&w, &s, seat);
@@ -324,27 +339,15 @@ fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
 
 #[test]
 fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
-    let net = ddz::model::load_network(std::path::Path::new("models/dmc-rule-2h/model.safetensors")).unwrap();
-    let mut agent = ModelAgent::new(net, "dmc-rule-2h");
+    let mut agent = real_network();
     let mut rule = RuleAgent::new();
     let mut rng = StdRng::seed_from_u64(6);
     let mut draws = SmallRng::seed_from_u64(7);
     let (mut uniform, mut weighted, mut n) = (0.0, 0.0, 0);
-    let mut plays = MoveList::new();
     for _ in 0..40 {
         // The rule agent as landlord, the network as farmers; a farmer's decision after turn 9.
-        let mut s = State::new(Default::default());
-        s.deal_random(&mut rng);
-        let stop = rng.random_range(9..30);
-        for _ in 0..stop {
-            if s.is_terminal() {
-                break;
-            }
-            s.legal_plays_into(&mut plays);
-            let pick =
-                if s.current_player() == s.landlord() { rule.choose(&s, &plays) } else { agent.choose(&s, &plays) };
-            s.apply_play(plays[pick]).unwrap();
-        }
+        let by_rule = |s: &State| s.current_player() == s.landlord();
+        let s = position(&mut rng, 9..30, &mut |s, p| if by_rule(s) { rule.choose(s, p) } else { agent.choose(s, p) });
         if s.current_player().is_none_or(|p| Some(p) == s.landlord()) {
             continue;
         }
@@ -365,25 +368,13 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
 
 #[test]
 fn worlds_drawn_toward_the_network_model_explain_the_networks_plays() {
-    let net = ddz::model::load_network(std::path::Path::new("models/dmc-rule-2h/model.safetensors")).unwrap();
-    let mut agent = ModelAgent::new(net, "dmc-rule-2h");
+    let mut agent = real_network();
     let mut rng = StdRng::seed_from_u64(15);
     let mut draws = SmallRng::seed_from_u64(16);
     let (mut uniform, mut chained, mut explained, mut n) = (0u32, 0u32, 0u32, 0u32);
-    let mut plays = MoveList::new();
     for _ in 0..50 {
         // The network in every seat; a farmer's decision after turn 9.
-        let mut s = State::new(Default::default());
-        s.deal_random(&mut rng);
-        let stop = rng.random_range(9..30);
-        for _ in 0..stop {
-            if s.is_terminal() {
-                break;
-            }
-            s.legal_plays_into(&mut plays);
-            let pick = agent.choose(&s, &plays);
-            s.apply_play(plays[pick]).unwrap();
-        }
+        let s = position(&mut rng, 9..30, &mut |s, plays| agent.choose(s, plays));
         let Some(seat) = s.current_player().filter(|&p| Some(p) != s.landlord()) else { continue };
         let worlds = draw_worlds(&mut agent, &s, 16, Belief::UNIFORM, &mut draws);
         let start = belief::refine_for_network(&mut agent, worlds.clone(), seat, 0, &mut draws);
@@ -458,10 +449,9 @@ fn the_auto_agent_tells_the_rule_agent_from_another_player() {
 /// decisions from the 12th turn on of `games` games where the network plays the farmers and
 /// `landlord` the landlord.
 fn rule_verdicts(network_steps: usize, landlord: &mut dyn Agent, games: u64) -> (u32, u32) {
-    let net = || ModelAgent::new(ddz::model::load_network(std::path::Path::new(MODEL)).unwrap(), "m");
     let settings = AutoSettings { network_steps, ..AutoSettings::default() };
-    let mut auto = AutoAgent::new([net(), net(), net()], settings, "auto");
-    let mut farmers = net();
+    let mut auto = AutoAgent::new([real_network(), real_network(), real_network()], settings, "auto");
+    let mut farmers = real_network();
     let mut rng = StdRng::seed_from_u64(17);
     let (mut rule, mut asked) = (0, 0);
     let mut plays = MoveList::new();
@@ -486,9 +476,8 @@ fn rule_verdicts(network_steps: usize, landlord: &mut dyn Agent, games: u64) -> 
 
 #[test]
 fn the_network_models_own_test_keeps_the_network_from_passing_for_the_rule_agent() {
-    let net = || ModelAgent::new(ddz::model::load_network(std::path::Path::new(MODEL)).unwrap(), "m");
-    let (unchecked, asked) = rule_verdicts(0, &mut net(), 20);
-    let (checked, _) = rule_verdicts(30, &mut net(), 20);
+    let (unchecked, asked) = rule_verdicts(0, &mut real_network(), 20);
+    let (checked, _) = rule_verdicts(30, &mut real_network(), 20);
     let (against_rule, rule_asked) = rule_verdicts(30, &mut RuleAgent::new(), 3);
     println!(
         "a network landlord passes for the rule agent at {unchecked} of {asked} farmer decisions, \
