@@ -148,13 +148,7 @@ impl AutoAgent {
         }
         let (need, telling) = (self.settings.evidence, self.settings.telling);
         let told = |w: &State, probe: &mut ModelAgent| telling == 0 || belief::telling_plays(probe, w, seat) >= telling;
-        let mut fits = false;
-        for (w, asked) in explained {
-            if asked >= need && told(w, &mut self.probe) {
-                fits = true;
-                break;
-            }
-        }
+        let fits = explained.into_iter().any(|(w, asked)| asked >= need && told(w, &mut self.probe));
         match fits && !self.network_explains(state) {
             true => Verdict::Rule,
             false => Verdict::Undecided,

@@ -143,6 +143,21 @@ fn replay(
     Some(past)
 }
 
+/// A past decision put to the network: the world's index, the position, its legal plays and
+/// the index of the play taken.
+type Asked = (usize, State, MoveList, usize);
+
+/// The network's Q at every asked decision, 512 decisions a forward pass, handed on as
+/// `each(world, taken, q)`.
+fn with_q(net: &mut ModelAgent, asked: &[Asked], mut each: impl FnMut(usize, usize, &[f32])) {
+    for chunk in asked.chunks(512) {
+        let decisions: Vec<(&State, &[Play])> = chunk.iter().map(|(_, s, p, _)| (s, &p[..])).collect();
+        for ((w, _, _, taken), q) in chunk.iter().zip(net.q_values_many(&decisions)) {
+            each(*w, *taken, &q);
+        }
+    }
+}
+
 /// A world replayed from its deal with the dealt hands `dealt` and the same record of plays;
 /// how many of the other side's plays with a choice (seen from `seat`) it holds, and how many
 /// of them the rule agent would not have made. `None` when a recorded play is not possible
@@ -172,23 +187,23 @@ pub fn rule_evidence(world: &State, seat: u8) -> (u32, u32) {
 /// that tell the rule agent from the network. All the world's decisions go in one batch.
 pub fn telling_plays(net: &mut ModelAgent, world: &State, seat: u8) -> u32 {
     let mut rule = RuleAgent::new();
-    let mut asked: Vec<(State, MoveList, usize)> = Vec::new();
+    let mut asked: Vec<Asked> = Vec::new();
     let replayed = replay(
         world,
         world.dealt_hands(),
         |s| !world.same_side(s, seat),
         |_, state, plays, taken| {
             if rule.choose(state, plays) == taken {
-                asked.push((state.clone(), plays.clone(), taken));
+                asked.push((0, state.clone(), plays.clone(), taken));
             }
         },
     );
-    if replayed.is_none() || asked.is_empty() {
+    if replayed.is_none() {
         return 0;
     }
-    let decisions: Vec<(&State, &[Play])> = asked.iter().map(|(s, p, _)| (s, &p[..])).collect();
-    let q = net.q_values_many(&decisions);
-    asked.iter().zip(q).filter(|((_, _, taken), q)| super::model::argmax(q) != *taken).count() as u32
+    let mut told = 0;
+    with_q(net, &asked, |_, taken, q| told += (super::model::argmax(q) != taken) as u32);
+    told
 }
 
 /// Moves `world` toward worlds where the other side plays as the rule agent: `steps`
@@ -261,7 +276,7 @@ pub fn refine_for_network(
 /// side's plays with a choice (seen from `seat`) the network would not have made in it; all
 /// the decisions of all the worlds in one batch. `None` when a record does not replay.
 fn network_mismatches(net: &mut ModelAgent, worlds: &[(&State, [CardSet; 3])], seat: u8) -> Vec<Option<(State, u32)>> {
-    let mut asked: Vec<(usize, State, MoveList, usize)> = Vec::new();
+    let mut asked: Vec<Asked> = Vec::new();
     let mut out: Vec<Option<(State, u32)>> = worlds
         .iter()
         .enumerate()
@@ -272,14 +287,11 @@ fn network_mismatches(net: &mut ModelAgent, worlds: &[(&State, [CardSet; 3])], s
             replay(world, dealt, other_side, record).map(|past| (past, 0))
         })
         .collect();
-    for chunk in asked.chunks(512) {
-        let decisions: Vec<(&State, &[Play])> = chunk.iter().map(|(_, s, p, _)| (s, &p[..])).collect();
-        for ((w, _, _, taken), q) in chunk.iter().zip(net.q_values_many(&decisions)) {
-            if let Some((_, m)) = out[*w].as_mut() {
-                *m += (super::model::argmax(&q) != *taken) as u32;
-            }
+    with_q(net, &asked, |w, taken, q| {
+        if let Some((_, m)) = out[w].as_mut() {
+            *m += (super::model::argmax(q) != taken) as u32;
         }
-    }
+    });
     out
 }
 
@@ -332,8 +344,8 @@ fn log_likelihoods(net: &mut ModelAgent, worlds: &[State], seat: u8, model: (f64
     let (temperature, opponents) = model;
     let mut log_w = vec![0.0; worlds.len()];
     let mut rule = RuleAgent::new();
-    // Every past decision the network weighs, in every world: (world, state, plays, taken).
-    let mut asked: Vec<(usize, State, MoveList, usize)> = Vec::new();
+    // Every past decision the network weighs, in every world.
+    let mut asked: Vec<Asked> = Vec::new();
     for (w, world) in worlds.iter().enumerate() {
         // One replay: the other side's decisions go to the rule agent when it models them,
         // the other seats' to the network's batch when it weighs them.
@@ -350,12 +362,7 @@ fn log_likelihoods(net: &mut ModelAgent, worlds: &[State], seat: u8, model: (f64
         .expect("a world replays");
         log_w[w] += mismatches as f64 * RULE_MISMATCH.ln();
     }
-    for chunk in asked.chunks(512) {
-        let decisions: Vec<(&State, &[Play])> = chunk.iter().map(|(_, s, p, _)| (s, &p[..])).collect();
-        for ((w, _, _, taken), q) in chunk.iter().zip(net.q_values_many(&decisions)) {
-            log_w[*w] += log_softmax(&q, *taken, temperature);
-        }
-    }
+    with_q(net, &asked, |w, taken, q| log_w[w] += log_softmax(q, taken, temperature));
     log_w
 }
 
