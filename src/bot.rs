@@ -15,6 +15,7 @@
 //! (FightTheLandlord2) starts with a bid request `{"own":[…17 ids],"bid":[…earlier bids]}` →
 //! `{"response":n}`, and its first play request adds `landlord`, `pos` and `finalbid`.
 
+use crate::agents::bot_client::{BidRequest, PlayRequest as NativeRequest};
 use crate::agents::{Agent, decide};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
@@ -154,26 +155,6 @@ fn starting_hands(
 
 fn seed_of(text: &str) -> u64 {
     text.bytes().fold(0xCBF2_9CE4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01B3))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NativeRequest {
-    seat: String,
-    hand: String,
-    bottom: String,
-    #[serde(default)]
-    history: Vec<(String, String)>,
-}
-
-/// A bid request: my seat in bidding order (seat 0 bids first), my 17 cards, the bids so far.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BidRequest {
-    seat_index: u8,
-    hand: String,
-    #[serde(default)]
-    bids: Vec<u8>,
 }
 
 /// Answers one native request: `{"bid":n}` to a bid request (it has `seat_index`),

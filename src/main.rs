@@ -1033,7 +1033,8 @@ fn logs(what: LogsWhat) -> Result<()> {
         LogsWhat::Selfplay { agent, games, seed, out } => {
             runtime::configure_threads(1);
             let mut a = agent.build()?;
-            let (games, illegal) = ddz::pretrain::selfplay_logs(a.as_mut(), games, seed, &format!("synthetic:{agent}"));
+            let (games, illegal) =
+                ddz::pretrain::selfplay_logs(a.as_mut(), games, seed, &format!("synthetic:{agent}"))?;
             std::fs::write(&out, logs::to_jsonl(&games)).with_context(|| format!("writing {}", out.display()))?;
             println!("wrote {} synthetic games ({agent} in every seat) to {}", games.len(), out.display());
             if illegal > 0 {

@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 use std::fmt::Write;
 
 /// Plays `deal` with `agents[0]` as landlord, `[1]` as landlord_down, `[2]` as landlord_up.
+/// An agent that gives no answer ends the game there: the text says so.
 pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
     let mut out = String::new();
     let mut state = State::new(Default::default());
@@ -34,6 +35,18 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
             let _ = writeln!(out, "     candidates: {}", top.join(" | "));
         }
     });
+    let illegal = match illegal {
+        Ok(n) => n,
+        Err(f) => {
+            let _ = writeln!(
+                out,
+                "\n{} gave no answer; the game ends here: {}",
+                Role::ALL[f.seat as usize].name(),
+                f.fault
+            );
+            return out;
+        }
+    };
     let winner = state.winner().expect("a finished game");
     let side = if winner == 0 { "the landlord wins" } else { "the farmers win" };
     let bombs = state.bombs_played();

@@ -7,7 +7,7 @@ use ddz::game::generate_deals;
 #[test]
 fn rule_agent_beats_random_by_a_wide_margin_in_both_seatings() {
     let deals = generate_deals(300, 2024);
-    let (as_landlord, as_farmers) = head_to_head(&deals, &mut RuleAgent::new(), &mut RandomAgent::new(1));
+    let (as_landlord, as_farmers) = head_to_head(&deals, &mut RuleAgent::new(), &mut RandomAgent::new(1)).unwrap();
     eprintln!("rule vs random: landlord {}, farmers {}", as_landlord.wp, as_farmers.wp);
     assert!(as_landlord.wp.mean > 0.8, "as landlord: {as_landlord:?}");
     assert!(as_farmers.wp.mean > 0.9, "as farmers: {as_farmers:?}");

@@ -63,7 +63,7 @@ fn tiny_run_learns_to_beat_random_and_resumes() {
     checkpoint::load(&s.checkpoint, &mut net).unwrap();
     let mut model = ModelAgent::new(net, "trained");
     let deals = generate_deals(200, 99);
-    let (as_landlord, as_farmers) = head_to_head(&deals, &mut model, &mut RandomAgent::new(5));
+    let (as_landlord, as_farmers) = head_to_head(&deals, &mut model, &mut RandomAgent::new(5)).unwrap();
     let wp = (as_landlord.wp.mean + as_farmers.wp.mean) / 2.0;
     eprintln!("trained vs random: landlord {}, farmers {}", as_landlord.wp, as_farmers.wp);
     assert!(wp > 0.75, "clear margin over random: landlord {} farmers {}", as_landlord.wp, as_farmers.wp);
@@ -171,9 +171,10 @@ fn per_role_networks_train_save_and_load_by_shape() {
     // so short a run is a coin toss for three small networks that each see a third of the
     // frames; the shared-network test checks the loss.)
     let mut model = ModelAgent::new(trained, "per-role");
-    let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5));
+    let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
     let (l0, f0) =
-        head_to_head(&generate_deals(200, 99), &mut ModelAgent::new(start, "untrained"), &mut RandomAgent::new(5));
+        head_to_head(&generate_deals(200, 99), &mut ModelAgent::new(start, "untrained"), &mut RandomAgent::new(5))
+            .unwrap();
     eprintln!("per-role vs random: landlord {}, farmers {}; untrained {} / {}", l.wp, f.wp, l0.wp, f0.wp);
     let (wp, wp0) = ((l.wp.mean + f.wp.mean) / 2.0, (l0.wp.mean + f0.wp.mean) / 2.0);
     assert!(

@@ -140,6 +140,9 @@ impl Agent for WithBidder {
     fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
         self.inner.choose(state, plays)
     }
+    fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, super::Fault> {
+        self.inner.try_choose(state, plays)
+    }
     fn reset(&mut self, seed: u64) {
         self.inner.reset(seed);
     }

@@ -63,7 +63,8 @@ fn sided(state: &State, seat: u8, value: f64) -> Vec<f64> {
 
 fn rollout(state: &State, policy: &mut dyn Agent) -> Vec<f64> {
     let mut world = state.clone();
-    play_out(&mut world, &mut Everyone(policy), |_, _, _, _| {});
+    // Rollout policies are networks and the simple agents, which always answer.
+    let _ = play_out(&mut world, &mut Everyone(policy), |_, _, _, _| {});
     world.returns().to_vec()
 }
 

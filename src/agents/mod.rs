@@ -10,6 +10,7 @@ pub mod belief;
 pub mod bid;
 #[cfg(feature = "torch")]
 pub mod bidder;
+pub mod bot_client;
 #[cfg(feature = "torch")]
 pub mod ismcts;
 #[cfg(feature = "torch")]
@@ -28,13 +29,14 @@ pub mod spec;
 pub use alphabeta::AlphaBetaAgent;
 #[cfg(feature = "torch")]
 pub use auto::{AutoAgent, AutoSettings, Verdict};
+pub use bot_client::{BotAgent, BotSettings, OnError};
 #[cfg(feature = "torch")]
 pub use ismcts::{Guide, IsmctsAgent};
 #[cfg(feature = "torch")]
 pub use model::ModelAgent;
 #[cfg(feature = "torch")]
 pub use pimc::{PimcAgent, PimcSettings};
-pub use play::{Decision, Everyone, Seating, Sides, decide, play_out};
+pub use play::{Decision, Everyone, SeatFault, Seating, Sides, decide, play_out, try_decide};
 pub use random::RandomAgent;
 pub use rule::RuleAgent;
 #[cfg(feature = "torch")]
@@ -42,16 +44,39 @@ pub use spec::{AgentError, AgentSpec};
 
 use crate::game::{Play, State};
 
+/// Why an agent gave no answer. Only agents that talk to something outside the process fail
+/// (`bot:CMD`); every other agent always answers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Fault {
+    /// The agent cannot go on: whatever plays the game stops with this error.
+    #[error("{0}")]
+    Failed(String),
+    /// The agent gives the game up (`on_error=forfeit`): its side loses, and reports count it.
+    #[error("forfeit: {0}")]
+    Forfeit(String),
+    /// The game has left the rules the agent plays by: it counts as neither won nor lost.
+    #[error("rule mismatch: {0}")]
+    Mismatch(String),
+}
+
 pub trait Agent: Send {
     /// A short name for reports.
     fn name(&self) -> String;
     /// Picks one of `plays` (the legal plays of the current player, never empty); returns its index.
     fn choose(&mut self, state: &State, plays: &[Play]) -> usize;
+    /// [`Agent::choose`] for an agent that can fail to answer; the game loop asks this.
+    fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, Fault> {
+        Ok(self.choose(state, plays))
+    }
     /// The bid at a bidding decision (0 = pass), one of `legal`. By default the rule bidder's
     /// ([`bid::rule_bid`]), so that every agent can play the whole game.
     fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
         let seat = state.current_player().expect("a bidding decision");
         bid::rule_bid(state.hand(seat), legal)
+    }
+    /// [`Agent::bid`] for an agent that can fail to answer; the game loop asks this.
+    fn try_bid(&mut self, state: &State, legal: &[u8]) -> Result<u8, Fault> {
+        Ok(self.bid(state, legal))
     }
     /// Called before each game with a seed derived from the deal, so that results do not
     /// depend on which thread played which deal.

@@ -4,7 +4,7 @@
 //! (bots, the rule seats of training) through [`decide`], so an agent's answer outside the legal
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
-use super::Agent;
+use super::{Agent, Fault};
 use crate::game::{Action, MoveList, Phase, Play, State};
 
 /// Which agent plays which seat.
@@ -63,39 +63,60 @@ pub fn decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Decision 
     }
 }
 
+/// [`decide`] for an agent that can fail to answer (`bot:CMD`): its fault, where it gave no
+/// answer.
+pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Result<Decision, Fault> {
+    assert!(!plays.is_empty(), "a decision without legal plays: an engine bug, state {}", state.to_json());
+    let answer = agent.try_choose(state, plays)?;
+    Ok(match plays.get(answer) {
+        Some(&play) => Decision { play, index: answer, illegal: false },
+        None => Decision { play: plays[0], index: 0, illegal: true },
+    })
+}
+
 /// Asks the agent to act at a bidding decision and applies its bid; a bid outside the legal
 /// ones is illegal (returns true) and a pass is made instead.
-pub fn bid(agent: &mut dyn Agent, state: &mut State) -> bool {
+pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<bool, Fault> {
     let legal = state.legal_bids_vec();
-    let wanted = agent.bid(state, &legal);
+    let wanted = agent.try_bid(state, &legal)?;
     let ok = legal.contains(&wanted);
     state.apply_action(Action::Bid(if ok { wanted } else { 0 })).expect("a legal bid applies");
-    !ok
+    Ok(!ok)
+}
+
+/// An agent's fault and the seat it played, which ended a game early.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("seat {seat}: {fault}")]
+pub struct SeatFault {
+    pub seat: u8,
+    pub fault: Fault,
 }
 
 /// Plays `state` to the end, bidding included. `observe` sees each decision after the agent made it and before it
 /// is applied, with the agent (for its values of the plays), the state and the legal plays.
-/// Returns how many of the agents' answers were illegal.
+/// Returns how many of the agents' answers were illegal, or the fault of an agent that gave
+/// no answer (the state is left at that decision).
 pub fn play_out(
     state: &mut State,
     seating: &mut impl Seating,
     mut observe: impl FnMut(&mut dyn Agent, &State, &[Play], Decision),
-) -> u32 {
+) -> Result<u32, SeatFault> {
     let mut plays = MoveList::new();
     let mut illegal = 0;
     while let Some(seat) = state.current_player() {
+        let at = |fault| SeatFault { seat, fault };
         if state.phase() == Phase::Bid {
-            illegal += bid(seating.agent(seat), state) as u32;
+            illegal += bid(seating.agent(seat), state).map_err(at)? as u32;
             continue;
         }
         state.legal_plays_into(&mut plays);
         let agent = seating.agent(seat);
-        let decision = decide(agent, state, &plays);
+        let decision = try_decide(agent, state, &plays).map_err(at)?;
         illegal += decision.illegal as u32;
         observe(agent, state, &plays, decision);
         state.apply_play(decision.play).expect("a legal play applies");
     }
-    illegal
+    Ok(illegal)
 }
 
 #[cfg(test)]
@@ -122,7 +143,7 @@ mod tests {
         state.deal_hands(deal.hands, deal.bottom).unwrap();
         let (mut rule, mut bad) = (RuleAgent::new(), OffByOne);
         let mut seen = (0, 0);
-        let illegal = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, s, _, d| {
+        let played = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, s, _, d| {
             seen.0 += 1;
             if d.illegal {
                 seen.1 += 1;
@@ -130,6 +151,7 @@ mod tests {
                 assert_eq!(d.index, 0);
             }
         });
+        let illegal = played.unwrap();
         assert!(state.is_terminal());
         assert!(illegal > 0 && illegal == seen.1, "{illegal} vs {seen:?}");
     }

@@ -15,6 +15,11 @@
 //!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
 //!   frontier.
 //!
+//! - `bot:CMD?timeout_ms=10000&on_error=fail`: a program speaking the native bot protocol
+//!   ([`super::bot_client`]), started once per worker with `sh -c CMD`; `on_error=forfeit` turns
+//!   its failures into lost games. CMD may be quoted (`bot:"CMD"?…`), and must be where it holds
+//!   a `?`.
+//!
 //! NET is `checkpoint:PATH` or just PATH. The values shown are the defaults; `ms` is a time budget
 //! per decision (0 = none), `worlds=0` in ismcts draws a fresh world for every simulation.
 
@@ -24,7 +29,7 @@ use super::ismcts::Guide;
 use super::leaf::Leaf;
 use super::pimc::Far;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
-use super::{AlphaBetaAgent, AutoAgent, IsmctsAgent};
+use super::{AlphaBetaAgent, AutoAgent, BotAgent, BotSettings, IsmctsAgent, OnError};
 use crate::model::WeightsError;
 use crate::search::{AlphaBetaSettings, FinalChoice, IsmctsSettings, Keying};
 use std::path::{Path, PathBuf};
@@ -41,6 +46,8 @@ pub enum AgentSpec {
     /// The rule-model PIMC while the game fits the rule agent, else ISMCTS with belief; the
     /// plays of the other side needed first.
     Auto(PathBuf, AutoSettings),
+    /// A program speaking the native bot protocol: its shell command and knobs.
+    Bot(String, BotSettings),
 }
 
 /// What guides a search agent: a network, or (no network) rollouts of a simple agent or the
@@ -83,8 +90,8 @@ impl Default for AlphaBetaKnobs {
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     #[error(
-        "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs], auto:NET or \
-         alphabeta:GUIDE[?knobs] (see ddz eval --help)"
+        "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs], auto:NET, \
+         alphabeta:GUIDE[?knobs] or bot:CMD (see ddz eval --help)"
     )]
     Unknown(String),
     #[error("agent {spec:?}: {reason}")]
@@ -93,6 +100,9 @@ pub enum AgentError {
     Weights(#[from] WeightsError),
     #[error(transparent)]
     Run(#[from] crate::run::RunError),
+    /// A built agent that could not answer (a `bot:` program that failed).
+    #[error(transparent)]
+    Fault(#[from] super::SeatFault),
 }
 
 impl std::str::FromStr for AgentSpec {
@@ -100,6 +110,9 @@ impl std::str::FromStr for AgentSpec {
     fn from_str(s: &str) -> Result<AgentSpec, AgentError> {
         let spec = s.trim();
         let setting = |reason: String| AgentError::Setting { spec: spec.to_string(), reason };
+        if let Some(rest) = spec.strip_prefix("bot:") {
+            return bot(rest).map(|(command, settings)| AgentSpec::Bot(command, settings)).map_err(setting);
+        }
         if let Some((kind, rest)) = spec.split_once(':') {
             let (guide, query) = rest.split_once('?').unwrap_or((rest, ""));
             let knobs = parse_knobs(query).map_err(setting)?;
@@ -123,6 +136,42 @@ impl std::str::FromStr for AgentSpec {
             _ => Err(AgentError::Unknown(spec.to_string())),
         }
     }
+}
+
+/// `CMD`, `CMD?knobs` or `"CMD"[?knobs]`: unquoted, a last `?` followed by `key=value` pairs
+/// starts the knobs.
+fn bot(rest: &str) -> Result<(String, BotSettings), String> {
+    let (command, query) = if let Some(quoted) = rest.strip_prefix('"') {
+        let (command, after) = quoted.split_once('"').ok_or("the command's closing quote is missing")?;
+        match after {
+            "" => (command, ""),
+            _ => (command, after.strip_prefix('?').ok_or(format!("{after:?} after the command: use \"CMD\"?knobs"))?),
+        }
+    } else {
+        match rest.rsplit_once('?') {
+            Some((command, query)) if parse_knobs(query).is_ok() && !query.contains(' ') => (command, query),
+            _ => (rest, ""),
+        }
+    };
+    let command = command.trim();
+    if command.is_empty() {
+        return Err("no command".into());
+    }
+    let mut s = BotSettings::default();
+    for (key, value) in parse_knobs(query)? {
+        match key {
+            "timeout_ms" => s.timeout = Duration::from_millis(whole(key, value, 1)?.min(86_400_000)),
+            "on_error" => {
+                s.on_error = match value {
+                    "fail" => OnError::Fail,
+                    "forfeit" => OnError::Forfeit,
+                    _ => return Err(format!("on_error: {value:?} is not fail or forfeit")),
+                }
+            }
+            _ => return Err(unknown(key, "timeout_ms, on_error")),
+        }
+    }
+    Ok((command.to_string(), s))
 }
 
 fn network_path(guide: &str) -> Result<PathBuf, String> {
@@ -335,6 +384,21 @@ impl std::fmt::Display for AgentSpec {
                 s.prior_farmers,
                 s.network_steps
             ),
+            AgentSpec::Bot(command, s) => {
+                let mut knobs = Vec::new();
+                if s.timeout != BotSettings::default().timeout {
+                    knobs.push(format!("timeout_ms={}", s.timeout.as_millis()));
+                }
+                if s.on_error == OnError::Forfeit {
+                    knobs.push("on_error=forfeit".into());
+                }
+                match (command.contains('?') || command.starts_with('"'), knobs.is_empty()) {
+                    (false, true) => write!(f, "bot:{command}"),
+                    (false, false) => write!(f, "bot:{command}?{}", knobs.join("&")),
+                    (true, true) => write!(f, "bot:\"{command}\""),
+                    (true, false) => write!(f, "bot:\"{command}\"?{}", knobs.join("&")),
+                }
+            }
         }
     }
 }
@@ -377,6 +441,7 @@ impl AgentSpec {
                 let nets = [network(p, &name)?, network(p, &name)?, network(p, &name)?];
                 Box::new(AutoAgent::new(nets, *settings, name))
             }
+            AgentSpec::Bot(command, settings) => Box::new(BotAgent::new(command, *settings, name)),
         })
     }
 }
@@ -426,6 +491,28 @@ mod tests {
         }
         assert!(agreed < 40, "the network's bids are its own");
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn bot_specs_parse_print_and_refuse_bad_knobs() {
+        use crate::agents::{BotSettings, OnError};
+        use std::time::Duration;
+        let plain: AgentSpec = "bot:python3 scripts/douzero_bot.py rlcard".parse().unwrap();
+        assert_eq!(plain, AgentSpec::Bot("python3 scripts/douzero_bot.py rlcard".into(), BotSettings::default()));
+        assert_eq!(plain.to_string(), "bot:python3 scripts/douzero_bot.py rlcard");
+        let knobs: AgentSpec = "bot:./b --x?timeout_ms=500&on_error=forfeit".parse().unwrap();
+        let want = BotSettings { timeout: Duration::from_millis(500), on_error: OnError::Forfeit };
+        assert_eq!(knobs, AgentSpec::Bot("./b --x".into(), want));
+        let quoted: AgentSpec = "bot:\"curl 'x?y=1'\"?timeout_ms=20".parse().unwrap();
+        assert_eq!(quoted.to_string(), "bot:\"curl 'x?y=1'\"?timeout_ms=20");
+        assert_eq!("bot:echo what? yes".parse::<AgentSpec>().unwrap().to_string(), "bot:\"echo what? yes\"");
+        for spec in [plain, knobs, quoted] {
+            assert_eq!(spec.to_string().parse::<AgentSpec>().unwrap(), spec, "the name round-trips");
+        }
+        for bad in ["bot:", "bot:x?timeout_ms=0", "bot:x?on_error=retry", "bot:x?timeout=5", "bot:\"x", "bot:\"x\"y"] {
+            let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
+            assert!(err.contains(&format!("{bad:?}")), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -157,7 +157,7 @@ pub fn random_games(budget: Duration, seed: u64) -> (u64, u64, f64) {
         for _ in 0..64 {
             let mut s = State::new(GameConfig::default());
             s.deal_random(&mut rng);
-            play_out(&mut s, &mut Everyone(&mut random), |_, _, _, _| decisions += 1);
+            let _ = play_out(&mut s, &mut Everyone(&mut random), |_, _, _, _| decisions += 1); // random always answers
             games += 1;
         }
         if start.elapsed() >= budget {
@@ -301,7 +301,7 @@ pub fn solver_positions(cards: u32, n: usize, seed: u64) -> Vec<crate::search::P
         let mut state = State::new(GameConfig::default());
         state.deal_hands(deal.hands, deal.bottom).expect("a generated deal");
         let mut found = None;
-        play_out(&mut state, &mut Everyone(&mut rule), |_, s, _, _| {
+        let _ = play_out(&mut state, &mut Everyone(&mut rule), |_, s, _, _| {
             let left: u32 = (0..3).map(|seat| s.hand(seat).len()).sum();
             if found.is_none() && left <= cards {
                 found = crate::search::Position::of_state(s);

@@ -99,7 +99,7 @@ fn play(
     seat: u8,
     agents: (&mut dyn Agent, &mut dyn Agent),
     all_pass: AllPass,
-) -> (Outcome, u32) {
+) -> Result<(Outcome, u32), EvalError> {
     let (lone, field) = agents;
     let config = GameConfig { bidding: true, scoring: Scoring::Score, spring: true, ..GameConfig::default() };
     let (mut illegal, mut redeals) = (0, 0);
@@ -110,7 +110,16 @@ fn play(
         let seed = (k as u64) * 8 + seat as u64 + 1024 * redeals as u64;
         lone.reset(seed);
         field.reset(seed ^ 0x5eed);
-        illegal += play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _, _| {});
+        // A forfeit or a rule mismatch has no fair place in the paired comparison: an error too.
+        let played = play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _, _| {});
+        illegal += played.map_err(|f| {
+            let who = if f.seat == seat { lone.name() } else { field.name() };
+            EvalError::Fault {
+                deal: k,
+                seating: format!("bidding, {who} in seat {}", f.seat),
+                reason: f.fault.to_string(),
+            }
+        })?;
         let landlord = state.landlord();
         if landlord.is_none() && all_pass == AllPass::Redeal && redeals < MAX_REDEALS {
             redeals += 1;
@@ -123,7 +132,7 @@ fn play(
             landlord: landlord == Some(seat),
             redeals,
         };
-        return (outcome, illegal);
+        return Ok((outcome, illegal));
     }
 }
 
@@ -183,8 +192,8 @@ pub fn evaluate_bidding(
     for (k, deal) in deals.iter().enumerate() {
         let (mut sum_a, mut sum_b) = (0.0, 0.0);
         for seat in 0..3u8 {
-            let (oa, ia) = play(k, deal, seat, (agent_a.as_mut(), agent_b.as_mut()), all_pass);
-            let (ob, ib) = play(k, deal, seat, (agent_b.as_mut(), agent_a.as_mut()), all_pass);
+            let (oa, ia) = play(k, deal, seat, (agent_a.as_mut(), agent_b.as_mut()), all_pass)?;
+            let (ob, ib) = play(k, deal, seat, (agent_b.as_mut(), agent_a.as_mut()), all_pass)?;
             illegal += ia + ib;
             (sum_a, sum_b) = (sum_a + oa.points, sum_b + ob.points);
             games_a.push(oa);

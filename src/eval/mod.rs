@@ -10,7 +10,7 @@ pub mod bidding;
 pub mod curve;
 pub mod league;
 
-use crate::agents::{Agent, AgentError, AgentSpec, Sides, play_out};
+use crate::agents::{Agent, AgentError, AgentSpec, Fault, SeatFault, Sides, play_out};
 use crate::game::{Deal, GameConfig, Scoring, State};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
@@ -33,6 +33,9 @@ pub enum EvalError {
     Curve { path: std::path::PathBuf, reason: String },
     #[error("no plot: {0}")]
     Plot(String),
+    /// An agent could not answer (a `bot:` that crashed, timed out or answered nonsense).
+    #[error("deal {deal} ({seating}): {reason}")]
+    Fault { deal: usize, seating: String, reason: String },
 }
 
 /// The rules of fixed-landlord evaluation, as reports state them.
@@ -47,21 +50,50 @@ pub struct GameOutcome {
     /// The landlord side's points: ±2·2^(bombs + rockets).
     pub landlord_points: f64,
     pub illegal_plays: u32,
+    /// Where an agent gave the game up (`on_error=forfeit`): whether it was the landlord's side.
+    /// That side lost, for the stake of the game so far.
+    pub forfeit_by_landlord: Option<bool>,
+    /// A bot said the game left the rules it plays by: the game counts in neither WP nor ADP.
+    pub rule_mismatch: bool,
 }
 
 /// Plays one deal: `landlord` in seat 0, `farmers` in seats 1 and 2. An agent's answer outside
 /// the legal list counts as an illegal play (and the first legal play is made instead).
-pub fn play_deal(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent) -> GameOutcome {
+pub fn play_deal(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent) -> Result<GameOutcome, SeatFault> {
     play_deal_with(deal, landlord, farmers, false)
 }
 
-/// [`play_deal`], doubling a spring or anti-spring when `spring` is set.
-pub fn play_deal_with(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent, spring: bool) -> GameOutcome {
+/// [`play_deal`], doubling a spring or anti-spring when `spring` is set. A forfeit or a rule
+/// mismatch ends the game with that outcome; an agent that failed is the error.
+pub fn play_deal_with(
+    deal: &Deal,
+    landlord: &mut dyn Agent,
+    farmers: &mut dyn Agent,
+    spring: bool,
+) -> Result<GameOutcome, SeatFault> {
     let config = GameConfig { scoring: Scoring::Score, spring, ..GameConfig::default() };
     let mut state = State::new(config);
     state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
-    let illegal = play_out(&mut state, &mut Sides { landlord, farmers }, |_, _, _, _| {});
-    GameOutcome { landlord_won: state.winner() == Some(0), landlord_points: state.returns()[0], illegal_plays: illegal }
+    let outcome = |won: bool, points: f64, illegal: u32| GameOutcome {
+        landlord_won: won,
+        landlord_points: points,
+        illegal_plays: illegal,
+        forfeit_by_landlord: None,
+        rule_mismatch: false,
+    };
+    match play_out(&mut state, &mut Sides { landlord, farmers }, |_, _, _, _| {}) {
+        Ok(illegal) => Ok(outcome(state.winner() == Some(0), state.returns()[0], illegal)),
+        Err(SeatFault { seat, fault: Fault::Forfeit(_) }) => {
+            let stake = 2.0 * ((state.base() as u64) << state.bombs_played()) as f64; // no spring: unfinished
+            let by_landlord = seat == 0;
+            let points = if by_landlord { -stake } else { stake };
+            Ok(GameOutcome { forfeit_by_landlord: Some(by_landlord), ..outcome(!by_landlord, points, 0) })
+        }
+        Err(SeatFault { fault: Fault::Mismatch(_), .. }) => {
+            Ok(GameOutcome { rule_mismatch: true, ..outcome(false, 0.0, 0) })
+        }
+        Err(failed) => Err(failed),
+    }
 }
 
 /// A mean with the half-width of its 95% confidence interval (normal approximation).
@@ -96,6 +128,19 @@ pub struct SeatingResult {
     pub wp: Estimate,
     pub adp: Estimate,
     pub illegal_plays: u32,
+    /// Games A's side gave up (`on_error=forfeit`), counted as lost.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub forfeits: u32,
+    /// Games B's side gave up, counted as won by A.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub opponent_forfeits: u32,
+    /// Games a bot ended as outside its rules: in neither WP nor ADP (`games` leaves them out).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rule_mismatches: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -113,8 +158,13 @@ pub struct MatchReport {
     pub games_per_s: f64,
 }
 
-fn summarise(outcomes: &[(GameOutcome, bool)]) -> SeatingResult {
+fn summarise(all: &[(GameOutcome, bool)]) -> SeatingResult {
     // (outcome, whether A was the landlord)
+    let count = |f: &dyn Fn(&(GameOutcome, bool)) -> bool| all.iter().filter(|o| f(o)).count() as u32;
+    let rule_mismatches = count(&|(g, _)| g.rule_mismatch);
+    let forfeits = count(&|(g, a_land)| g.forfeit_by_landlord == Some(*a_land));
+    let opponent_forfeits = count(&|(g, a_land)| g.forfeit_by_landlord == Some(!*a_land));
+    let outcomes: Vec<(GameOutcome, bool)> = all.iter().filter(|(g, _)| !g.rule_mismatch).copied().collect();
     let wins: Vec<f64> = outcomes.iter().map(|(g, a_land)| if g.landlord_won == *a_land { 1.0 } else { 0.0 }).collect();
     let points: Vec<f64> =
         outcomes.iter().map(|(g, a_land)| if *a_land { g.landlord_points } else { -g.landlord_points }).collect();
@@ -123,6 +173,9 @@ fn summarise(outcomes: &[(GameOutcome, bool)]) -> SeatingResult {
         wp: Estimate::of(&wins),
         adp: Estimate::of(&points),
         illegal_plays: outcomes.iter().map(|(g, _)| g.illegal_plays).sum(),
+        forfeits,
+        opponent_forfeits,
+        rule_mismatches,
     }
 }
 
@@ -209,18 +262,25 @@ fn play_chunk(
     crate::runtime::configure_threads(1);
     let mut agent_a = a.build()?;
     let mut agent_b = b.build()?;
+    let failed = |deal: u64, landlord: &AgentSpec, farmers: &AgentSpec, f: SeatFault| EvalError::Fault {
+        deal: deal as usize,
+        seating: format!("{landlord} as landlord, {farmers} as farmers"),
+        reason: f.fault.to_string(),
+    };
     let games = part.iter().enumerate().map(|(k, deal)| {
         let seed = first + k as u64;
         agent_a.reset(seed * 2);
         agent_b.reset(seed * 2 + 1);
-        let as_landlord = play_deal_with(deal, agent_a.as_mut(), agent_b.as_mut(), spring);
+        let as_landlord =
+            play_deal_with(deal, agent_a.as_mut(), agent_b.as_mut(), spring).map_err(|f| failed(seed, a, b, f))?;
         agent_a.reset(seed * 2 + 1);
         agent_b.reset(seed * 2);
-        let as_farmers = play_deal_with(deal, agent_b.as_mut(), agent_a.as_mut(), spring);
+        let as_farmers =
+            play_deal_with(deal, agent_b.as_mut(), agent_a.as_mut(), spring).map_err(|f| failed(seed, b, a, f))?;
         progress.inc(2);
-        (as_landlord, as_farmers)
+        Ok((as_landlord, as_farmers))
     });
-    Ok(games.collect())
+    games.collect()
 }
 
 impl MatchReport {
@@ -245,22 +305,38 @@ impl MatchReport {
             row("A landlord, B farmers", &self.a_as_landlord),
             row("B landlord, A farmers", &self.a_as_farmers),
             row("both", &self.overall),
+        ) + &self.faults_line()
+    }
+
+    /// A line on forfeits and rule mismatches, where there were any.
+    fn faults_line(&self) -> String {
+        let o = &self.overall;
+        if o.forfeits + o.opponent_forfeits + o.rule_mismatches == 0 {
+            return String::new();
+        }
+        format!(
+            "\nForfeits (counted as lost): {} by A, {} by B. Rule mismatches (left out of WP and ADP): {}.\n",
+            o.forfeits, o.opponent_forfeits, o.rule_mismatches
         )
     }
 }
 
-/// Kept for callers that hold agents rather than specs: A against B on every deal, both
-/// seatings, in this thread: (A as landlord, A as farmers).
-pub fn head_to_head(deals: &[Deal], a: &mut dyn Agent, b: &mut dyn Agent) -> (SeatingResult, SeatingResult) {
+/// Kept for callers that hold agents rather than specs (which never fail to answer): A against
+/// B on every deal, both seatings, in this thread: (A as landlord, A as farmers).
+pub fn head_to_head(
+    deals: &[Deal],
+    a: &mut dyn Agent,
+    b: &mut dyn Agent,
+) -> Result<(SeatingResult, SeatingResult), SeatFault> {
     let mut landlord = Vec::new();
     let mut farmers = Vec::new();
     for (i, deal) in deals.iter().enumerate() {
         a.reset(2 * i as u64);
         b.reset(2 * i as u64 + 1);
-        landlord.push((play_deal(deal, a, b), true));
-        farmers.push((play_deal(deal, b, a), false));
+        landlord.push((play_deal(deal, a, b)?, true));
+        farmers.push((play_deal(deal, b, a)?, false));
     }
-    (summarise(&landlord), summarise(&farmers))
+    Ok((summarise(&landlord), summarise(&farmers)))
 }
 
 #[cfg(test)]

@@ -125,7 +125,10 @@ impl Session {
             let Some(seat) = self.state.current_player().filter(|&s| s != self.human) else { break };
             let agent = self.agents[seat as usize].as_mut().expect("an agent in every other seat");
             if self.state.phase() == Phase::Bid {
-                crate::agents::play::bid(agent.as_mut(), &mut self.state);
+                if let Err(fault) = crate::agents::play::bid(agent.as_mut(), &mut self.state) {
+                    eprintln!("{} gave no bid, so it passes: {fault}", agent.name());
+                    self.state.apply_action(crate::game::Action::Bid(0)).expect("a pass is always a legal bid");
+                }
                 let bid = *self.state.bids().last().expect("a bid was made");
                 made.push(Event::Bid { seat, bid });
                 continue;

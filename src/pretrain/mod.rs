@@ -377,8 +377,13 @@ fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
 }
 
 /// Plays `games` games with `agent` in every seat on generated deals; returns their logs and
-/// how many of the agent's answers were illegal.
-pub fn selfplay_logs(agent: &mut dyn Agent, games: usize, seed: u64, source: &str) -> (Vec<GameLog>, u32) {
+/// how many of the agent's answers were illegal, or the fault of an agent that did not answer.
+pub fn selfplay_logs(
+    agent: &mut dyn Agent,
+    games: usize,
+    seed: u64,
+    source: &str,
+) -> Result<(Vec<GameLog>, u32), crate::agents::SeatFault> {
     let mut illegal = 0;
     let logs = generate_deals(games, seed)
         .iter()
@@ -387,11 +392,11 @@ pub fn selfplay_logs(agent: &mut dyn Agent, games: usize, seed: u64, source: &st
             agent.reset(seed ^ i as u64);
             let mut s = State::new(Default::default());
             s.deal_hands(deal.hands, deal.bottom).expect("a generated deal");
-            illegal += play_out(&mut s, &mut Everyone(agent), |_, _, _, _| {});
-            GameLog::from_state(&s, source)
+            illegal += play_out(&mut s, &mut Everyone(agent), |_, _, _, _| {})?;
+            Ok(GameLog::from_state(&s, source))
         })
-        .collect();
-    (logs, illegal)
+        .collect::<Result<_, _>>()?;
+    Ok((logs, illegal))
 }
 
 #[cfg(test)]

@@ -1,0 +1,307 @@
+//! `bot:CMD`: any program that speaks the native bot protocol (the JSON lines `ddz bot` serves)
+//! as an agent. CMD runs once per agent (so once per evaluation worker) through `sh -c`, in its
+//! own process group; each decision is one request line and one answer line.
+//!
+//! The protocol's two requests are defined here, once, for both sides: [`PlayRequest`]
+//! (`{"seat","hand","bottom","history"}` → `{"play":"…"}`) and [`BidRequest`]
+//! (`{"seat_index","hand","bids"}` → `{"bid":n}`). A bot may also answer `{"error":"…"}` (it
+//! cannot answer) or `{"mismatch":"…"}`: the game has left the rules the bot plays by (DouZero's
+//! rule set is not quite the standard one), and the game counts as a rule mismatch.
+//!
+//! A bot that answers an illegal or unparsable play, an error, closes its output or takes
+//! longer than `timeout_ms` is a [`Fault`]: by default the evaluation stops with an error
+//! naming the bot and the request; with `on_error=forfeit` its side loses that game and the
+//! report counts it. Either way the process is stopped and started afresh for the next game:
+//! after a time-out its late answer must never be read as the answer to a later request.
+
+use super::{Agent, Fault};
+use crate::game::{Play, State};
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A play request of the native protocol: the seat's role, its hand, the bottom and every play
+/// so far (passes included) by role.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayRequest {
+    pub seat: String,
+    pub hand: String,
+    pub bottom: String,
+    #[serde(default)]
+    pub history: Vec<(String, String)>,
+}
+
+/// A bid request of the native protocol: the seat's place in the bidding order (0 bids first),
+/// its 17 cards and the bids before its own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BidRequest {
+    pub seat_index: u8,
+    pub hand: String,
+    #[serde(default)]
+    pub bids: Vec<u8>,
+}
+
+impl PlayRequest {
+    /// What the player to act sees at `state`, a play decision.
+    pub fn of(state: &State) -> PlayRequest {
+        let seat = state.current_player().expect("a decision");
+        let role = |s: u8| state.role(s).expect("the play phase has a landlord").name().to_string();
+        PlayRequest {
+            seat: role(seat),
+            hand: state.hand(seat).to_string(),
+            bottom: state.bottom().counts().to_string(),
+            history: state.play_record().iter().map(|r| (role(r.seat), r.play.to_string())).collect(),
+        }
+    }
+}
+
+impl BidRequest {
+    /// What the bidder to act sees at `state`, a bidding decision.
+    pub fn of(state: &State) -> BidRequest {
+        let seat = state.current_player().expect("a decision");
+        let bids = state.bids().to_vec();
+        BidRequest { seat_index: bids.len() as u8, hand: state.hand(seat).to_string(), bids }
+    }
+}
+
+/// What a bot's failure costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OnError {
+    /// The evaluation stops with an error naming the bot, the deal and the request.
+    #[default]
+    Fail,
+    /// The bot's side loses the game; reports count these forfeits.
+    Forfeit,
+}
+
+/// The knobs of `bot:CMD?timeout_ms=10000&on_error=fail`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BotSettings {
+    /// The longest wait for one answer.
+    pub timeout: Duration,
+    pub on_error: OnError,
+}
+
+impl Default for BotSettings {
+    fn default() -> Self {
+        BotSettings { timeout: Duration::from_millis(10_000), on_error: OnError::Fail }
+    }
+}
+
+/// The lines of stderr kept for error messages.
+const STDERR_TAIL: usize = 8;
+
+/// A running bot: its input, its output lines as they arrive, the tail of its stderr.
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<std::io::Result<String>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Process {
+    fn start(command: &str) -> Result<Process, String> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot start it: {e}"))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (send, lines) = crossbeam_channel::unbounded();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let end = line.is_err();
+                if send.send(line).is_err() || end {
+                    break;
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut t = keep.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == STDERR_TAIL {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+        Ok(Process { child, stdin, lines, stderr: tail })
+    }
+
+    /// Sends one request line and waits for one answer line.
+    fn ask(&mut self, request: &str, timeout: Duration) -> Result<String, String> {
+        let sent = writeln!(self.stdin, "{request}").and_then(|_| self.stdin.flush());
+        if let Err(e) = sent {
+            return Err(format!("its input is closed ({e}){}", self.exit_and_stderr()));
+        }
+        match self.lines.recv_timeout(timeout) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(e)) => Err(format!("reading its output: {e}")),
+            Err(RecvTimeoutError::Timeout) => Err(format!("no answer within {} ms", timeout.as_millis())),
+            Err(RecvTimeoutError::Disconnected) => Err(format!("it closed its output{}", self.exit_and_stderr())),
+        }
+    }
+
+    /// How the process ended, if it has, and the last lines of its stderr.
+    fn exit_and_stderr(&mut self) -> String {
+        // Give an exiting process a moment, so that its status and last words are in.
+        let mut status = None;
+        for _ in 0..20 {
+            status = self.child.try_wait().ok().flatten();
+            if status.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut out = match status {
+            Some(s) => format!("; it exited ({s})"),
+            None => String::new(),
+        };
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        if !tail.is_empty() {
+            out += &format!("; its stderr ends: {}", tail.iter().cloned().collect::<Vec<_>>().join(" / "));
+        }
+        out
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        // The whole group: `sh -c` may have started the bot as a child of its own.
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) with a negative pid signals that process group and touches no memory.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An agent played by an outside program over the native bot protocol.
+pub struct BotAgent {
+    command: String,
+    settings: BotSettings,
+    name: String,
+    process: Option<Process>,
+}
+
+impl BotAgent {
+    /// The agent of `command` (started on its first request), named `name` in reports.
+    pub fn new(command: &str, settings: BotSettings, name: String) -> BotAgent {
+        BotAgent { command: command.to_string(), settings, name, process: None }
+    }
+
+    /// One request and its answer as JSON. A failure stops the process (a fresh one answers the
+    /// next request) and is a fault of the kind `on_error` asks for; `{"mismatch":…}` is the
+    /// bot's word that the game has left its rules.
+    fn ask(&mut self, request: &str) -> Result<serde_json::Map<String, serde_json::Value>, Fault> {
+        let line = self.ask_process(request).map_err(|reason| self.fault(&reason, request))?;
+        let Ok(serde_json::Value::Object(answer)) = serde_json::from_str(&line) else {
+            return Err(self.fault(&format!("answered {:?}, not a JSON object", cut(&line)), request));
+        };
+        if let Some(why) = answer.get("mismatch") {
+            return Err(Fault::Mismatch(self.describe(&text_of(why), request)));
+        }
+        if let Some(why) = answer.get("error") {
+            return Err(self.fault(&format!("answered an error: {}", text_of(why)), request));
+        }
+        Ok(answer)
+    }
+
+    fn ask_process(&mut self, request: &str) -> Result<String, String> {
+        if self.process.is_none() {
+            self.process = Some(Process::start(&self.command)?);
+        }
+        let process = self.process.as_mut().expect("started above");
+        process.ask(request, self.settings.timeout)
+    }
+
+    fn describe(&self, reason: &str, request: &str) -> String {
+        format!("bot {:?}: {reason} (request {})", self.command, cut(request))
+    }
+
+    /// The fault for `reason`; the process is stopped so that the next game starts clean.
+    fn fault(&mut self, reason: &str, request: &str) -> Fault {
+        self.process = None;
+        let text = self.describe(reason, request);
+        match self.settings.on_error {
+            OnError::Fail => Fault::Failed(text),
+            OnError::Forfeit => Fault::Forfeit(text),
+        }
+    }
+}
+
+fn text_of(v: &serde_json::Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// A long line cut for an error message.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(300) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+impl Agent for BotAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// Outside [`Agent::try_choose`] a fault is said on stderr and is an answer outside the
+    /// legal plays, which the game loop counts as illegal.
+    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+        self.try_choose(state, plays).unwrap_or_else(|fault| {
+            eprintln!("{fault}");
+            plays.len()
+        })
+    }
+
+    fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, Fault> {
+        let request = serde_json::to_string(&PlayRequest::of(state)).expect("a request serialises");
+        let answer = self.ask(&request)?;
+        let text = match answer.get("play") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            _ => return Err(self.fault("answered no \"play\" string", &request)),
+        };
+        let found = Play::parse(&text).ok().and_then(|p| plays.iter().position(|q| q.cards == p.cards));
+        found.ok_or_else(|| {
+            self.fault(&format!("answered {:?}, not one of the {} legal plays", cut(&text), plays.len()), &request)
+        })
+    }
+
+    /// Outside [`Agent::try_bid`] a fault is said on stderr and is an illegal bid.
+    fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
+        self.try_bid(state, legal).unwrap_or_else(|fault| {
+            eprintln!("{fault}");
+            u8::MAX
+        })
+    }
+
+    fn try_bid(&mut self, state: &State, legal: &[u8]) -> Result<u8, Fault> {
+        let request = serde_json::to_string(&BidRequest::of(state)).expect("a request serialises");
+        let answer = self.ask(&request)?;
+        match answer.get("bid").and_then(|b| b.as_u64()) {
+            Some(b) if legal.contains(&(b as u8)) && b <= 3 => Ok(b as u8),
+            Some(b) => Err(self.fault(&format!("bid {b}, not one of {legal:?}"), &request)),
+            None => Err(self.fault("answered no \"bid\" number", &request)),
+        }
+    }
+}
