@@ -4,7 +4,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use ddz::agents::{Agent, AgentSpec};
 use ddz::eval::curve::BackgroundEval;
-use ddz::game::Deal;
+use ddz::game::{Deal, DealSource};
 use ddz::runtime::{self, Device};
 use ddz::train::{self, Start, Trainer, config::Exploration, config::TrainConfig};
 use ddz::{bench, moves};
@@ -38,6 +38,14 @@ enum Command {
     /// Evaluate agents on fixed deals, both seatings, with 95% confidence intervals; or every
     /// checkpoint of a run against random and rule (`--run`), as a curve and a PNG plot.
     Eval(Box<EvalArgs>),
+    /// The strength ladder: a fixed roster (random, rule, RLCard's rule agent and a reference
+    /// DouZero through scripts/douzero_bot.py, every shipped network, the default search agent)
+    /// round robin on the `test` deals, both seatings: a WP matrix with 95% CIs and a rating per
+    /// agent with its interval (Bradley–Terry on all games), as Markdown, JSON and a plot in
+    /// --out. Finished pairings are kept there, so a stopped ladder resumes; search agents play
+    /// the first --slow-deals deals only.
+    #[command(after_help = AGENTS_HELP)]
+    Ladder(LadderArgs),
     /// Replay one deal move by move: hands, each play, and each network or search agent's five
     /// best candidates with their values (and visits, for ISMCTS).
     #[command(after_help = AGENTS_HELP)]
@@ -48,9 +56,9 @@ enum Command {
         /// Three agents: landlord, landlord_down, landlord_up (see AGENTS below).
         #[arg(long, value_delimiter = ',', default_value = "rule,rule,rule")]
         agents: Vec<AgentSpec>,
-        /// Deal file (JSONL); default: the built-in 1,000-deal set.
-        #[arg(long)]
-        deals: Option<PathBuf>,
+        /// Deal set: dev, test (2,000 built-in deals each) or a deal file (JSONL).
+        #[arg(long, default_value = "dev")]
+        deals: DealSource,
     },
     /// Serve an agent to another program: one JSON request per line on stdin, one JSON answer
     /// per line on stdout (native protocol, or Botzone's FightTheLandlord format). A search
@@ -198,9 +206,11 @@ struct EvalArgs {
     /// With --run: further opponents, e.g. snapshots of another run (checkpoint:PATH,…).
     #[arg(long, value_delimiter = ',', requires = "run")]
     also: Vec<AgentSpec>,
-    /// Deal file (JSONL); default: the built-in 1,000-deal set (seed 20261129).
-    #[arg(long)]
-    deals: Option<PathBuf>,
+    /// Deal set: dev (2,000 built-in deals for choosing settings; its first 1,000 are the set
+    /// of every figure before the split), test (2,000 others, for reported figures) or a deal
+    /// file (JSONL).
+    #[arg(long, default_value = "dev")]
+    deals: DealSource,
     /// Use only the first N deals.
     #[arg(long)]
     n: Option<usize>,
@@ -234,6 +244,29 @@ struct EvalArgs {
     /// Also write the report as Markdown here.
     #[arg(long)]
     markdown: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct LadderArgs {
+    /// The roster, comma-separated, each LABEL=AGENT or AGENT; default: the roster above (see
+    /// `ddz::eval::ladder::DEFAULT_ROSTER`).
+    #[arg(long, value_delimiter = ',')]
+    agents: Vec<ddz::eval::ladder::Entry>,
+    /// Deal set: test (for reported figures), dev, or a deal file.
+    #[arg(long, default_value = "test")]
+    deals: DealSource,
+    /// Use only the first N deals.
+    #[arg(long)]
+    n: Option<usize>,
+    /// Deals the pairings of a search agent play (the first ones of the set).
+    #[arg(long, default_value_t = 200)]
+    slow_deals: usize,
+    /// Where the pairings, ladder.{md,json,png} and ratings.csv go (and are resumed from).
+    #[arg(long, default_value = "runs/ladder")]
+    out: PathBuf,
+    /// Threads; default: all cores. Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -548,7 +581,8 @@ fn main() -> Result<()> {
         Command::Train(args) => train(args),
         Command::Actor(args) => actor(args),
         Command::Eval(args) => eval(*args),
-        Command::Replay { deal, agents, deals } => replay(deal, &agents, deals.as_deref()),
+        Command::Ladder(args) => ladder(args),
+        Command::Replay { deal, agents, deals } => replay(deal, &agents, &deals),
         Command::Bot { agent, protocol } => {
             runtime::configure_threads(1);
             let mut agent = agent.build()?;
@@ -779,21 +813,14 @@ fn session_budget(o: &Overrides) -> String {
     if given.is_empty() { "none (until Ctrl-C)".into() } else { given.join(", ") }
 }
 
-fn load_deals(path: Option<&Path>) -> Result<Vec<Deal>> {
-    Ok(match path {
-        Some(path) => ddz::game::read_deals(path)?,
-        None => ddz::game::default_deals(),
-    })
-}
-
 fn eval(args: EvalArgs) -> Result<()> {
     runtime::configure_threads(1);
-    let mut deals = load_deals(args.deals.as_deref())?;
+    let mut deals = args.deals.load()?;
     if let Some(n) = args.n {
         deals.truncate(n);
     }
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    let (illegal, markdown, report) = if let Some(run) = &args.run {
+    let (illegal, markdown, mut report) = if let Some(run) = &args.run {
         return eval_run(run, &deals, &args.also, threads);
     } else if let Some(agents) = &args.league {
         let league = ddz::eval::league::round_robin(agents, &deals, threads)?;
@@ -814,6 +841,12 @@ fn eval(args: EvalArgs) -> Result<()> {
         progress.finish_and_clear();
         (report.illegal_plays(), report.markdown(), serde_json::to_value(&report)?)
     };
+    // Every report names its deal set: `dev` for choosing, `test` for reporting.
+    let set = format!("{} ({} deals)", args.deals, deals.len());
+    let markdown = format!("Deal set: {set}.\n\n{markdown}");
+    if let Some(fields) = report.as_object_mut() {
+        fields.insert("deal_set".into(), serde_json::Value::String(set));
+    }
     println!("{markdown}");
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)
@@ -825,6 +858,37 @@ fn eval(args: EvalArgs) -> Result<()> {
     if illegal > 0 {
         bail!("{illegal} illegal plays");
     }
+    Ok(())
+}
+
+fn ladder(args: LadderArgs) -> Result<()> {
+    use ddz::eval::ladder::{DEFAULT_ROSTER, Entry, LadderConfig};
+    runtime::configure_threads(1);
+    let roster: Vec<Entry> = if args.agents.is_empty() {
+        DEFAULT_ROSTER.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
+    } else {
+        args.agents
+    };
+    let mut deals = args.deals.load()?;
+    if let Some(n) = args.n {
+        deals.truncate(n);
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let config = LadderConfig { deal_set: args.deals.to_string(), slow_deals: args.slow_deals, threads, out: args.out };
+    let pairs = roster.len() * roster.len().saturating_sub(1) / 2;
+    let bar = indicatif::ProgressBar::new(pairs as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pairings ({elapsed}) {msg}")?);
+    if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let ladder = ddz::eval::ladder::run(&roster, &deals, &config, |done, _, last| {
+        bar.set_position(done as u64);
+        bar.set_message(last.to_string());
+    })?;
+    bar.finish_and_clear();
+    let png = ladder.write(&config.out)?;
+    println!("{}", ladder.markdown());
+    eprintln!("wrote {}, ladder.md, ladder.json and ratings.csv", png.display());
     Ok(())
 }
 
@@ -845,9 +909,9 @@ fn eval_run(run: &Path, deals: &[Deal], also: &[AgentSpec], threads: usize) -> R
     Ok(())
 }
 
-fn replay(deal: usize, agents: &[AgentSpec], deals: Option<&Path>) -> Result<()> {
+fn replay(deal: usize, agents: &[AgentSpec], deals: &DealSource) -> Result<()> {
     runtime::configure_threads(1);
-    let deals = load_deals(deals)?;
+    let deals = deals.load()?;
     let d = deals.get(deal).with_context(|| format!("deal {deal} is out of range (the set has {})", deals.len()))?;
     let built: Vec<Box<dyn Agent>> = agents.iter().map(|a| a.build()).collect::<Result<_, _>>()?;
     let mut three: [Box<dyn Agent>; 3] =

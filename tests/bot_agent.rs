@@ -67,7 +67,7 @@ fn nonsense_and_illegal_answers_are_errors_that_quote_them() {
 fn a_bot_that_does_not_answer_in_time_is_stopped() {
     let start = std::time::Instant::now();
     let err = eval(&proxy("sleep", 4, "?timeout_ms=300"), 3).unwrap_err().to_string();
-    assert!(err.contains("no answer within 300 ms"), "{err}");
+    assert!(err.contains("no answer within 300 ms"), "the fourth answer has no start-up allowance: {err}");
     assert!(start.elapsed().as_secs() < 20, "no hang: {:?}", start.elapsed());
     let report = eval(&proxy("sleep", 40, "?timeout_ms=300&on_error=forfeit"), 3).unwrap();
     assert!(report.overall.forfeits > 0, "{report:?}");

@@ -6,7 +6,9 @@
 //! (`{"seat","hand","bottom","history"}` → `{"play":"…"}`) and [`BidRequest`]
 //! (`{"seat_index","hand","bids"}` → `{"bid":n}`). A bot may also answer `{"error":"…"}` (it
 //! cannot answer) or `{"mismatch":"…"}`: the game has left the rules the bot plays by (DouZero's
-//! rule set is not quite the standard one), and the game counts as a rule mismatch.
+//! rule set is not quite the standard one), and the game counts as a rule mismatch. A bot that
+//! plays by other rules may say so in each answer (`{"play":"…","rules":"douzero"}`): a play of
+//! its that the standard set does not allow here is then a rule mismatch too, not a fault.
 //!
 //! A bot that answers an illegal or unparsable play, an error, closes its output or takes
 //! longer than `timeout_ms` is a [`Fault`]: by default the evaluation stops with an error
@@ -84,7 +86,8 @@ pub enum OnError {
 /// The knobs of `bot:CMD?timeout_ms=10000&on_error=fail`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BotSettings {
-    /// The longest wait for one answer.
+    /// The longest wait for one answer (the first answer of a fresh process may take a minute
+    /// more).
     pub timeout: Duration,
     pub on_error: OnError,
 }
@@ -95,12 +98,17 @@ impl Default for BotSettings {
     }
 }
 
+/// What a freshly started bot may take on top of `timeout` for its first answer: starting an
+/// interpreter and loading a network is not thinking time.
+const START_ALLOWANCE: Duration = Duration::from_secs(60);
+
 /// The lines of stderr kept for error messages.
 const STDERR_TAIL: usize = 8;
 
 /// A running bot: its input, its output lines as they arrive, the tail of its stderr.
 struct Process {
     child: Child,
+    answered: bool,
     stdin: ChildStdin,
     lines: Receiver<std::io::Result<String>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
@@ -140,7 +148,7 @@ impl Process {
                 t.push_back(line);
             }
         });
-        Ok(Process { child, stdin, lines, stderr: tail })
+        Ok(Process { child, answered: false, stdin, lines, stderr: tail })
     }
 
     /// Sends one request line and waits for one answer line.
@@ -149,10 +157,14 @@ impl Process {
         if let Err(e) = sent {
             return Err(format!("its input is closed ({e}){}", self.exit_and_stderr()));
         }
-        match self.lines.recv_timeout(timeout) {
-            Ok(Ok(line)) => Ok(line),
+        let wait = if self.answered { timeout } else { timeout + START_ALLOWANCE };
+        match self.lines.recv_timeout(wait) {
+            Ok(Ok(line)) => {
+                self.answered = true;
+                Ok(line)
+            }
             Ok(Err(e)) => Err(format!("reading its output: {e}")),
-            Err(RecvTimeoutError::Timeout) => Err(format!("no answer within {} ms", timeout.as_millis())),
+            Err(RecvTimeoutError::Timeout) => Err(format!("no answer within {} ms", wait.as_millis())),
             Err(RecvTimeoutError::Disconnected) => Err(format!("it closed its output{}", self.exit_and_stderr())),
         }
     }

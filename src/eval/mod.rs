@@ -8,6 +8,7 @@
 
 pub mod bidding;
 pub mod curve;
+pub mod ladder;
 pub mod league;
 
 use crate::agents::{Agent, AgentError, AgentSpec, Fault, SeatFault, Sides, play_out};

@@ -58,9 +58,78 @@ pub fn generate_deals(n: usize, seed: u64) -> Vec<Deal> {
         .collect()
 }
 
-/// The default evaluation set: 1,000 deals from seed 20261129.
+/// The two built-in deal sets, 2,000 deals each from their own seed: `dev` for every sweep,
+/// prior, threshold and default we choose, `test` only for the figures we report. (The first
+/// 1,000 `dev` deals are the set every figure before the split was measured on.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DealSet {
+    Dev,
+    Test,
+}
+
+/// Deals in each built-in set.
+pub const DEAL_SET_SIZE: usize = 2000;
+
+impl DealSet {
+    pub fn seed(self) -> u64 {
+        match self {
+            DealSet::Dev => 20261129,
+            DealSet::Test => 20261201,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            DealSet::Dev => "dev",
+            DealSet::Test => "test",
+        }
+    }
+    pub fn deals(self) -> Vec<Deal> {
+        generate_deals(DEAL_SET_SIZE, self.seed())
+    }
+}
+
+/// Where the deals of an evaluation come from, as the command line names it: `dev`, `test`,
+/// or a deal file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DealSource {
+    Set(DealSet),
+    File(PathBuf),
+}
+
+impl std::str::FromStr for DealSource {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<DealSource, Self::Err> {
+        Ok(match s {
+            "dev" => DealSource::Set(DealSet::Dev),
+            "test" => DealSource::Set(DealSet::Test),
+            path => DealSource::File(PathBuf::from(path)),
+        })
+    }
+}
+
+impl std::fmt::Display for DealSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DealSource::Set(set) => f.write_str(set.name()),
+            DealSource::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+impl DealSource {
+    /// The deals; a file's error names it, the line and the reason.
+    pub fn load(&self) -> Result<Vec<Deal>, DealError> {
+        match self {
+            DealSource::Set(set) => Ok(set.deals()),
+            DealSource::File(path) => read_deals(path),
+        }
+    }
+}
+
+/// The default set of evaluations, replays and people's games: `dev`.
 pub fn default_deals() -> Vec<Deal> {
-    generate_deals(1000, 20261129)
+    DealSet::Dev.deals()
 }
 
 fn ids(set: CardSet) -> Vec<u32> {
@@ -135,6 +204,20 @@ pub fn read_deals(path: &Path) -> Result<Vec<Deal>, DealError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dev_and_test_are_apart_and_dev_keeps_the_old_set() {
+        let (dev, test) = (DealSet::Dev.deals(), DealSet::Test.deals());
+        assert_eq!((dev.len(), test.len()), (DEAL_SET_SIZE, DEAL_SET_SIZE));
+        assert_eq!(dev[..1000], generate_deals(1000, 20261129)[..], "the first 1,000 are the old built-in set");
+        let seen: std::collections::HashSet<String> = dev.iter().map(Deal::to_json).collect();
+        assert!(test.iter().all(|d| !seen.contains(&d.to_json())), "no test deal is a dev deal");
+        assert_eq!("test".parse::<DealSource>().unwrap().load().unwrap(), test);
+        assert_eq!("x.jsonl".parse::<DealSource>().unwrap(), DealSource::File("x.jsonl".into()));
+        assert!(
+            "no/such.jsonl".parse::<DealSource>().unwrap().load().unwrap_err().to_string().contains("no/such.jsonl")
+        );
+    }
 
     #[test]
     fn round_trip_and_errors() {

@@ -10,7 +10,9 @@ pub mod spiel;
 pub mod state;
 
 pub use action_table::{ActionId, ActionTable, NUM_ACTIONS};
-pub use deals::{Deal, DealError, default_deals, generate_deals, read_deals, write_deals};
+pub use deals::{
+    DEAL_SET_SIZE, Deal, DealError, DealSet, DealSource, default_deals, generate_deals, read_deals, write_deals,
+};
 pub use movegen::{MoveList, legal_plays, legal_plays_vec};
 pub use play::{Kind, Play, PlayError, classify};
 pub use state::{

@@ -1,0 +1,52 @@
+//! `ddz ladder` through the real binary: a small roster with an outside program in it, the
+//! report files, the ratings' order, and a resumed ladder that replays only what changed.
+
+use std::path::Path;
+use std::process::Command;
+
+fn ddz() -> &'static str {
+    env!("CARGO_BIN_EXE_ddz")
+}
+
+fn ladder(out: &Path, agents: &str) -> String {
+    let run = Command::new(ddz())
+        .args(["ladder", "--deals", "test", "--n", "30", "--threads", "2", "--agents", agents, "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    String::from_utf8(run.stdout).unwrap()
+}
+
+fn modified(path: &Path) -> std::time::SystemTime {
+    std::fs::metadata(path).unwrap().modified().unwrap()
+}
+
+#[test]
+fn a_ladder_rates_its_roster_writes_its_reports_and_resumes() {
+    let out = std::env::temp_dir().join(format!("ddz-ladder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let bot = format!("served=bot:{} bot --agent rule", ddz());
+    let text = ladder(&out, &format!("random,rule,{bot}"));
+    assert!(text.contains("Deal set: test (30 deals, both seatings)"), "{text}");
+    for file in ["ladder.md", "ladder.json", "ladder.png", "ratings.csv", "pairs/random--rule.json"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("ladder.json")).unwrap()).unwrap();
+    let rating = |label: &str| {
+        let k = json["labels"].as_array().unwrap().iter().position(|l| l == label).unwrap();
+        json["ratings"][k]["rating"].as_f64().unwrap()
+    };
+    assert!(rating("rule") > rating("random") + 300.0, "{json}");
+    // The bot is the rule agent: the same games, so an even match.
+    let k = |label: &str| json["labels"].as_array().unwrap().iter().position(|l| l == label).unwrap();
+    assert_eq!(json["cells"][k("rule")][k("random")]["wp"], json["cells"][k("served")][k("random")]["wp"]);
+    // Resumed with one agent changed: the kept pairing stays as it was, the new ones are played.
+    let kept = out.join("pairs/random--rule.json");
+    let before = modified(&kept);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let text = ladder(&out, "random,rule,ismcts:rule?sims=2");
+    assert_eq!(modified(&kept), before, "a finished pairing is not played again");
+    assert!(text.contains("play the first 30 only") && text.contains("ismcts:rule"), "{text}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
