@@ -32,7 +32,8 @@ fn a_ladder_rates_its_roster_writes_its_reports_and_resumes() {
     for file in ["ladder.md", "ladder.json", "ladder.png", "ratings.csv", "pairs/random--rule.json"] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("ladder.json")).unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("ladder.json")).unwrap()).unwrap();
     let rating = |label: &str| {
         let k = json["labels"].as_array().unwrap().iter().position(|l| l == label).unwrap();
         json["ratings"][k]["rating"].as_f64().unwrap()

@@ -12,6 +12,8 @@ pub mod bid;
 pub mod bidder;
 pub mod bot_client;
 #[cfg(feature = "torch")]
+pub mod douzero;
+#[cfg(feature = "torch")]
 pub mod ismcts;
 #[cfg(feature = "torch")]
 pub mod leaf;

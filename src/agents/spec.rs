@@ -15,6 +15,8 @@
 //!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
 //!   frontier.
 //!
+//! - `douzero:DIR`: DouZero's checkpoints (`landlord*.ckpt`, `landlord_up*.ckpt`,
+//!   `landlord_down*.ckpt`, as its trainer writes them) played natively ([`super::douzero`]);
 //! - `bot:CMD?timeout_ms=10000&on_error=fail`: a program speaking the native bot protocol
 //!   ([`super::bot_client`]), started once per worker with `sh -c CMD`; `on_error=forfeit` turns
 //!   its failures into lost games. CMD may be quoted (`bot:"CMD"?…`), and must be where it holds
@@ -48,6 +50,8 @@ pub enum AgentSpec {
     Auto(PathBuf, AutoSettings),
     /// A program speaking the native bot protocol: its shell command and knobs.
     Bot(String, BotSettings),
+    /// DouZero's checkpoints (a folder of its `.ckpt` files, or of them converted).
+    Douzero(PathBuf),
 }
 
 /// What guides a search agent: a network, or (no network) rollouts of a simple agent or the
@@ -91,7 +95,7 @@ impl Default for AlphaBetaKnobs {
 pub enum AgentError {
     #[error(
         "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs], auto:NET, \
-         alphabeta:GUIDE[?knobs] or bot:CMD (see ddz eval --help)"
+         alphabeta:GUIDE[?knobs], douzero:DIR or bot:CMD (see ddz eval --help)"
     )]
     Unknown(String),
     #[error("agent {spec:?}: {reason}")]
@@ -118,6 +122,7 @@ impl std::str::FromStr for AgentSpec {
             let knobs = parse_knobs(query).map_err(setting)?;
             return match kind {
                 "checkpoint" if !rest.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(rest))),
+                "douzero" if !rest.is_empty() => Ok(AgentSpec::Douzero(PathBuf::from(rest))),
                 "pimc" => Ok(AgentSpec::Pimc(network_path(guide).map_err(setting)?, pimc(&knobs).map_err(setting)?)),
                 "ismcts" => {
                     Ok(AgentSpec::Ismcts(guide_spec(guide, false).map_err(setting)?, ismcts(&knobs).map_err(setting)?))
@@ -384,6 +389,7 @@ impl std::fmt::Display for AgentSpec {
                 s.prior_farmers,
                 s.network_steps
             ),
+            AgentSpec::Douzero(p) => write!(f, "douzero:{}", p.display()),
             AgentSpec::Bot(command, s) => {
                 let mut knobs = Vec::new();
                 if s.timeout != BotSettings::default().timeout {
@@ -442,6 +448,7 @@ impl AgentSpec {
                 Box::new(AutoAgent::new(nets, *settings, name))
             }
             AgentSpec::Bot(command, settings) => Box::new(BotAgent::new(command, *settings, name)),
+            AgentSpec::Douzero(dir) => Box::new(super::douzero::DouzeroAgent::load(dir, name)?),
         })
     }
 }

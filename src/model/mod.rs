@@ -9,6 +9,7 @@
 //! - [`evaluator`]: the hand evaluator (a hand to the landlord's chance and points) and its update.
 
 pub mod bidnet;
+pub mod douzero;
 pub mod evaluator;
 pub mod imitation;
 pub mod learner;

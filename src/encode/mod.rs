@@ -46,6 +46,8 @@
 //! | 103    | 60   | the kicker cards |
 //! | 163    | 60   | own hand after the play |
 
+pub mod douzero;
+
 use crate::cards::{Counts, NUM_RANKS};
 use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, State};
 

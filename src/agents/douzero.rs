@@ -1,0 +1,57 @@
+//! `douzero:DIR`: DouZero's checkpoints playing in ddz, natively: DouZero's observation
+//! ([`crate::encode::douzero`]) and its networks ([`crate::model::douzero`]), greedy on Q over
+//! the legal plays as DouZero's own `DeepAgent` is (the first of equal values; a lone legal
+//! play is made without asking the network). It reads only the seat's view.
+
+use super::{Agent, Candidate};
+use crate::encode::douzero::{CARDS, View, observe, write_cards};
+use crate::game::{Play, State};
+use crate::model::WeightsError;
+use crate::model::douzero::DouzeroNets;
+use std::path::Path;
+
+pub struct DouzeroAgent {
+    nets: DouzeroNets,
+    name: String,
+}
+
+impl DouzeroAgent {
+    /// The agent of a DouZero checkpoint folder (converted to safetensors on first use).
+    pub fn load(dir: &Path, name: String) -> Result<DouzeroAgent, WeightsError> {
+        Ok(DouzeroAgent { nets: DouzeroNets::load(dir)?, name })
+    }
+
+    /// Q of each play at `state`, by the network of the seat's role.
+    pub fn q_values(&self, state: &State, plays: &[Play]) -> Vec<f32> {
+        let obs = observe(&View::of(state));
+        let rows: Vec<[f32; CARDS]> = plays
+            .iter()
+            .map(|p| {
+                let mut row = [0.0; CARDS];
+                write_cards(p.cards, &mut row);
+                row
+            })
+            .collect();
+        self.nets.of(obs.role).q_values(&obs, &rows)
+    }
+}
+
+/// The index of the first largest value.
+fn first_max(values: &[f32]) -> usize {
+    values.iter().enumerate().fold(0, |best, (k, &v)| if v > values[best] { k } else { best })
+}
+
+impl Agent for DouzeroAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+        if plays.len() == 1 {
+            return 0;
+        }
+        first_max(&self.q_values(state, plays))
+    }
+    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
+        Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
+    }
+}

@@ -1,0 +1,131 @@
+//! `douzero:DIR` against the real `douzero` package (1.1.0, installed from PyPI into the
+//! project venv on first use): a checkpoint folder made with DouZero's own model code, games in
+//! DouZero's own engine with its `DeepAgent`, and on every decision ddz's features (exactly),
+//! Q values (within 1e-4) and choice (the same play) — then the agent in ddz's games, honest.
+
+use ddz::agents::{Agent, AgentSpec};
+use ddz::cards::Counts;
+use ddz::encode::douzero::{CARDS, View, observe, write_cards};
+use ddz::game::{MoveList, Role, State};
+use ddz::model::douzero::DouzeroNets;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn venv_python() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python")
+}
+
+/// DouZero's reference games into `out` (douzero installed into the venv first, if needed).
+fn reference(out: &Path, games: u32, seed: u64) {
+    let python = venv_python();
+    let has = Command::new(&python).args(["-c", "import douzero.evaluation.deep_agent"]).status().unwrap().success();
+    if !has {
+        let pip =
+            ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "douzero==1.1.0", "rlcard", "gitpython"];
+        assert!(Command::new(&python).args(pip).status().unwrap().success(), "installing douzero");
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/douzero_reference.py");
+    let run = Command::new(&python).arg(script).arg(out).args([games.to_string(), seed.to_string()]).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+}
+
+fn counts(text: &str) -> Counts {
+    Counts::parse(text).unwrap()
+}
+
+fn ints(v: &serde_json::Value) -> Vec<f32> {
+    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()
+}
+
+fn row(cards: Counts) -> [f32; CARDS] {
+    let mut r = [0.0; CARDS];
+    write_cards(cards, &mut r);
+    r
+}
+
+#[test]
+fn douzero_agent_computes_what_douzeros_deep_agent_does() {
+    let dir = std::env::temp_dir().join(format!("ddz-douzero-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // SAFETY: this test binary runs this one test, so no thread reads the environment meanwhile.
+    unsafe { std::env::set_var("XDG_CACHE_HOME", dir.join("cache")) };
+    reference(&dir, 60, 7);
+    ddz::runtime::configure_threads(1);
+    let nets = DouzeroNets::load(&dir).unwrap();
+    assert!(std::fs::read_dir(dir.join("cache/ddz/douzero")).unwrap().count() == 1, "converted into the cache");
+    let text = std::fs::read_to_string(dir.join("decisions.jsonl")).unwrap();
+    let (mut decisions, mut worst) = (0, 0.0f32);
+    for line in text.lines() {
+        let d: serde_json::Value = serde_json::from_str(line).unwrap();
+        let role = Role::parse(d["role"].as_str().unwrap()).unwrap();
+        let moves = d["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (Role::parse(m[0].as_str().unwrap()).unwrap(), counts(m[1].as_str().unwrap())));
+        let view = View { role, hand: counts(d["hand"].as_str().unwrap()), moves: moves.collect() };
+        let obs = observe(&view);
+        let what = format!("decision {decisions}: {line:.300}");
+        assert_eq!(obs.x_state, ints(&d["x_no_action"]), "x: {what}");
+        assert_eq!(obs.z, ints(&d["z"]), "z: {what}");
+        let legal: Vec<Counts> = d["legal"].as_array().unwrap().iter().map(|p| counts(p.as_str().unwrap())).collect();
+        let chosen = d["chosen"].as_u64().unwrap() as usize;
+        let chosen_row: Vec<f32> = obs.x_state.iter().copied().chain(row(legal[chosen])).collect();
+        assert_eq!(chosen_row, ints(&d["chosen_row"]), "the chosen play's row: {what}");
+        let rows: Vec<[f32; CARDS]> = legal.iter().map(|&c| row(c)).collect();
+        let q = nets.of(role).q_values(&obs, &rows);
+        for (ours, theirs) in q.iter().zip(ints(&d["q"])) {
+            worst = worst.max((ours - theirs).abs());
+        }
+        let ours = q.iter().enumerate().fold(0, |b, (k, &v)| if v > q[b] { k } else { b });
+        assert_eq!(ours, chosen, "the same play: {what}");
+        decisions += 1;
+    }
+    eprintln!("{decisions} decisions of DouZero's DeepAgent: features equal, Q within {worst:.2e}, same choices");
+    assert!(decisions >= 2000, "{decisions} decisions");
+    assert!(worst < 1e-4, "Q differs by {worst}");
+
+    // The agent by its spec, in ddz's games: legal plays only, and it never reads a hidden card.
+    let spec: AgentSpec = format!("douzero:{}", dir.display()).parse().unwrap();
+    let mut agent = spec.build().unwrap();
+    let report = ddz::eval::evaluate(
+        &spec,
+        &AgentSpec::Rule,
+        &ddz::game::generate_deals(10, 3),
+        1,
+        &indicatif::ProgressBar::hidden(),
+    )
+    .unwrap();
+    assert_eq!((report.illegal_plays(), report.overall.games), (0, 20));
+    assert_honest(agent.as_mut());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// At decisions of random games, the agent given a state with other hidden hands (the same
+/// information for its seat) makes the same play.
+fn assert_honest(agent: &mut dyn Agent) {
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut plays = MoveList::new();
+    let (mut decisions, mut differ) = (0, 0);
+    for _ in 0..3 {
+        let mut s = State::new(Default::default());
+        s.deal_random(&mut rng);
+        while let Some(seat) = s.current_player() {
+            s.legal_plays_into(&mut plays);
+            if plays.len() > 1 {
+                let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
+                differ += (0..3).any(|p| other.hand(p) != s.hand(p)) as u32;
+                assert_eq!(
+                    agent.choose(&s, &plays),
+                    agent.choose(&other, &plays),
+                    "the play must not depend on hidden hands"
+                );
+                decisions += 1;
+            }
+            s.apply_play(plays[rng.random_range(0..plays.len())]).unwrap();
+        }
+    }
+    assert!(decisions > 20 && differ > 10, "{decisions} decisions, {differ} with other hidden hands");
+}
