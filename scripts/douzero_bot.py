@@ -3,8 +3,9 @@ stdin, one answer a line on stdout) with an agent of the `douzero` package (1.1.
 
   python3 scripts/douzero_bot.py rlcard     RLCard's rule agent, as DouZero's evaluation has it
   python3 scripts/douzero_bot.py random     DouZero's random agent
-  python3 scripts/douzero_bot.py DIR        DouZero's DeepAgent on DIR/landlord.ckpt,
-                                            DIR/landlord_up.ckpt, DIR/landlord_down.ckpt
+  python3 scripts/douzero_bot.py DIR        DouZero's DeepAgent on DIR's checkpoints: ROLE.ckpt
+                                            or ROLE_weights_FRAMES.ckpt (the most frames), for
+                                            landlord, landlord_up and landlord_down
 
 so that `ddz eval --a X --b 'bot:python3 scripts/douzero_bot.py rlcard'` plays X against it.
 Run by a Python without douzero, it installs douzero into the project's .venv (first use) and
@@ -136,6 +137,17 @@ def infoset(request):
     return info, None
 
 
+def checkpoint_of(folder, role):
+    """ROLE.ckpt, or the ROLE_weights_FRAMES.ckpt with the most frames (as douzero:DIR picks)."""
+    best = None
+    for f in folder.glob(role + "*.ckpt") if folder.is_dir() else []:
+        rest = f.name[len(role):-len(".ckpt")]
+        frames = 0 if rest == "" else int(rest[len("_weights_"):]) if rest.startswith("_weights_") and rest[len("_weights_"):].isdigit() else None
+        if frames is not None and (best is None or frames > best[0]):
+            best = (frames, f)
+    return best and best[1]
+
+
 def make_agents(kind):
     if kind == "rlcard":
         from douzero.evaluation.rlcard_agent import RLCardAgent
@@ -144,11 +156,11 @@ def make_agents(kind):
         from douzero.evaluation.random_agent import RandomAgent
         return {r: RandomAgent() for r in ROLES}
     folder = Path(kind)
-    files = {r: folder / f"{r}.ckpt" for r in ROLES}
-    missing = [str(f) for f in files.values() if not f.is_file()]
+    files = {r: checkpoint_of(folder, r) for r in ROLES}
+    missing = [r for r, f in files.items() if f is None]
     if missing:
-        sys.exit(f"douzero_bot: {kind!r} is not rlcard, random or a folder with "
-                 f"landlord.ckpt, landlord_up.ckpt and landlord_down.ckpt (missing: {', '.join(missing)})")
+        sys.exit(f"douzero_bot: {kind!r} is not rlcard, random or a folder of DouZero checkpoints "
+                 f"(ROLE.ckpt or ROLE_weights_FRAMES.ckpt; none for {', '.join(missing)})")
     import torch
     torch.set_num_threads(1)
     from douzero.evaluation.deep_agent import DeepAgent

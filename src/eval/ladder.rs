@@ -51,7 +51,7 @@ pub const DEFAULT_ROSTER: &[&str] = &[
     "random",
     "rule",
     "rlcard=bot:python3 scripts/douzero_bot.py rlcard",
-    "douzero-1h=bot:python3 scripts/douzero_bot.py models/douzero-1h",
+    "douzero-1h=douzero:models/douzero-1h",
     "dmc-1h=checkpoint:models/dmc-1h/model.safetensors",
     "dmc-2h=checkpoint:models/dmc-2h/model.safetensors",
     "dmc-v2-1h=checkpoint:models/dmc-v2-1h/model.safetensors",
