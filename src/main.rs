@@ -415,6 +415,17 @@ AGENTS:
                                alpha-beta `depth` plies deep over the `top` plays at each node, in
                                `worlds` drawn worlds; GUIDE a network (its value at the frontier) or
                                heuristic (the hand shape)
+  douzero:DIR                  DouZero's checkpoints (landlord*.ckpt, landlord_up*.ckpt,
+                               landlord_down*.ckpt as its trainer writes them, converted once with
+                               the venv's torch), played natively, greedy on its Q
+  bot:CMD?timeout_ms=10000&on_error=fail
+                               any program speaking ddz's native bot protocol (JSON lines, as
+                               `ddz bot` serves), started once per worker with `sh -c CMD`; a crash,
+                               time-out or bad answer stops the command with the bot, deal and
+                               request named (on_error=forfeit: that game is lost and counted).
+                               E.g. bot:python3 scripts/douzero_bot.py rlcard (RLCard's rule
+                               agent). Quote CMD (bot:\"CMD\"?knobs) where it holds a `?`; in a
+                               comma-separated list it must hold no comma
   NET is checkpoint:PATH or PATH; ms=0 means no time limit. No agent reads a hidden card: search
   agents see only worlds drawn from their seat's information.";
 
