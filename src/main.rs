@@ -259,7 +259,7 @@ struct LadderArgs {
     #[arg(long)]
     n: Option<usize>,
     /// Deals the pairings of a search agent play (the first ones of the set).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 100)]
     slow_deals: usize,
     /// Where the pairings, ladder.{md,json,png} and ratings.csv go (and are resumed from).
     #[arg(long, default_value = "runs/ladder")]

@@ -311,7 +311,7 @@ impl Agent for BotAgent {
         let request = serde_json::to_string(&BidRequest::of(state)).expect("a request serialises");
         let answer = self.ask(&request)?;
         match answer.get("bid").and_then(|b| b.as_u64()) {
-            Some(b) if legal.contains(&(b as u8)) && b <= 3 => Ok(b as u8),
+            Some(b) if b <= 3 && legal.contains(&(b as u8)) => Ok(b as u8),
             Some(b) => Err(self.fault(&format!("bid {b}, not one of {legal:?}"), &request)),
             None => Err(self.fault("answered no \"bid\" number", &request)),
         }

@@ -173,7 +173,7 @@ mod tests {
         let mut rule = RuleAgent::new();
         for (world, returns) in worlds.into_iter().zip(batched) {
             let mut alone = world;
-            play_out(&mut alone, &mut Sides { landlord: &mut net, farmers: &mut rule }, |_, _, _, _| {});
+            play_out(&mut alone, &mut Sides { landlord: &mut net, farmers: &mut rule }, |_, _, _, _| {}).unwrap();
             assert_eq!(alone.returns(), returns);
         }
     }
