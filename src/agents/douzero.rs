@@ -36,11 +36,6 @@ impl DouzeroAgent {
     }
 }
 
-/// The index of the first largest value.
-fn first_max(values: &[f32]) -> usize {
-    values.iter().enumerate().fold(0, |best, (k, &v)| if v > values[best] { k } else { best })
-}
-
 impl Agent for DouzeroAgent {
     fn name(&self) -> String {
         self.name.clone()
@@ -49,7 +44,8 @@ impl Agent for DouzeroAgent {
         if plays.len() == 1 {
             return 0;
         }
-        first_max(&self.q_values(state, plays))
+        // The first of equal values, as numpy's argmax in DouZero's DeepAgent.
+        super::model::argmax(&self.q_values(state, plays))
     }
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
         Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
