@@ -42,6 +42,10 @@ fn a_ladder_rates_its_roster_writes_its_reports_and_resumes() {
     // The bot is the rule agent: the same games, so an even match.
     let k = |label: &str| json["labels"].as_array().unwrap().iter().position(|l| l == label).unwrap();
     assert_eq!(json["cells"][k("rule")][k("random")]["wp"], json["cells"][k("served")][k("random")]["wp"]);
+    let (r, x) = (&json["cells"][k("rule")][k("random")], &json["cells"][k("random")][k("rule")]);
+    let num = |v: &serde_json::Value| v.as_f64().unwrap();
+    assert!((num(&r["wp"]) - (num(&r["wp_landlord"]) + num(&r["wp_farmers"])) / 2.0).abs() < 1e-9, "{r}");
+    assert!((num(&r["wp_landlord"]) - (1.0 - num(&x["wp_farmers"]))).abs() < 1e-9, "the mirror cell: {x}");
     // Resumed with one agent changed: the kept pairing stays as it was, the new ones are played.
     let kept = out.join("pairs/random--rule.json");
     let before = modified(&kept);

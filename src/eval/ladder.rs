@@ -93,6 +93,11 @@ pub struct Cell {
     pub wins: u32,
     pub wp: f64,
     pub wp_ci95: f64,
+    /// WP of the row's agent as landlord and as farmers, with their 95% CIs.
+    pub wp_landlord: f64,
+    pub wp_landlord_ci95: f64,
+    pub wp_farmers: f64,
+    pub wp_farmers_ci95: f64,
     pub adp: f64,
     pub adp_ci95: f64,
     pub rule_mismatches: u32,
@@ -213,18 +218,29 @@ fn cells_of(k: &Kept) -> (Cell, Cell) {
     let (wp_ci, adp, adp_ci) =
         (num(&overall["wp"]["ci95"]), num(&overall["adp"]["mean"]), num(&overall["adp"]["ci95"]));
     let wp = if k.games > 0 { k.wins as f64 / k.games as f64 } else { f64::NAN };
-    let cell = |wins: u32, wp: f64, adp: f64, forfeits: u32| Cell {
+    let seat = |key: &str| (num(&k.report[key]["wp"]["mean"]), num(&k.report[key]["wp"]["ci95"]));
+    let (landlord, farmers) = (seat("a_as_landlord"), seat("a_as_farmers"));
+    // B's landlord games are A's farmer games, and the other way round.
+    let cell = |wins: u32, wp: f64, adp: f64, forfeits: u32, seats: [(f64, f64); 2]| Cell {
         deals: k.deals,
         games: k.games,
         wins,
         wp,
         wp_ci95: wp_ci,
+        wp_landlord: seats[0].0,
+        wp_landlord_ci95: seats[0].1,
+        wp_farmers: seats[1].0,
+        wp_farmers_ci95: seats[1].1,
         adp,
         adp_ci95: adp_ci,
         rule_mismatches: count("rule_mismatches"),
         forfeits,
     };
-    (cell(k.wins, wp, adp, count("forfeits")), cell(k.games - k.wins, 1.0 - wp, -adp, count("opponent_forfeits")))
+    let mirrored = [(1.0 - farmers.0, farmers.1), (1.0 - landlord.0, landlord.1)];
+    (
+        cell(k.wins, wp, adp, count("forfeits"), [landlord, farmers]),
+        cell(k.games - k.wins, 1.0 - wp, -adp, count("opponent_forfeits"), mirrored),
+    )
 }
 
 /// Bradley–Terry strengths fitted to the games (wins[i][j] of i against j, games[i][j]) by the
@@ -399,6 +415,10 @@ mod tests {
                 wins,
                 wp: wins as f64 / 400.0,
                 wp_ci95: 0.0,
+                wp_landlord: 0.0,
+                wp_landlord_ci95: 0.0,
+                wp_farmers: 0.0,
+                wp_farmers_ci95: 0.0,
                 adp: 0.0,
                 adp_ci95: 0.0,
                 rule_mismatches: 0,
