@@ -54,7 +54,9 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
     reference(&dir, 60, 7);
     ddz::runtime::configure_threads(1);
     let nets = DouzeroNets::load(&dir).unwrap();
-    assert!(std::fs::read_dir(dir.join("cache/ddz/douzero")).unwrap().count() == 1, "converted into the cache");
+    let cached: Vec<_> = std::fs::read_dir(dir.join("cache/ddz/douzero")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(cached.len(), 1, "converted into the cache, keyed by content");
+    DouzeroNets::load(&cached[0]).expect("a converted folder loads as it is");
     let text = std::fs::read_to_string(dir.join("decisions.jsonl")).unwrap();
     let (mut decisions, mut worst) = (0, 0.0f32);
     for line in text.lines() {

@@ -238,10 +238,10 @@ impl BotAgent {
     }
 
     fn ask_process(&mut self, request: &str) -> Result<String, String> {
-        if self.process.is_none() {
-            self.process = Some(Process::start(&self.command)?);
-        }
-        let process = self.process.as_mut().expect("started above");
+        let process = match &mut self.process {
+            Some(process) => process,
+            none => none.insert(Process::start(&self.command)?),
+        };
         process.ask(request, self.settings.timeout)
     }
 
