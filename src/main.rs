@@ -261,6 +261,11 @@ struct LadderArgs {
     /// Deals the pairings of a search agent play (the first ones of the set).
     #[arg(long, default_value_t = 100)]
     slow_deals: usize,
+    /// The whole game with bidding: each deal in all six seatings (each agent alone against two
+    /// of the other in every seat), as `ddz eval --bidding`; bot: agents bid with the rule
+    /// bidder. Its pairings play on one thread each.
+    #[arg(long)]
+    bidding: bool,
     /// Where the pairings, ladder.{md,json,png} and ratings.csv go (and are resumed from).
     #[arg(long, default_value = "runs/ladder")]
     out: PathBuf,
@@ -890,7 +895,13 @@ fn ladder(args: LadderArgs) -> Result<()> {
         deals.truncate(n);
     }
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    let config = LadderConfig { deal_set: args.deals.to_string(), slow_deals: args.slow_deals, threads, out: args.out };
+    let config = LadderConfig {
+        deal_set: args.deals.to_string(),
+        slow_deals: args.slow_deals,
+        threads,
+        bidding: args.bidding,
+        out: args.out,
+    };
     let pairs = roster.len() * roster.len().saturating_sub(1) / 2;
     let bar = indicatif::ProgressBar::new(pairs as u64);
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pairings ({elapsed}) {msg}")?);

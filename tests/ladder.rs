@@ -55,3 +55,25 @@ fn a_ladder_rates_its_roster_writes_its_reports_and_resumes() {
     assert!(text.contains("play the first 30 only") && text.contains("ismcts:rule"), "{text}");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+#[test]
+fn a_ladder_with_bidding_plays_all_six_seatings() {
+    let out = std::env::temp_dir().join(format!("ddz-ladder-bidding-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let run = Command::new(ddz())
+        .args(["ladder", "--bidding", "--deals", "test", "--n", "20", "--agents", "random,rule", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.contains("20 deals, all six seatings with bidding"), "{text}");
+    let pair: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("pairs/random--rule.json")).unwrap()).unwrap();
+    let games = pair["games"].as_u64().unwrap();
+    assert!(pair["bidding"] == true && games > 100 && games <= 120, "six games a deal, the contested ones: {pair}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("ladder.json")).unwrap()).unwrap();
+    assert!(json["ratings"][1]["rating"].as_f64().unwrap() > json["ratings"][0]["rating"].as_f64().unwrap() + 200.0);
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -48,6 +48,11 @@ pub struct BiddingSide {
     pub adp: Estimate,
     /// Share of the contested games it won.
     pub wp: f64,
+    /// Contested games (someone bid), games won of them, and of them the games it played as
+    /// landlord.
+    pub contested: usize,
+    pub won: usize,
+    pub contested_as_landlord: usize,
     /// Share of the games in which it became the landlord.
     pub landlord_share: f64,
     pub wp_as_landlord: Option<f64>,
@@ -151,6 +156,9 @@ fn side(agent: String, games: &[Outcome]) -> BiddingSide {
         games: games.len(),
         adp: Estimate::of(&games.iter().map(|g| g.points).collect::<Vec<_>>()),
         wp: share(won(&all), all.len()),
+        contested: all.len(),
+        won: won(&all),
+        contested_as_landlord: as_landlord.len(),
         landlord_share: share(as_landlord.len(), games.len()),
         wp_as_landlord: (!as_landlord.is_empty()).then(|| share(won(&as_landlord), as_landlord.len())),
         wp_as_farmer: (!as_farmer.is_empty()).then(|| share(won(&as_farmer), as_farmer.len())),

@@ -7,8 +7,10 @@
 //! agents, deal set or number of deals changed. A slow agent (search) plays only the first
 //! `slow_deals` deals; its pairings say how many they played, and its intervals are wider.
 
+use super::bidding::{AllPass, Bidding, BiddingReport, evaluate_bidding};
 use super::{EvalError, MatchReport, evaluate};
 use crate::agents::AgentSpec;
+use crate::agents::bidder::BidderSpec;
 use crate::game::Deal;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -68,6 +70,9 @@ pub struct LadderConfig {
     /// Deals a slow agent's pairings play (a prefix of the set).
     pub slow_deals: usize,
     pub threads: usize,
+    /// The whole game with bidding: every deal in all six seatings (each agent alone against
+    /// two copies of the other in each seat), as `ddz eval --bidding` plays it.
+    pub bidding: bool,
     /// The folder of the pairings, the report and the plot.
     pub out: PathBuf,
 }
@@ -79,6 +84,9 @@ struct Kept {
     b: String,
     deal_set: String,
     deals: usize,
+    /// With bidding: `report` is a `ddz eval --bidding` report.
+    #[serde(default)]
+    bidding: bool,
     /// A's wins and the games counted (forfeits count, rule mismatches do not).
     wins: u32,
     games: u32,
@@ -124,6 +132,8 @@ pub struct Ladder {
     pub cells: Vec<Vec<Option<Cell>>>,
     pub ratings: Vec<Rating>,
     pub rules: &'static str,
+    /// Whether the games were played with bidding (all six seatings).
+    pub bidding: bool,
 }
 
 fn pair_file(out: &Path, a: &Entry, b: &Entry) -> PathBuf {
@@ -164,19 +174,25 @@ pub fn run(
                         && k.b == b.spec.to_string()
                         && k.deal_set == config.deal_set
                         && k.deals == count
+                        && k.bidding == config.bidding
                 });
             let kept = match kept {
                 Some(k) => k,
                 None => {
                     let hidden = indicatif::ProgressBar::hidden();
-                    let report = evaluate(&a.spec, &b.spec, &deals[..count], config.threads, &hidden)?;
-                    let k = keep(&report, &config.deal_set);
+                    let k = if config.bidding {
+                        let (x, y) = (bidding_of(&a.spec), bidding_of(&b.spec));
+                        let report = evaluate_bidding(&x, &y, &deals[..count], AllPass::Redeal, &hidden)?;
+                        keep_bidding(&report, &config.deal_set, &a.spec, &b.spec)
+                    } else {
+                        keep(&evaluate(&a.spec, &b.spec, &deals[..count], config.threads, &hidden)?, &config.deal_set)
+                    };
                     let text = serde_json::to_string_pretty(&k).expect("a report serialises");
                     crate::run::write_atomically(&file, &text).map_err(|e| io(&file, e.to_string()))?;
                     k
                 }
             };
-            let (ab, ba) = cells_of(&kept);
+            let (ab, ba) = if kept.bidding { cells_of_bidding(&kept) } else { cells_of(&kept) };
             cells[i][j] = Some(ab);
             cells[j][i] = Some(ba);
             done += 1;
@@ -193,8 +209,66 @@ pub fn run(
         slow: roster.iter().map(|e| e.slow).collect(),
         cells,
         ratings,
-        rules: super::RULES,
+        rules: if config.bidding { BIDDING_RULES } else { super::RULES },
+        bidding: config.bidding,
     })
+}
+
+/// The rules of a ladder with bidding, as its report states them.
+const BIDDING_RULES: &str = "with bidding, each agent alone against two of the other in every seat (all six seatings of a \
+     deal); bidding 1-2-3, all pass = dealt again; points: bid × 2 per bomb or rocket × 2 for a spring, landlord twice; \
+     bot: agents bid with the rule bidder";
+
+/// Who bids for an agent on a ladder with bidding: its own bidding, except for outside programs
+/// (DouZero's agents do not bid), which bid with the rule bidder.
+fn bidding_of(spec: &AgentSpec) -> Bidding<'_> {
+    static RULE: BidderSpec = BidderSpec::Rule;
+    static OWN: BidderSpec = BidderSpec::Own;
+    Bidding { agent: spec, bidder: if matches!(spec, AgentSpec::Bot(..)) { &RULE } else { &OWN } }
+}
+
+fn keep_bidding(report: &BiddingReport, deal_set: &str, a: &AgentSpec, b: &AgentSpec) -> Kept {
+    let (x, y) = (&report.a, &report.b);
+    Kept {
+        a: a.to_string(),
+        b: b.to_string(),
+        deal_set: deal_set.to_string(),
+        deals: report.deals,
+        bidding: true,
+        // A wins the contested games it won alone, and those B lost alone.
+        wins: (x.won + y.contested - y.won) as u32,
+        games: (x.contested + y.contested) as u32,
+        report: serde_json::to_value(report).expect("a report serialises"),
+    }
+}
+
+/// A with-bidding pairing's cells: WP over the contested games of both agents' lone seats; the
+/// WP per role and the ADP are those of each agent's own lone games.
+fn cells_of_bidding(k: &Kept) -> (Cell, Cell) {
+    let ci = |p: f64, n: f64| if n > 0.0 { 1.96 * (p * (1.0 - p) / n).sqrt() } else { f64::NAN };
+    let num = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
+    let side = |key: &str, wins: u32| {
+        let s = &k.report[key];
+        let (contested, as_landlord) = (num(&s["contested"]), num(&s["contested_as_landlord"]));
+        let (landlord, farmer) = (num(&s["wp_as_landlord"]), num(&s["wp_as_farmer"]));
+        let wp = if k.games > 0 { wins as f64 / k.games as f64 } else { f64::NAN };
+        Cell {
+            deals: k.deals,
+            games: k.games,
+            wins,
+            wp,
+            wp_ci95: ci(wp, k.games as f64),
+            wp_landlord: landlord,
+            wp_landlord_ci95: ci(landlord, as_landlord),
+            wp_farmers: farmer,
+            wp_farmers_ci95: ci(farmer, contested - as_landlord),
+            adp: num(&s["adp"]["mean"]),
+            adp_ci95: num(&s["adp"]["ci95"]),
+            rule_mismatches: 0,
+            forfeits: 0,
+        }
+    };
+    (side("a", k.wins), side("b", k.games - k.wins))
 }
 
 fn keep(report: &MatchReport, deal_set: &str) -> Kept {
@@ -204,6 +278,7 @@ fn keep(report: &MatchReport, deal_set: &str) -> Kept {
         b: report.b.clone(),
         deal_set: deal_set.to_string(),
         deals: report.deals,
+        bidding: false,
         wins: (o.wp.mean * o.games as f64).round() as u32,
         games: o.games as u32,
         report: serde_json::to_value(report).expect("a report serialises"),
@@ -313,10 +388,9 @@ impl Ladder {
         } else {
             String::new()
         };
-        let mut out = format!(
-            "Deal set: {} ({} deals, both seatings{slow}). Rules: {}.\n\n",
-            self.deal_set, self.deals, self.rules
-        );
+        let seatings = if self.bidding { "all six seatings with bidding" } else { "both seatings" };
+        let mut out =
+            format!("Deal set: {} ({} deals, {seatings}{slow}). Rules: {}.\n\n", self.deal_set, self.deals, self.rules);
         out.push_str("| rank | agent | rating (95% CI) | mean WP |\n|---:|---|---:|---:|\n");
         for (rank, &i) in order.iter().enumerate() {
             let r = &self.ratings[i];
@@ -332,7 +406,7 @@ impl Ladder {
                 r.high
             ));
         }
-        out.push_str("\nWP of the row against the column (± 95% CI), both seatings:\n\n| |");
+        out.push_str(&format!("\nWP of the row against the column (± 95% CI), {seatings}:\n\n| |"));
         for &j in &order {
             out.push_str(&format!(" {} |", self.labels[j]));
         }
