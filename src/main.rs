@@ -486,7 +486,7 @@ enum BenchWhat {
     #[command(after_help = AGENTS_HELP)]
     Serve {
         /// The agents (one spec for both seats, or two comma-separated).
-        #[arg(long, default_value = DEFAULT_AGENT)]
+        #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
         agents: String,
         /// Games played one at a time, for the answer time.
         #[arg(long, default_value_t = 10)]
