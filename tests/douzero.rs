@@ -92,26 +92,16 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
     // The agent by its spec, in ddz's games: legal plays only, and it never reads a hidden card.
     let spec: AgentSpec = format!("douzero:{}", dir.display()).parse().unwrap();
     let mut agent = spec.build().unwrap();
-    let report = ddz::eval::evaluate(
-        &spec,
-        &AgentSpec::Rule,
-        &ddz::game::generate_deals(10, 3),
-        1,
-        &indicatif::ProgressBar::hidden(),
-    )
-    .unwrap();
+    let vs_rule = |a: &AgentSpec| {
+        let deals = ddz::game::generate_deals(10, 3);
+        ddz::eval::evaluate(a, &AgentSpec::Rule, &deals, 1, &indicatif::ProgressBar::hidden()).unwrap()
+    };
+    let report = vs_rule(&spec);
     assert_eq!((report.illegal_plays(), report.overall.games), (0, 20));
     // DouZero's own DeepAgent through the adapter, on DouZero's own legal plays: the same games.
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/douzero_bot.py");
     let adapter: AgentSpec = format!("bot:{} {script} {}", venv_python().display(), dir.display()).parse().unwrap();
-    let through = ddz::eval::evaluate(
-        &adapter,
-        &AgentSpec::Rule,
-        &ddz::game::generate_deals(10, 3),
-        1,
-        &indicatif::ProgressBar::hidden(),
-    )
-    .unwrap();
+    let through = vs_rule(&adapter);
     assert_eq!((through.overall.wp.mean, through.overall.adp.mean), (report.overall.wp.mean, report.overall.adp.mean));
     assert_eq!(through.overall.rule_mismatches, 0);
     assert_honest(agent.as_mut());
