@@ -52,6 +52,9 @@ fn tiny_run_learns_to_beat_random_and_resumes() {
     let dir = scratch("e2e");
     let mut cfg = tiny(&dir);
     cfg.budget.max_games = 2500;
+    // Monte Carlo labels, so that the loss measures the fit to fixed targets (λ-returns move
+    // with the network's own Q, and their loss may rise while it learns).
+    cfg.reward.lambda = 1.0;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert_eq!(s.stopped_by, StopReason::MaxGames);
     assert!(s.games >= 2500 && s.steps > 50, "{s:?}");
@@ -328,4 +331,54 @@ fn bidding_and_play_learn_together_and_resume() {
     let t = trainer.run().unwrap();
     assert!(t.games >= s.games + 2_000);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn oracle_guiding_and_hand_prediction_train_and_play_on_the_seats_information() {
+    use ddz::agents::Agent;
+    use ddz::game::{MoveList, State};
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+    let dir = scratch("oracle-hands");
+    let mut cfg = tiny(&dir);
+    cfg.model.oracle = true;
+    cfg.model.hand_prediction = true;
+    cfg.auxiliary.oracle_fade_frames = 30_000; // withdrawn well before the run ends
+    cfg.budget.max_games = 2500;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert!(s.frames > 2 * 30_000, "the run went on after the oracle was withdrawn: {s:?}");
+    let trained = ddz::model::load_network(&s.checkpoint).unwrap();
+    assert!(trained.config().oracle && trained.config().hand_prediction, "both read back from the file");
+    let mut start = QNet::cpu(&cfg.model, 0);
+    ddz::model::load_weights_file(&mut start, &checkpoint::pool_file(&dir, 0)).unwrap();
+    let find = |net: &QNet, name: &str| net.export(0).tensors.into_iter().find(|t| t.0 == name).unwrap().2;
+    for name in ["oracle_in.weight", "hands.weight", "hands_in.weight"] {
+        assert_ne!(find(&trained, name), find(&start, name), "{name} learned");
+    }
+    let mut model = ModelAgent::new(trained, "guided");
+    let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
+    eprintln!("oracle + hands vs random: landlord {}, farmers {}", l.wp, f.wp);
+    assert!((l.wp.mean + f.wp.mean) / 2.0 > 0.75, "a clear margin over random: {} / {}", l.wp, f.wp);
+
+    // At play time the network reads the seat's information only: with the other two hands
+    // dealt differently (the same information for the seat), every Q and choice is the same.
+    let mut rng = StdRng::seed_from_u64(8);
+    let (mut plays, mut checked, mut differ) = (MoveList::new(), 0, 0);
+    for _ in 0..4 {
+        let mut state = State::new(Default::default());
+        state.deal_random(&mut rng);
+        while let Some(seat) = state.current_player() {
+            state.legal_plays_into(&mut plays);
+            if plays.len() > 1 {
+                let other = state.resample_from_infostate(seat, &mut || rng.random::<f64>());
+                differ += (0..3).any(|p| other.hand(p) != state.hand(p)) as u32;
+                assert_eq!(model.q_values(&state, &plays), model.q_values(&other, &plays));
+                assert_eq!(model.choose(&state, &plays), model.choose(&other, &plays));
+                checked += 1;
+            }
+            state.apply_play(plays[rng.random_range(0..plays.len())]).unwrap();
+        }
+    }
+    assert!(checked > 20 && differ > 10, "{checked} decisions, {differ} with other hidden hands");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

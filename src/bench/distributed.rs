@@ -193,8 +193,9 @@ fn learner_alone(cfg: &TrainConfig, frames: &[crate::model::Frame], seconds: f64
     if frames.len() < batch {
         return Err(BenchError::Redis(format!("the actor made {} frames, less than a batch", frames.len())));
     }
-    let mut learner = crate::model::Learner::new(&cfg.model, cfg.learner.settings(), cfg.run.device, cfg.run.seed)
-        .map_err(crate::train::TrainError::from)?;
+    let mut learner =
+        crate::model::Learner::new(&cfg.model, cfg.learner.settings(&cfg.auxiliary), cfg.run.device, cfg.run.seed)
+            .map_err(crate::train::TrainError::from)?;
     let (t, mut learned, mut at) = (Instant::now(), 0usize, 0usize);
     while t.elapsed().as_secs_f64() < seconds {
         if at + batch > frames.len() {

@@ -142,6 +142,41 @@ pub fn encode_state(state: &State, seat: u8, out: &mut [f32]) {
     out[OFF_ROUND] = (record.len() as f32 / 100.0).min(1.0);
 }
 
+/// Ranks of the two other hands in [`HiddenHands`]: next's 15 counts, then prev's.
+pub const HIDDEN_RANKS: usize = 2 * NUM_RANKS;
+/// Floats of the oracle's input: the two other hands as planes, next's then prev's.
+pub const ORACLE_DIM: usize = 2 * PLANE;
+
+/// What `seat` cannot see: the cards of each rank in the next and the previous seat's hands.
+///
+/// **Training only.** These are the targets of the hidden-hand prediction head and the inputs
+/// of oracle guiding; no agent reads them when it decides (`QNet`'s play-time forward pass has
+/// no parameter that could carry them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HiddenHands(pub [u8; HIDDEN_RANKS]);
+
+impl HiddenHands {
+    /// The next and the previous seat's hands as `seat` would see them if it could.
+    pub fn of(state: &State, seat: u8) -> HiddenHands {
+        let mut out = [0u8; HIDDEN_RANKS];
+        for (k, other) in [(seat + 1) % 3, (seat + 2) % 3].into_iter().enumerate() {
+            out[k * NUM_RANKS..(k + 1) * NUM_RANKS].copy_from_slice(&state.hand(other).to_array());
+        }
+        HiddenHands(out)
+    }
+
+    /// The two hands as planes into `out` (length [`ORACLE_DIM`]; fully overwritten).
+    pub fn write_oracle(&self, out: &mut [f32]) {
+        assert_eq!(out.len(), ORACLE_DIM);
+        out.fill(0.0);
+        for (i, &n) in self.0.iter().enumerate() {
+            let (hand, rank) = (i / NUM_RANKS, i % NUM_RANKS);
+            let at = hand * PLANE + rank * 4;
+            out[at..at + n.min(4) as usize].fill(1.0);
+        }
+    }
+}
+
 /// The OpenSpiel-style information-state tensor: the state features of `seat`.
 pub fn information_state_tensor(state: &State, seat: u8) -> Vec<f32> {
     let mut v = vec![0.0; STATE_DIM];

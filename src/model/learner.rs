@@ -1,8 +1,8 @@
 //! The DMC learner's arithmetic: mean squared error between Q(s, a) and the decision's label,
 //! one optimizer step per batch of frames.
 
-use super::qnet::{ModelConfig, ModelError, QNet};
-use crate::encode::{ACTION_DIM, STATE_DIM};
+use super::qnet::{Guide, HAND_CLASSES, ModelConfig, ModelError, QNet};
+use crate::encode::{ACTION_DIM, HIDDEN_RANKS, HiddenHands, ORACLE_DIM, STATE_DIM};
 use crate::game::Role;
 use crate::runtime;
 use serde::{Deserialize, Serialize};
@@ -16,6 +16,9 @@ pub struct Frame {
     pub action: Vec<f32>,
     pub target: f32,
     pub role: Role,
+    /// The other two hands at the decision: targets of the hidden-hand head and the oracle's
+    /// input, read only by training.
+    pub hidden: HiddenHands,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,13 +35,25 @@ pub struct LearnerSettings {
     pub lr: f64,
     /// Gradient-norm clip, of each role's network on its own when per-role (0 = off).
     pub grad_clip: f64,
+    /// Weight of the hidden-hand cross-entropy beside the Q loss (networks that predict hands).
+    pub hand_loss_weight: f64,
+    /// Feed the hidden-hand prediction to the Q head without its gradient.
+    pub detach_hands: bool,
+}
+
+impl LearnerSettings {
+    /// Adam at `lr` with DouZero's clip of 40, no auxiliary settings.
+    pub fn adam(lr: f64) -> LearnerSettings {
+        LearnerSettings { optimizer: Optimizer::Adam, lr, grad_clip: 40.0, hand_loss_weight: 0.0, detach_hands: false }
+    }
 }
 
 pub struct Learner {
     pub net: QNet,
     opt: nn::Optimizer,
-    grad_clip: f64,
-    lr: f64,
+    settings: LearnerSettings,
+    /// The weight the oracle's planes enter with (networks with an oracle input); 0 = withdrawn.
+    oracle_weight: f64,
 }
 
 /// What one update measured.
@@ -50,6 +65,20 @@ pub struct StepStats {
     pub mean_q: f64,
     /// The learning rate of this update.
     pub lr: f64,
+    /// The hidden-hand head's measures, when the network has one.
+    pub hands: Option<HandStats>,
+}
+
+/// How well the hidden-hand head places the cards the seat cannot see.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HandStats {
+    /// Cross-entropy of the predicted counts (per rank and hand).
+    pub loss: f64,
+    /// Share of the unseen cards that the prediction puts in the right hand: rank by rank, the
+    /// unseen cards are split between the two hands in the ratio of the predicted counts.
+    pub placed: f64,
+    /// The same share for a uniform guess, which splits each rank in the ratio of hand sizes.
+    pub placed_uniform: f64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -78,29 +107,46 @@ impl Learner {
                 .build(&net.vs, settings.lr),
         }
         .map_err(|e| LearnerError::Optimizer(e.to_string()))?;
-        Ok(Learner { net, opt, grad_clip: settings.grad_clip, lr: settings.lr })
+        Ok(Learner { net, opt, settings, oracle_weight: 0.0 })
     }
 
     pub fn set_lr(&mut self, lr: f64) {
         self.opt.set_lr(lr);
-        self.lr = lr;
+        self.settings.lr = lr;
+    }
+
+    /// The weight of the oracle's planes in the following updates (ignored without an oracle).
+    pub fn set_oracle_weight(&mut self, weight: f64) {
+        self.oracle_weight = weight;
     }
 
     /// One update on `frames`.
     /// A batch whose loss or gradient is not finite is refused before the weights change.
     pub fn step(&mut self, frames: &[Frame]) -> Result<StepStats, LearnerError> {
         let (s, a, y) = self.tensors(frames);
-        let owner = Tensor::arange(frames.len() as i64, (Kind::Int64, self.net.device()));
-        let q = self.net.forward(&s, &a, &owner);
+        let dev = self.net.device();
+        let owner = Tensor::arange(frames.len() as i64, (Kind::Int64, dev));
+        let planes = (self.net.config().oracle && self.oracle_weight > 0.0).then(|| oracle_planes(frames, dev));
+        let guide = Guide {
+            oracle: planes.as_ref().map(|p| (p, self.oracle_weight)),
+            detach_hands: self.settings.detach_hands,
+        };
+        let out = self.net.forward_guided(&s, &a, &owner, guide);
+        let q = out.q;
         let sq = (&q - &y).square();
-        let loss = sq.mean(Kind::Float);
+        let mut loss = sq.mean(Kind::Float);
+        let hands = out.hands.map(|logits| {
+            let (ce, stats) = hand_loss(&logits, frames);
+            loss = &loss + &ce * self.settings.hand_loss_weight;
+            stats
+        });
         let loss_value = loss.double_value(&[]);
         if !loss_value.is_finite() {
             return Err(LearnerError::NonFinite(format!("the loss is {loss_value}")));
         }
         self.opt.zero_grad();
         loss.backward();
-        let clip = if self.grad_clip > 0.0 { self.grad_clip } else { f64::INFINITY };
+        let clip = if self.settings.grad_clip > 0.0 { self.settings.grad_clip } else { f64::INFINITY };
         let norms = self.net.clip_grad_norm(clip);
         if let Some(norm) = norms.iter().find(|n| !n.is_finite()) {
             self.opt.zero_grad();
@@ -112,7 +158,8 @@ impl Learner {
             loss: loss_value,
             loss_by_role: loss_by_role(&sq, frames),
             mean_q: q.mean(Kind::Float).double_value(&[]),
-            lr: self.lr,
+            lr: self.settings.lr,
+            hands,
         })
     }
 
@@ -133,6 +180,45 @@ impl Learner {
             Tensor::from_slice(&targets).to_device(dev),
         )
     }
+}
+
+/// The frames' other two hands as oracle planes [N, ORACLE_DIM].
+fn oracle_planes(frames: &[Frame], dev: Device) -> Tensor {
+    let mut planes = vec![0.0f32; frames.len() * ORACLE_DIM];
+    for (f, out) in frames.iter().zip(planes.chunks_mut(ORACLE_DIM)) {
+        f.hidden.write_oracle(out);
+    }
+    Tensor::from_slice(&planes).view([frames.len() as i64, ORACLE_DIM as i64]).to_device(dev)
+}
+
+/// The hidden-hand cross-entropy of `logits` [N, HIDDEN_RANKS, HAND_CLASSES] against the
+/// frames' true hands, and how many unseen cards the prediction places in the right hand.
+fn hand_loss(logits: &Tensor, frames: &[Frame]) -> (Tensor, HandStats) {
+    let dev = logits.device();
+    let n = frames.len() as i64;
+    let counts: Vec<i64> = frames.iter().flat_map(|f| f.hidden.0.iter().map(|&c| c as i64)).collect();
+    let truth = Tensor::from_slice(&counts).to_device(dev);
+    let ce = logits.view([-1, HAND_CLASSES]).cross_entropy_for_logits(&truth);
+    let placed = tch::no_grad(|| {
+        let r = (HIDDEN_RANKS / 2) as i64;
+        let truth = truth.view([n, HIDDEN_RANKS as i64]).to_kind(Kind::Float);
+        let (next, prev) = (truth.narrow(1, 0, r), truth.narrow(1, r, r));
+        let unseen = &next + &prev;
+        let share = |x: &Tensor| {
+            let right = x.minimum(&next) + (&unseen - x).minimum(&prev);
+            right.sum(Kind::Double).double_value(&[]) / unseen.sum(Kind::Double).double_value(&[]).max(1.0)
+        };
+        let classes = Tensor::arange(HAND_CLASSES, (Kind::Float, dev));
+        let expected = (logits.softmax(-1, Kind::Float) * classes).sum_dim_intlist(-1, false, Kind::Float);
+        let (e_next, e_prev) = (expected.narrow(1, 0, r), expected.narrow(1, r, r));
+        let predicted = &unseen * &e_next / (&e_next + &e_prev).clamp_min(1e-6);
+        let size_next = next.sum_dim_intlist(1, true, Kind::Float);
+        let size_prev = prev.sum_dim_intlist(1, true, Kind::Float);
+        let uniform = &unseen * &size_next / (&size_next + &size_prev).clamp_min(1.0);
+        (share(&predicted), share(&uniform))
+    });
+    let stats = HandStats { loss: ce.double_value(&[]), placed: placed.0, placed_uniform: placed.1 };
+    (ce, stats)
 }
 
 /// The mean squared error of each role's frames (NaN for a role without frames).
@@ -156,13 +242,14 @@ mod tests {
     #[test]
     fn a_non_finite_batch_is_refused_and_the_weights_stay() {
         let model = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
-        let settings = LearnerSettings { optimizer: Optimizer::Adam, lr: 1e-2, grad_clip: 40.0 };
+        let settings = LearnerSettings::adam(1e-2);
         let mut learner = Learner::new(&model, settings, runtime::Device::Cpu, 5).unwrap();
         let frame = |target: f32| Frame {
             state: vec![0.5; STATE_DIM],
             action: vec![0.25; ACTION_DIM],
             target,
             role: Role::Landlord,
+            hidden: HiddenHands::default(),
         };
         let before = learner.net.export(0).tensors;
         let e = learner.step(&[frame(1.0), frame(f32::NAN)]).unwrap_err();
@@ -172,5 +259,56 @@ mod tests {
         assert!(matches!(e, LearnerError::NonFinite(_)), "{e}");
         assert!(learner.step(&[frame(1.0), frame(-1.0)]).unwrap().loss.is_finite());
         assert_ne!(learner.net.export(0).tensors, before, "a finite batch learns");
+    }
+
+    /// Frames of random games: every seat's decisions, labelled ±1 by the result.
+    fn random_frames(games: u64) -> Vec<Frame> {
+        use crate::encode::{encode_action, encode_state};
+        use crate::game::{MoveList, State};
+        use rand::{RngExt, SeedableRng, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(11);
+        let mut frames = Vec::new();
+        let mut plays = MoveList::new();
+        for _ in 0..games {
+            let mut s = State::new(Default::default());
+            s.deal_random(&mut rng);
+            let mut game = Vec::new();
+            while let Some(seat) = s.current_player() {
+                s.legal_plays_into(&mut plays);
+                let p = plays[rng.random_range(0..plays.len())];
+                let (mut st, mut a) = (vec![0.0; STATE_DIM], vec![0.0; ACTION_DIM]);
+                encode_state(&s, seat, &mut st);
+                encode_action(&p, s.hand(seat), &mut a);
+                game.push((seat, st, a, HiddenHands::of(&s, seat)));
+                s.apply_play(p).unwrap();
+            }
+            for (seat, state, action, hidden) in game {
+                let role = s.role(seat).unwrap();
+                frames.push(Frame { state, action, target: s.returns()[seat as usize] as f32, role, hidden });
+            }
+        }
+        frames
+    }
+
+    #[test]
+    fn the_hand_head_learns_to_place_unseen_cards_better_than_a_uniform_guess() {
+        crate::runtime::configure_threads(1);
+        let model =
+            ModelConfig { trunk: vec![64], head: 16, head_hidden: vec![], hand_prediction: true, ..Default::default() };
+        let settings = LearnerSettings { hand_loss_weight: 1.0, ..LearnerSettings::adam(3e-3) };
+        let mut learner = Learner::new(&model, settings, runtime::Device::Cpu, 5).unwrap();
+        let frames = random_frames(120);
+        let held_out = random_frames(10);
+        let first = learner.step(&held_out).unwrap().hands.unwrap();
+        for _ in 0..30 {
+            for batch in frames.chunks(256) {
+                learner.step(batch).unwrap();
+            }
+        }
+        learner.set_lr(1e-12);
+        let last = learner.step(&held_out).unwrap().hands.unwrap();
+        eprintln!("hands on held-out frames: {first:?} -> {last:?}");
+        assert!(last.loss < first.loss - 0.2, "the cross-entropy falls: {first:?} -> {last:?}");
+        assert!(last.placed > last.placed_uniform + 0.01, "better than a uniform guess: {last:?}");
     }
 }

@@ -10,7 +10,7 @@
 //! DouZero. A per-role network routes each state by its role feature, so callers never name the
 //! role; decisions before the landlord is known (bidding) go to the landlord's network.
 
-use crate::encode::{ACTION_DIM, OFF_ROLE, STATE_DIM, STATE_DIM_V1};
+use crate::encode::{ACTION_DIM, HIDDEN_RANKS, OFF_ROLE, ORACLE_DIM, STATE_DIM, STATE_DIM_V1};
 use crate::game::Role;
 use crate::runtime::{self, DeviceError};
 use serde::{Deserialize, Serialize};
@@ -42,6 +42,12 @@ pub struct ModelConfig {
     pub head_hidden: Vec<i64>,
     /// One network per role (landlord, landlord_down, landlord_up) instead of a shared one.
     pub per_role: bool,
+    /// Oracle guiding: the first layer also takes the two other hands during training, with a
+    /// weight that falls to zero (`[auxiliary] oracle_fade_frames`); play never feeds them.
+    pub oracle: bool,
+    /// A head that predicts, from the seat's information only, how many cards of each rank
+    /// each other seat holds, trained against the true hands; its prediction feeds the Q head.
+    pub hand_prediction: bool,
     /// State features the network reads: `STATE_DIM`, or `STATE_DIM_V1` for a network saved
     /// before the later features were added. Not a config key: new networks read them all, and
     /// a saved network's width is read from its first layer.
@@ -51,7 +57,15 @@ pub struct ModelConfig {
 
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig { trunk: vec![256, 256], head: 128, head_hidden: vec![64], per_role: false, inputs: STATE_DIM }
+        ModelConfig {
+            trunk: vec![256, 256],
+            head: 128,
+            head_hidden: vec![64],
+            per_role: false,
+            oracle: false,
+            hand_prediction: false,
+            inputs: STATE_DIM,
+        }
     }
 }
 
@@ -74,6 +88,8 @@ impl ModelConfig {
             head: out_dim(&format!("{prefix}head_state.weight")).ok_or_else(|| missing("head_state.weight"))?,
             head_hidden: layers("head"),
             per_role,
+            oracle: out_dim(&format!("{prefix}oracle_in.weight")).is_some(),
+            hand_prediction: out_dim(&format!("{prefix}hands.weight")).is_some(),
             inputs: dim(&format!("{prefix}trunk0.weight"), 1).ok_or_else(|| missing("trunk0.weight"))? as usize,
         };
         config.validate()?;
@@ -103,28 +119,67 @@ pub struct Weights {
     pub tensors: Vec<(String, Vec<i64>, Vec<f32>)>,
 }
 
-/// One Q network: trunk, split first head layer, head.
+/// Count classes of the hidden-hand head: a rank holds 0 to 4 cards in a hand.
+pub const HAND_CLASSES: i64 = 5;
+
+/// Training-time extras of a forward pass. [`QNet::forward`] passes none: at play time no
+/// hidden card can reach the network.
+#[derive(Clone, Copy, Default)]
+pub struct Guide<'a> {
+    /// Oracle planes [B, ORACLE_DIM] (the two other hands) and the weight they enter with;
+    /// ignored when the weight is 0 or the network has no oracle input.
+    pub oracle: Option<(&'a Tensor, f64)>,
+    /// Feed the hidden-hand prediction to the Q head without its gradient, so that the Q loss
+    /// does not shape the prediction (only its own cross-entropy does).
+    pub detach_hands: bool,
+}
+
+/// Q of each play, and the hidden-hand logits [B, HIDDEN_RANKS, HAND_CLASSES] of each state
+/// when the network predicts them.
+pub struct Output {
+    pub q: Tensor,
+    pub hands: Option<Tensor>,
+}
+
+/// One Q network: trunk (whose first layer may also take the oracle's planes), split first head
+/// layer, head, and optionally the hidden-hand head whose prediction feeds the head.
 struct Tower {
     /// State features read: the first `inputs` of each state row.
     inputs: i64,
+    trunk0: nn::Linear,
+    /// Oracle guiding: the two other hands into the first layer, scaled by a weight that
+    /// training withdraws to zero.
+    oracle_in: Option<nn::Linear>,
     trunk: nn::Sequential,
     head_state: nn::Linear,
     head_action: nn::Linear,
+    /// Hidden-hand prediction from the trunk, and its softmax into the head's first layer.
+    hands: Option<(nn::Linear, nn::Linear)>,
     head_out: nn::Sequential,
 }
 
 impl Tower {
     fn new(root: &nn::Path, config: &ModelConfig) -> Tower {
+        let no_bias = nn::LinearConfig { bias: false, ..Default::default() };
+        let trunk0 = nn::linear(root / "trunk0", config.inputs as i64, config.trunk[0], Default::default());
+        let oracle_in =
+            config.oracle.then(|| nn::linear(root / "oracle_in", ORACLE_DIM as i64, config.trunk[0], no_bias));
         let mut trunk = nn::seq();
-        let mut width = config.inputs as i64;
-        for (i, &n) in config.trunk.iter().enumerate() {
+        let mut width = config.trunk[0];
+        for (i, &n) in config.trunk.iter().enumerate().skip(1) {
             trunk =
                 trunk.add(nn::linear(root / format!("trunk{i}"), width, n, Default::default())).add_fn(|x| x.relu());
             width = n;
         }
         let head_state = nn::linear(root / "head_state", width, config.head, Default::default());
-        let no_bias = nn::LinearConfig { bias: false, ..Default::default() };
         let head_action = nn::linear(root / "head_action", ACTION_DIM as i64, config.head, no_bias);
+        let classes = HIDDEN_RANKS as i64 * HAND_CLASSES;
+        let hands = config.hand_prediction.then(|| {
+            (
+                nn::linear(root / "hands", width, classes, Default::default()),
+                nn::linear(root / "hands_in", classes, config.head, no_bias),
+            )
+        });
         let mut head_out = nn::seq();
         let mut w = config.head;
         for (i, &n) in config.head_hidden.iter().enumerate() {
@@ -133,17 +188,26 @@ impl Tower {
             w = n;
         }
         head_out = head_out.add(nn::linear(root / "q", w, 1, Default::default()));
-        Tower { inputs: config.inputs as i64, trunk, head_state, head_action, head_out }
+        Tower { inputs: config.inputs as i64, trunk0, oracle_in, trunk, head_state, head_action, hands, head_out }
     }
 
-    fn forward(&self, states: &Tensor, actions: &Tensor, owner: &Tensor) -> Tensor {
-        let h = if self.inputs == STATE_DIM as i64 {
-            self.head_state.forward(&self.trunk.forward(states))
-        } else {
-            self.head_state.forward(&self.trunk.forward(&states.narrow(1, 0, self.inputs)))
+    fn forward(&self, states: &Tensor, actions: &Tensor, owner: &Tensor, guide: Guide) -> Output {
+        let x = if self.inputs == STATE_DIM as i64 { states.shallow_clone() } else { states.narrow(1, 0, self.inputs) };
+        let first = self.trunk0.forward(&x);
+        let first = match (&self.oracle_in, guide.oracle) {
+            (Some(layer), Some((planes, weight))) if weight > 0.0 => first + layer.forward(planes) * weight,
+            _ => first,
         };
-        let z = (h.index_select(0, owner) + self.head_action.forward(actions)).relu();
-        self.head_out.forward(&z).squeeze_dim(-1)
+        let h = self.trunk.forward(&first.relu());
+        let mut s = self.head_state.forward(&h);
+        let hands = self.hands.as_ref().map(|(predict, feed)| {
+            let logits = predict.forward(&h).view([-1, HIDDEN_RANKS as i64, HAND_CLASSES]);
+            let p = logits.softmax(-1, Kind::Float).flatten(1, -1);
+            s = &s + feed.forward(&if guide.detach_hands { p.detach() } else { p });
+            logits
+        });
+        let z = (s.index_select(0, owner) + self.head_action.forward(actions)).relu();
+        Output { q: self.head_out.forward(&z).squeeze_dim(-1), hands }
     }
 }
 
@@ -219,51 +283,79 @@ impl QNet {
     }
 
     /// Q for `actions` [N, ACTION_DIM], the i-th belonging to state `owner[i]` of `states`
-    /// [B, STATE_DIM]. Returns [N].
+    /// [B, STATE_DIM]. Returns [N]. This is the play-time pass: it reads the seat's features only.
     pub fn forward(&self, states: &Tensor, actions: &Tensor, owner: &Tensor) -> Tensor {
+        self.forward_guided(states, actions, owner, Guide::default()).q
+    }
+
+    /// [`QNet::forward`] with training's extras: the oracle's planes, and the hidden-hand
+    /// logits of every state (in `states` order) when the network predicts them.
+    pub fn forward_guided(&self, states: &Tensor, actions: &Tensor, owner: &Tensor, guide: Guide) -> Output {
         if self.towers.len() == 1 {
-            return self.towers[0].forward(states, actions, owner);
+            return self.towers[0].forward(states, actions, owner, guide);
         }
         // Route by role: each tower sees its states and their plays, with owners renumbered
         // within the tower; the pieces are put back in the callers' order at the end.
         let device = states.device();
         let role = states.narrow(1, OFF_ROLE as i64, 3).argmax(1, false);
         let action_role = role.index_select(0, owner);
-        let mut pieces = Vec::new();
-        let mut order = Vec::new();
+        let (mut pieces, mut order, mut hands, mut state_order) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (r, tower) in self.towers.iter().enumerate() {
             let own_states = role.eq(r as i64).nonzero().squeeze_dim(1);
-            let own_actions = action_role.eq(r as i64).nonzero().squeeze_dim(1);
-            if own_actions.size()[0] == 0 {
+            if own_states.size()[0] == 0 {
                 continue;
             }
+            let own_actions = action_role.eq(r as i64).nonzero().squeeze_dim(1);
             let local = Tensor::arange(own_states.size()[0], (Kind::Int64, device));
             let renumber =
                 Tensor::full([states.size()[0]], -1, (Kind::Int64, device)).index_copy(0, &own_states, &local);
             let local_owner = renumber.index_select(0, &owner.index_select(0, &own_actions));
-            pieces.push(tower.forward(
+            let planes = guide.oracle.map(|(p, w)| (p.index_select(0, &own_states), w));
+            let out = tower.forward(
                 &states.index_select(0, &own_states),
                 &actions.index_select(0, &own_actions),
                 &local_owner,
-            ));
+                Guide { oracle: planes.as_ref().map(|(p, w)| (p, *w)), ..guide },
+            );
+            pieces.push(out.q);
             order.push(own_actions);
+            hands.extend(out.hands);
+            state_order.push(own_states);
         }
         if pieces.is_empty() {
-            return Tensor::zeros([0], (Kind::Float, device));
+            return Output { q: Tensor::zeros([0], (Kind::Float, device)), hands: None };
         }
         let inverse = Tensor::cat(&order, 0).argsort(0, false);
-        Tensor::cat(&pieces, 0).index_select(0, &inverse)
+        let hands = (!hands.is_empty())
+            .then(|| Tensor::cat(&hands, 0).index_select(0, &Tensor::cat(&state_order, 0).argsort(0, false)));
+        Output { q: Tensor::cat(&pieces, 0).index_select(0, &inverse), hands }
     }
 
     /// Q for flat feature buffers on the CPU (actors): `states` holds B states, `actions` N plays.
     pub fn q_values(&self, states: &[f32], actions: &[f32], owner: &[i64]) -> Vec<f32> {
+        self.q_values_guided(states, actions, owner, None)
+    }
+
+    /// [`QNet::q_values`] with the oracle's planes (B × ORACLE_DIM) and their weight: training's
+    /// actors while oracle guiding is being withdrawn.
+    pub fn q_values_guided(
+        &self,
+        states: &[f32],
+        actions: &[f32],
+        owner: &[i64],
+        oracle: Option<(&[f32], f64)>,
+    ) -> Vec<f32> {
         let b = (states.len() / STATE_DIM) as i64;
         let n = owner.len() as i64;
         let dev = self.device();
         let s = Tensor::from_slice(states).view([b, STATE_DIM as i64]).to_device(dev);
         let a = Tensor::from_slice(actions).view([n, ACTION_DIM as i64]).to_device(dev);
         let o = Tensor::from_slice(owner).to_device(dev);
-        let q = tch::no_grad(|| self.forward(&s, &a, &o));
+        let planes = oracle
+            .filter(|&(_, w)| w > 0.0 && self.config.oracle)
+            .map(|(p, w)| (Tensor::from_slice(p).view([b, ORACLE_DIM as i64]).to_device(dev), w));
+        let guide = Guide { oracle: planes.as_ref().map(|(p, w)| (p, *w)), detach_hands: false };
+        let q = tch::no_grad(|| self.forward_guided(&s, &a, &o, guide).q);
         Vec::<f32>::try_from(q.to_device(Device::Cpu).to_kind(Kind::Float)).expect("q is a float vector")
     }
 
@@ -455,6 +547,55 @@ mod tests {
             .map(|(_, t)| t.grad().square().sum(Kind::Double).double_value(&[]))
             .sum();
         assert!((stored.sqrt() - max).abs() < 1e-3 * max, "{} vs {max}", stored.sqrt());
+    }
+
+    #[test]
+    fn the_oracle_enters_only_guided_passes_and_hands_come_back_in_state_order() {
+        crate::runtime::configure_threads(1);
+        for per_role in [false, true] {
+            let cfg = ModelConfig {
+                trunk: vec![16, 8],
+                head: 8,
+                head_hidden: vec![4],
+                per_role,
+                oracle: true,
+                hand_prediction: true,
+                ..Default::default()
+            };
+            let net = QNet::cpu(&cfg, 1);
+            let shapes: Vec<(String, Vec<i64>)> = net.vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
+            assert_eq!(ModelConfig::infer(&shapes).unwrap(), cfg, "the switches are read back from the tensors");
+            let roles = [2usize, 0, 1, 0];
+            let mut states: Vec<f32> = (0..roles.len() * STATE_DIM).map(|i| ((i * 7) % 11) as f32 / 11.0).collect();
+            for (i, &role) in roles.iter().enumerate() {
+                states[i * STATE_DIM + OFF_ROLE..i * STATE_DIM + OFF_ROLE + 3].fill(0.0);
+                states[i * STATE_DIM + OFF_ROLE + role] = 1.0;
+            }
+            let s = Tensor::from_slice(&states).view([4, STATE_DIM as i64]);
+            let a = Tensor::from_slice(&vec![0.5f32; 4 * ACTION_DIM]).view([4, ACTION_DIM as i64]);
+            let owner = Tensor::from_slice(&[0i64, 1, 2, 3]);
+            let planes = Tensor::ones([4, ORACLE_DIM as i64], (Kind::Float, Device::Cpu));
+            let play = net.forward(&s, &a, &owner);
+            let off = net.forward_guided(&s, &a, &owner, Guide { oracle: Some((&planes, 0.0)), ..Default::default() });
+            assert!(play.allclose(&off.q, 0.0, 0.0, false), "weight 0 is the play-time pass exactly");
+            let on = net.forward_guided(&s, &a, &owner, Guide { oracle: Some((&planes, 0.5)), ..Default::default() });
+            assert!(!play.allclose(&on.q, 1e-6, 1e-6, false), "a weighted oracle changes Q");
+            let hands = off.hands.unwrap();
+            assert_eq!(hands.size(), [4, HIDDEN_RANKS as i64, HAND_CLASSES]);
+            // Each state's hand logits are those of the state alone.
+            for i in 0..4 {
+                let alone = net.forward_guided(
+                    &s.narrow(0, i, 1),
+                    &a.narrow(0, i, 1),
+                    &Tensor::from_slice(&[0i64]),
+                    Guide::default(),
+                );
+                assert!(
+                    alone.hands.unwrap().allclose(&hands.narrow(0, i, 1), 1e-5, 1e-5, false),
+                    "per_role {per_role}: state {i}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -14,7 +14,9 @@ use super::config::{Exploration, TrainConfig};
 use super::pool::Pool;
 use super::trajectory::{BidFrame, Decision, label, points};
 use crate::agents::{RuleAgent, decide, model::argmax};
-use crate::encode::{ACTION_DIM, BID_DIM, STATE_DIM, encode_action, encode_bid_state, encode_state};
+use crate::encode::{
+    ACTION_DIM, BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_action, encode_bid_state, encode_state,
+};
 use crate::game::{Action, GameConfig, MoveList, Phase, State};
 use crate::model::bidnet::BidNet;
 use crate::model::{Frame, QNet, Weights};
@@ -155,6 +157,9 @@ struct Encoded {
     owner: Vec<i64>,
     /// The slots in the batch, in state order.
     members: Vec<usize>,
+    /// Each member's hidden hands, and their oracle planes when the network reads them.
+    hidden: Vec<HiddenHands>,
+    oracle: Vec<f32>,
 }
 
 pub struct Actor {
@@ -166,8 +171,9 @@ pub struct Actor {
     /// The bidding network, when games start with bids.
     bid_net: Option<BidNet>,
     version: u64,
-    /// Frozen nets by pool step; at most the current opponent and the previous one in use.
-    frozen: Vec<(u64, QNet)>,
+    /// Frozen nets by pool step, with the frames they had learned (their oracle's weight);
+    /// at most the current opponent and the previous one in use.
+    frozen: Vec<(u64, u64, QNet)>,
     opponent: u64,
     games_since_draw: u64,
     rule: RuleAgent,
@@ -240,7 +246,7 @@ impl Actor {
             self.games_since_draw += 1;
         }
         let (opponent, slots) = (self.opponent, &self.slots);
-        self.frozen.retain(|(s, _)| {
+        self.frozen.retain(|(s, _, _)| {
             *s == opponent
                 || slots.iter().any(|sl| sl.learning != Learning::AllSeats && sl.opponent == Opponent::Snapshot(*s))
         });
@@ -250,10 +256,10 @@ impl Actor {
         let pool = self.shared.pool.read().unwrap();
         let entry = pool.sample(self.rng.random::<f64>()).expect("the pool always holds a snapshot");
         self.opponent = entry.step;
-        if !self.frozen.iter().any(|(s, _)| *s == entry.step) {
+        if !self.frozen.iter().any(|(s, _, _)| *s == entry.step) {
             let mut n = QNet::cpu(&self.cfg.model, 0);
             n.import(&entry.weights).expect("pool weights fit the actor's network");
-            self.frozen.push((entry.step, n));
+            self.frozen.push((entry.step, entry.frames, n));
         }
         self.games_since_draw = 0;
     }
@@ -339,18 +345,19 @@ impl Actor {
     /// One batched pass of network `key` over the games it decides; a learned decision keeps
     /// the features just encoded rather than encoding them again.
     fn forward(&mut self, key: NetKey) {
-        self.encode_batch(key);
-        let b = &self.batch;
-        let q = match key {
-            None => self.net.q_values(&b.states, &b.actions, &b.owner),
-            Some(step) => self
-                .frozen
-                .iter()
-                .find(|(s, _)| *s == step)
-                .expect("a drawn snapshot")
-                .1
-                .q_values(&b.states, &b.actions, &b.owner),
+        let frames = match key {
+            None => self.shared.frames.load(Ordering::Relaxed),
+            Some(step) => self.frozen.iter().find(|(s, _, _)| *s == step).expect("a drawn snapshot").1,
         };
+        let weight = if self.cfg.model.oracle { self.cfg.auxiliary.oracle_weight(frames) } else { 0.0 };
+        self.encode_batch(key, weight > 0.0);
+        let net = match key {
+            None => &self.net,
+            Some(step) => &self.frozen.iter().find(|(s, _, _)| *s == step).expect("a drawn snapshot").2,
+        };
+        let b = &self.batch;
+        let oracle = (weight > 0.0).then_some((b.oracle.as_slice(), weight));
+        let q = net.q_values_guided(&b.states, &b.actions, &b.owner, oracle);
         let mut offset = 0;
         for (k, &i) in self.batch.members.iter().enumerate() {
             let slot = &mut self.slots[i];
@@ -364,19 +371,23 @@ impl Actor {
                     state: self.batch.states[k * STATE_DIM..(k + 1) * STATE_DIM].to_vec(),
                     action: self.batch.actions[row * ACTION_DIM..(row + 1) * ACTION_DIM].to_vec(),
                     q: Some(qs[pick]),
+                    hidden: self.batch.hidden[k],
                 });
             }
             offset += slot.plays.len();
         }
     }
 
-    /// Encodes the undecided games that network `key` decides into `self.batch`.
-    fn encode_batch(&mut self, key: NetKey) {
+    /// Encodes the undecided games that network `key` decides into `self.batch`, with the
+    /// oracle's planes when it reads them.
+    fn encode_batch(&mut self, key: NetKey, oracle: bool) {
         let b = &mut self.batch;
         b.states.clear();
         b.actions.clear();
         b.owner.clear();
         b.members.clear();
+        b.hidden.clear();
+        b.oracle.clear();
         for (i, slot) in self.slots.iter().enumerate() {
             if slot.chosen.is_some() || slot.bidding() || slot.net_key() != key {
                 continue;
@@ -386,6 +397,13 @@ impl Actor {
             let at = b.states.len();
             b.states.resize(at + STATE_DIM, 0.0);
             encode_state(&slot.state, seat, &mut b.states[at..]);
+            let hidden = HiddenHands::of(&slot.state, seat);
+            b.hidden.push(hidden);
+            if oracle {
+                let at = b.oracle.len();
+                b.oracle.resize(at + ORACLE_DIM, 0.0);
+                hidden.write_oracle(&mut b.oracle[at..]);
+            }
             for p in slot.plays.iter() {
                 let at = b.actions.len();
                 b.actions.resize(at + ACTION_DIM, 0.0);
@@ -418,7 +436,8 @@ impl Actor {
                 encode_state(&slot.state, seat, &mut state);
                 let mut action = vec![0.0; ACTION_DIM];
                 encode_action(&play, slot.state.hand(seat), &mut action);
-                slot.decisions.push(Decision { seat, state, action, q: None });
+                let hidden = HiddenHands::of(&slot.state, seat);
+                slot.decisions.push(Decision { seat, state, action, q: None, hidden });
             }
             slot.state.apply_play(play).expect("generated plays are legal");
             if slot.state.is_terminal() {
@@ -540,6 +559,7 @@ mod tests {
     fn steps_refill_decide_and_advance_until_games_end_labelled() {
         for rule_share in [0.0, 1.0] {
             let mut a = actor(rule_share, false);
+            Arc::get_mut(&mut a.cfg).expect("the test's own config").reward.lambda = 1.0; // labels ±1
             a.sync_weights();
             let mut finished = Vec::new();
             for _ in 0..400 {

@@ -22,6 +22,45 @@ pub struct TrainConfig {
     pub eval: EvalConfig,
     pub broker: BrokerConfig,
     pub game: GameSection,
+    pub auxiliary: AuxiliaryConfig,
+}
+
+/// How the training-only parts of a network learn: the oracle's withdrawal and the
+/// hidden-hand head's loss (switched on by `model.oracle` and `model.hand_prediction`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuxiliaryConfig {
+    /// Frames over which the oracle's weight falls linearly from 1 to 0; from then on the
+    /// network learns and acts on the seat's information alone.
+    pub oracle_fade_frames: u64,
+    /// Weight of the hidden-hand cross-entropy beside the Q loss.
+    pub hand_loss_weight: f64,
+    /// `joint`: the Q loss also shapes the hand prediction it reads; `detached`: the prediction
+    /// enters the Q head without gradient, so only its own loss trains it (and, through it,
+    /// the shared trunk).
+    pub hand_gradient: HandGradient,
+}
+
+/// Whether the Q loss flows back into the hidden-hand prediction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandGradient {
+    Joint,
+    Detached,
+}
+
+impl Default for AuxiliaryConfig {
+    fn default() -> Self {
+        AuxiliaryConfig { oracle_fade_frames: 30_000_000, hand_loss_weight: 0.25, hand_gradient: HandGradient::Joint }
+    }
+}
+
+impl AuxiliaryConfig {
+    /// The oracle's weight after `frames` learned frames: 1 at the start, 0 from
+    /// `oracle_fade_frames` on.
+    pub fn oracle_weight(&self, frames: u64) -> f64 {
+        if frames >= self.oracle_fade_frames { 0.0 } else { 1.0 - frames as f64 / self.oracle_fade_frames as f64 }
+    }
 }
 
 /// The game the actors play.
@@ -119,7 +158,7 @@ pub struct RewardConfig {
 
 impl Default for RewardConfig {
     fn default() -> Self {
-        RewardConfig { scoring: Scoring::WinLoss, speed_bonus: 0.0, lambda: 1.0 }
+        RewardConfig { scoring: Scoring::WinLoss, speed_bonus: 0.0, lambda: 0.85 }
     }
 }
 
@@ -214,8 +253,14 @@ pub struct LearnerConfig {
 
 impl LearnerConfig {
     /// What the learner's update needs of this section.
-    pub fn settings(&self) -> LearnerSettings {
-        LearnerSettings { optimizer: self.optimizer, lr: self.lr, grad_clip: self.grad_clip }
+    pub fn settings(&self, auxiliary: &AuxiliaryConfig) -> LearnerSettings {
+        LearnerSettings {
+            optimizer: self.optimizer,
+            lr: self.lr,
+            grad_clip: self.grad_clip,
+            hand_loss_weight: auxiliary.hand_loss_weight,
+            detach_hands: auxiliary.hand_gradient == HandGradient::Detached,
+        }
     }
 
     /// The learning rate after `frames` learned frames.
@@ -234,14 +279,14 @@ impl Default for LearnerConfig {
     fn default() -> Self {
         LearnerConfig {
             batch_size: 256,
-            lr: 1e-4,
+            lr: 3e-4,
             optimizer: Optimizer::Adam,
             grad_clip: 40.0,
             publish_every_steps: 1,
             queue_games: 256,
             threads: 1,
-            lr_decay_frames: 0,
-            lr_end: 1e-5,
+            lr_decay_frames: 120_000_000,
+            lr_end: 3e-5,
         }
     }
 }
@@ -336,6 +381,11 @@ impl TrainConfig {
             (self.budget.max_seconds < 0.0, "budget.max_seconds must be 0 (no bound) or positive"),
             (self.checkpoint.every_minutes < 0.0, "checkpoint.every_minutes must be 0 (only at the end) or positive"),
             (self.pool.snapshot_every_minutes < 0.0, "pool.snapshot_every_minutes must be 0 (off) or positive"),
+            (self.auxiliary.hand_loss_weight < 0.0, "auxiliary.hand_loss_weight must be 0 or positive"),
+            (
+                self.model.oracle && self.auxiliary.oracle_fade_frames == 0,
+                "auxiliary.oracle_fade_frames must be at least 1 with model.oracle",
+            ),
         ];
         match checks.iter().find(|(bad, _)| *bad) {
             Some((_, why)) => Err(ConfigError::Value(why.to_string())),
@@ -344,7 +394,7 @@ impl TrainConfig {
     }
 
     /// Every real-valued key, by name.
-    fn numbers(&self) -> [(&'static str, f64); 14] {
+    fn numbers(&self) -> [(&'static str, f64); 15] {
         [
             ("budget.max_seconds", self.budget.max_seconds),
             ("reward.speed_bonus", self.reward.speed_bonus as f64),
@@ -360,6 +410,7 @@ impl TrainConfig {
             ("learner.lr_end", self.learner.lr_end),
             ("checkpoint.every_minutes", self.checkpoint.every_minutes),
             ("game.bid_epsilon", self.game.bid_epsilon),
+            ("auxiliary.hand_loss_weight", self.auxiliary.hand_loss_weight),
         ]
     }
 
@@ -382,7 +433,7 @@ mod tests {
 
     #[test]
     fn learning_rate_falls_linearly_then_stays() {
-        let mut l = LearnerConfig { lr: 3e-4, lr_end: 3e-5, ..LearnerConfig::default() };
+        let mut l = LearnerConfig { lr: 3e-4, lr_end: 3e-5, lr_decay_frames: 0, ..LearnerConfig::default() };
         assert_eq!(l.lr_at(5_000_000), 3e-4, "no decay by default");
         l.lr_decay_frames = 1_000;
         assert_eq!(l.lr_at(0), 3e-4);

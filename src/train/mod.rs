@@ -215,7 +215,7 @@ impl Trainer {
         let run = cfg.run.dir.clone();
         run::remove_leftovers(&run);
         // The run seed draws the initial weights, so a run is reproducible from its config.
-        let mut learner = Learner::new(&cfg.model, cfg.learner.settings(), cfg.run.device, cfg.run.seed)?;
+        let mut learner = Learner::new(&cfg.model, cfg.learner.settings(&cfg.auxiliary), cfg.run.device, cfg.run.seed)?;
         let (meta, mut pool) = match &start {
             Start::Resume => restore(&run, &cfg, &mut learner.net)?,
             Start::Fresh { init_from } => {
@@ -461,6 +461,7 @@ impl Trainer {
             if self.cfg.learner.lr_decay_frames > 0 {
                 self.learner.set_lr(self.cfg.learner.lr_at(self.now.frames));
             }
+            self.learner.set_oracle_weight(self.cfg.auxiliary.oracle_weight(self.now.frames));
             self.last = self
                 .learner
                 .step(&self.buffer[consumed..consumed + batch])

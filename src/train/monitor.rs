@@ -144,6 +144,11 @@ impl Monitor {
             }
         }
         tb.add_scalar("mean_q", stats.mean_q as f32, s);
+        if let Some(h) = stats.hands {
+            tb.add_scalar("hands/loss", h.loss as f32, s);
+            tb.add_scalar("hands/placed", h.placed as f32, s);
+            tb.add_scalar("hands/placed_uniform", h.placed_uniform as f32, s);
+        }
         tb.add_scalar("lr", stats.lr as f32, s);
         tb.add_scalar("speed/frames_per_s", frames_per_s as f32, s);
         tb.add_scalar("speed/games_per_s", games_per_s as f32, s);

@@ -7,6 +7,7 @@
 //! shaped reward; it only trades some of the Monte Carlo return's variance for bias.
 
 use super::config::RewardConfig;
+use crate::encode::HiddenHands;
 use crate::game::State;
 use crate::model::Frame;
 
@@ -18,6 +19,8 @@ pub struct Decision {
     pub action: Vec<f32>,
     /// Q of the chosen play under the network that chose it, when there was a choice.
     pub q: Option<f32>,
+    /// The other two hands, for the training-only heads and inputs.
+    pub hidden: HiddenHands,
 }
 
 /// A bidding decision, labelled with the points its seat's side made.
@@ -72,6 +75,7 @@ pub fn label(decisions: Vec<Decision>, finished: &State, cfg: &RewardConfig) -> 
             role: finished.role(d.seat).expect("a played game has a landlord"),
             state: d.state,
             action: d.action,
+            hidden: d.hidden,
         })
         .collect()
 }
@@ -97,7 +101,8 @@ mod tests {
             encode_state(&s, seat, &mut st);
             let mut a = vec![0.0; ACTION_DIM];
             encode_action(&p, s.hand(seat), &mut a);
-            decisions.push(Decision { seat, state: st, action: a, q: Some(0.5 - seat as f32 * 0.25) });
+            let hidden = HiddenHands::of(&s, seat);
+            decisions.push(Decision { seat, state: st, action: a, q: Some(0.5 - seat as f32 * 0.25), hidden });
             s.apply_play(p).unwrap();
         }
         (s, decisions)
@@ -108,7 +113,7 @@ mod tests {
         for seed in 0..20 {
             let (s, decisions) = play_recording(seed, Scoring::WinLoss);
             let n = decisions.len();
-            let frames = label(decisions, &s, &RewardConfig::default());
+            let frames = label(decisions, &s, &RewardConfig { lambda: 1.0, ..RewardConfig::default() });
             assert_eq!(frames.len(), n);
             let landlord_won = s.winner() == s.landlord();
             for f in &frames {
@@ -123,7 +128,7 @@ mod tests {
     #[test]
     fn score_mode_and_speed_bonus() {
         let (s, decisions) = play_recording(3, Scoring::Score);
-        let cfg = RewardConfig { scoring: Scoring::Score, speed_bonus: 0.1, ..RewardConfig::default() };
+        let cfg = RewardConfig { scoring: Scoring::Score, speed_bonus: 0.1, lambda: 1.0 };
         let frames = label(decisions, &s, &cfg);
         let m = s.multiplier() as f32;
         for f in frames {

@@ -15,7 +15,7 @@
 
 use super::actor::{GameMsg, Learning};
 use super::trajectory::BidFrame;
-use crate::encode::{ACTION_DIM, BID_DIM, STATE_DIM};
+use crate::encode::{ACTION_DIM, BID_DIM, HIDDEN_RANKS, HiddenHands, STATE_DIM};
 use crate::game::Role;
 use crate::model::Frame;
 
@@ -25,15 +25,17 @@ const HEADER: usize = 4 + 4 + 8 + 8 + 4;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
-    Bits = 1,
-    Floats = 2,
+    Bits = 3,
+    Floats = 4,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum WireError {
     #[error("not a ddz game: it does not start with DDZG")]
     Magic,
-    #[error("layout {0} is unknown to this ddz (1 = bits, 2 = floats)")]
+    #[error(
+        "layout {0} is unknown to this ddz (3 = bits, 4 = floats; 1 and 2 came from a ddz before frames carried the hidden hands: run actors and learner of one version)"
+    )]
     Layout(u8),
     #[error("cut short: {0} bytes where more were due")]
     Truncated(usize),
@@ -56,6 +58,7 @@ pub fn encode(msg: &GameMsg, layout: Layout, out: &mut Vec<u8>) {
     for f in &msg.frames {
         out.extend_from_slice(&f.target.to_le_bytes());
         out.push(f.role.index() as u8);
+        out.extend_from_slice(&f.hidden.0);
         match layout {
             Layout::Floats => f.state.iter().chain(&f.action).for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
             Layout::Bits => {
@@ -104,8 +107,8 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
     }
     let mut r = Reader { bytes, at: 4 };
     let layout = match r.u8()? {
-        1 => Layout::Bits,
-        2 => Layout::Floats,
+        3 => Layout::Bits,
+        4 => Layout::Floats,
         other => return Err(WireError::Layout(other)),
     };
     let learning = match r.u8()? {
@@ -119,18 +122,22 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
     let index = u64::from_le_bytes(r.take(8)?.try_into().unwrap());
     let n = r.u32()? as usize;
     // Each frame holds at least its target, role and bit masks: a count beyond that is a lie.
-    if n > bytes.len() / (5 + (STATE_DIM + ACTION_DIM) / 8) {
+    if n > bytes.len() / (5 + HIDDEN_RANKS + (STATE_DIM + ACTION_DIM) / 8) {
         return Err(WireError::Invalid(format!("{n} frames cannot fit in {} bytes", bytes.len())));
     }
     let mut frames = Vec::with_capacity(n);
     for _ in 0..n {
         let target = r.f32()?;
         let role = *Role::ALL.get(r.u8()? as usize).ok_or(WireError::Invalid("a role beyond 2".into()))?;
+        let hidden = HiddenHands(r.take(HIDDEN_RANKS)?.try_into().unwrap());
+        if let Some(&c) = hidden.0.iter().find(|&&c| c > 4) {
+            return Err(WireError::Invalid(format!("a hidden hand with {c} cards of one rank (at most 4)")));
+        }
         let (state, action) = match layout {
             Layout::Floats => (r.floats(STATE_DIM)?, r.floats(ACTION_DIM)?),
             Layout::Bits => (r.bits(STATE_DIM)?, r.bits(ACTION_DIM)?),
         };
-        frames.push(Frame { state, action, target, role });
+        frames.push(Frame { state, action, target, role, hidden });
     }
     let bids = read_bids(&mut r, layout)?;
     if r.at != bytes.len() {
@@ -241,7 +248,8 @@ mod tests {
             let (mut st, mut a) = (vec![0.0; STATE_DIM], vec![0.0; ACTION_DIM]);
             encode_state(&s, seat, &mut st);
             encode_action(&p, s.hand(seat), &mut a);
-            decisions.push(Decision { seat, state: st, action: a, q: None });
+            let hidden = HiddenHands::of(&s, seat);
+            decisions.push(Decision { seat, state: st, action: a, q: None, hidden });
             s.apply_play(p).unwrap();
         }
         let frames = label(decisions, &s, &Default::default());
@@ -264,6 +272,7 @@ mod tests {
             && a.frames.iter().zip(&b.frames).all(|(x, y)| {
                 x.target.to_bits() == y.target.to_bits()
                     && x.role == y.role
+                    && x.hidden == y.hidden
                     && x.state.iter().zip(&y.state).all(|(p, q)| p.to_bits() == q.to_bits())
                     && x.action.iter().zip(&y.action).all(|(p, q)| p.to_bits() == q.to_bits())
             })
@@ -293,6 +302,11 @@ mod tests {
         let mut layout = bytes.clone();
         layout[4] = 9;
         assert_eq!(decode(&layout).unwrap_err(), WireError::Layout(9));
+        layout[4] = 1;
+        assert!(decode(&layout).unwrap_err().to_string().contains("before frames carried the hidden hands"));
+        let mut hidden = bytes.clone();
+        hidden[HEADER + 5] = 7;
+        assert!(decode(&hidden).unwrap_err().to_string().contains("7 cards of one rank"));
         let mut count = bytes.clone();
         count[HEADER - 4..HEADER].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(matches!(decode(&count).unwrap_err(), WireError::Invalid(_)));
