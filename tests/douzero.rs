@@ -3,13 +3,13 @@
 //! DouZero's own engine with its `DeepAgent`, and on every decision ddz's features (exactly),
 //! Q values (within 1e-4) and choice (the same play) — then the agent in ddz's games, honest.
 
+mod common;
+
 use ddz::agents::{Agent, AgentSpec};
 use ddz::cards::Counts;
 use ddz::encode::douzero::{CARDS, View, observe, write_cards};
-use ddz::game::{MoveList, Role, State};
+use ddz::game::Role;
 use ddz::model::douzero::DouzeroNets;
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -111,26 +111,7 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
 /// At decisions of random games, the agent given a state with other hidden hands (the same
 /// information for its seat) makes the same play.
 fn assert_honest(agent: &mut dyn Agent) {
-    let mut rng = StdRng::seed_from_u64(5);
-    let mut plays = MoveList::new();
-    let (mut decisions, mut differ) = (0, 0);
-    for _ in 0..3 {
-        let mut s = State::new(Default::default());
-        s.deal_random(&mut rng);
-        while let Some(seat) = s.current_player() {
-            s.legal_plays_into(&mut plays);
-            if plays.len() > 1 {
-                let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
-                differ += (0..3).any(|p| other.hand(p) != s.hand(p)) as u32;
-                assert_eq!(
-                    agent.choose(&s, &plays),
-                    agent.choose(&other, &plays),
-                    "the play must not depend on hidden hands"
-                );
-                decisions += 1;
-            }
-            s.apply_play(plays[rng.random_range(0..plays.len())]).unwrap();
-        }
-    }
-    assert!(decisions > 20 && differ > 10, "{decisions} decisions, {differ} with other hidden hands");
+    common::at_resampled_decisions(5, |real, other, plays| {
+        assert_eq!(agent.choose(real, plays), agent.choose(other, plays), "the play must not depend on hidden hands");
+    });
 }

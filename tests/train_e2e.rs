@@ -1,5 +1,7 @@
 //! Real training end to end: a tiny network, real libtorch updates, real files.
 
+mod common;
+
 use ddz::agents::AgentSpec;
 use ddz::agents::{ModelAgent, RandomAgent};
 use ddz::eval::curve::BackgroundEval;
@@ -337,8 +339,6 @@ fn bidding_and_play_learn_together_and_resume() {
 #[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn oracle_guiding_and_hand_prediction_train_and_play_on_the_seats_information() {
     use ddz::agents::Agent;
-    use ddz::game::{MoveList, State};
-    use rand::{RngExt, SeedableRng, rngs::StdRng};
     let dir = scratch("oracle-hands");
     let mut cfg = tiny(&dir);
     cfg.model.oracle = true;
@@ -362,23 +362,9 @@ fn oracle_guiding_and_hand_prediction_train_and_play_on_the_seats_information() 
 
     // At play time the network reads the seat's information only: with the other two hands
     // dealt differently (the same information for the seat), every Q and choice is the same.
-    let mut rng = StdRng::seed_from_u64(8);
-    let (mut plays, mut checked, mut differ) = (MoveList::new(), 0, 0);
-    for _ in 0..4 {
-        let mut state = State::new(Default::default());
-        state.deal_random(&mut rng);
-        while let Some(seat) = state.current_player() {
-            state.legal_plays_into(&mut plays);
-            if plays.len() > 1 {
-                let other = state.resample_from_infostate(seat, &mut || rng.random::<f64>());
-                differ += (0..3).any(|p| other.hand(p) != state.hand(p)) as u32;
-                assert_eq!(model.q_values(&state, &plays), model.q_values(&other, &plays));
-                assert_eq!(model.choose(&state, &plays), model.choose(&other, &plays));
-                checked += 1;
-            }
-            state.apply_play(plays[rng.random_range(0..plays.len())]).unwrap();
-        }
-    }
-    assert!(checked > 20 && differ > 10, "{checked} decisions, {differ} with other hidden hands");
+    common::at_resampled_decisions(8, |real, other, plays| {
+        assert_eq!(model.q_values(real, plays), model.q_values(other, plays));
+        assert_eq!(model.choose(real, plays), model.choose(other, plays));
+    });
     std::fs::remove_dir_all(&dir).unwrap();
 }
