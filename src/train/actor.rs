@@ -162,6 +162,14 @@ struct Encoded {
     oracle: Vec<f32>,
 }
 
+/// A frozen snapshot in use: its pool step, the frames it had learned (its oracle's weight)
+/// and its network.
+struct Frozen {
+    step: u64,
+    frames: u64,
+    net: QNet,
+}
+
 pub struct Actor {
     cfg: Arc<TrainConfig>,
     shared: Arc<Shared>,
@@ -171,9 +179,8 @@ pub struct Actor {
     /// The bidding network, when games start with bids.
     bid_net: Option<BidNet>,
     version: u64,
-    /// Frozen nets by pool step, with the frames they had learned (their oracle's weight);
-    /// at most the current opponent and the previous one in use.
-    frozen: Vec<(u64, u64, QNet)>,
+    /// Frozen nets; at most the current opponent and the previous one in use.
+    frozen: Vec<Frozen>,
     opponent: u64,
     games_since_draw: u64,
     rule: RuleAgent,
@@ -246,9 +253,9 @@ impl Actor {
             self.games_since_draw += 1;
         }
         let (opponent, slots) = (self.opponent, &self.slots);
-        self.frozen.retain(|(s, _, _)| {
-            *s == opponent
-                || slots.iter().any(|sl| sl.learning != Learning::AllSeats && sl.opponent == Opponent::Snapshot(*s))
+        self.frozen.retain(|f| {
+            f.step == opponent
+                || slots.iter().any(|sl| sl.learning != Learning::AllSeats && sl.opponent == Opponent::Snapshot(f.step))
         });
     }
 
@@ -256,10 +263,10 @@ impl Actor {
         let pool = self.shared.pool.read().unwrap();
         let entry = pool.sample(self.rng.random::<f64>()).expect("the pool always holds a snapshot");
         self.opponent = entry.step;
-        if !self.frozen.iter().any(|(s, _, _)| *s == entry.step) {
-            let mut n = QNet::cpu(&self.cfg.model, 0);
-            n.import(&entry.weights).expect("pool weights fit the actor's network");
-            self.frozen.push((entry.step, entry.frames, n));
+        if !self.frozen.iter().any(|f| f.step == entry.step) {
+            let mut net = QNet::cpu(&self.cfg.model, 0);
+            net.import(&entry.weights).expect("pool weights fit the actor's network");
+            self.frozen.push(Frozen { step: entry.step, frames: entry.frames, net });
         }
         self.games_since_draw = 0;
     }
@@ -347,13 +354,13 @@ impl Actor {
     fn forward(&mut self, key: NetKey) {
         let frames = match key {
             None => self.shared.frames.load(Ordering::Relaxed),
-            Some(step) => self.frozen.iter().find(|(s, _, _)| *s == step).expect("a drawn snapshot").1,
+            Some(step) => self.frozen(step).frames,
         };
         let weight = if self.cfg.model.oracle { self.cfg.auxiliary.oracle_weight(frames) } else { 0.0 };
         self.encode_batch(key, weight > 0.0);
         let net = match key {
             None => &self.net,
-            Some(step) => &self.frozen.iter().find(|(s, _, _)| *s == step).expect("a drawn snapshot").2,
+            Some(step) => &self.frozen(step).net,
         };
         let b = &self.batch;
         let oracle = (weight > 0.0).then_some((b.oracle.as_slice(), weight));
@@ -376,6 +383,11 @@ impl Actor {
             }
             offset += slot.plays.len();
         }
+    }
+
+    /// The frozen net of pool step `step`, which the actor drew.
+    fn frozen(&self, step: u64) -> &Frozen {
+        self.frozen.iter().find(|f| f.step == step).expect("a drawn snapshot")
     }
 
     /// Encodes the undecided games that network `key` decides into `self.batch`, with the
