@@ -123,6 +123,16 @@ impl Learner {
     /// One update on `frames`.
     /// A batch whose loss or gradient is not finite is refused before the weights change.
     pub fn step(&mut self, frames: &[Frame]) -> Result<StepStats, LearnerError> {
+        self.update(frames, false)
+    }
+
+    /// [`Learner::step`] that also measures the hidden-hand head ([`StepStats::hands`]): a few
+    /// more tensor passes, so training asks for it only on the steps whose scalars it writes.
+    pub fn step_measured(&mut self, frames: &[Frame]) -> Result<StepStats, LearnerError> {
+        self.update(frames, true)
+    }
+
+    fn update(&mut self, frames: &[Frame], measure: bool) -> Result<StepStats, LearnerError> {
         let (s, a, y) = self.tensors(frames);
         let dev = self.net.device();
         let owner = Tensor::arange(frames.len() as i64, (Kind::Int64, dev));
@@ -135,11 +145,15 @@ impl Learner {
         let q = out.q;
         let sq = (&q - &y).square();
         let mut loss = sq.mean(Kind::Float);
-        let hands = out.hands.map(|logits| {
-            let (ce, stats) = hand_loss(&logits, frames);
+        let mut hands = None;
+        if let Some(logits) = out.hands {
+            let truth = hand_truth(frames, logits.device());
+            let ce = logits.view([-1, HAND_CLASSES]).cross_entropy_for_logits(&truth);
+            if measure {
+                hands = Some(hand_stats(&logits, &truth, ce.double_value(&[])));
+            }
             loss = &loss + &ce * self.settings.hand_loss_weight;
-            stats
-        });
+        }
         let loss_value = loss.double_value(&[]);
         if !loss_value.is_finite() {
             return Err(LearnerError::NonFinite(format!("the loss is {loss_value}")));
@@ -191,14 +205,17 @@ fn oracle_planes(frames: &[Frame], dev: Device) -> Tensor {
     Tensor::from_slice(&planes).view([frames.len() as i64, ORACLE_DIM as i64]).to_device(dev)
 }
 
-/// The hidden-hand cross-entropy of `logits` [N, HIDDEN_RANKS, HAND_CLASSES] against the
-/// frames' true hands, and how many unseen cards the prediction places in the right hand.
-fn hand_loss(logits: &Tensor, frames: &[Frame]) -> (Tensor, HandStats) {
-    let dev = logits.device();
-    let n = frames.len() as i64;
+/// The frames' true hidden counts, flattened [N · HIDDEN_RANKS], as class indices.
+fn hand_truth(frames: &[Frame], dev: Device) -> Tensor {
     let counts: Vec<i64> = frames.iter().flat_map(|f| f.hidden.0.iter().map(|&c| c as i64)).collect();
-    let truth = Tensor::from_slice(&counts).to_device(dev);
-    let ce = logits.view([-1, HAND_CLASSES]).cross_entropy_for_logits(&truth);
+    Tensor::from_slice(&counts).to_device(dev)
+}
+
+/// How many unseen cards the prediction `logits` [N, HIDDEN_RANKS, HAND_CLASSES] places in the
+/// right hand, against a uniform guess, with the cross-entropy `loss` already computed.
+fn hand_stats(logits: &Tensor, truth: &Tensor, loss: f64) -> HandStats {
+    let dev = logits.device();
+    let n = logits.size()[0];
     let placed = tch::no_grad(|| {
         let r = (HIDDEN_RANKS / 2) as i64;
         let truth = truth.view([n, HIDDEN_RANKS as i64]).to_kind(Kind::Float);
@@ -217,8 +234,7 @@ fn hand_loss(logits: &Tensor, frames: &[Frame]) -> (Tensor, HandStats) {
         let uniform = &unseen * &size_next / (&size_next + &size_prev).clamp_min(1.0);
         (share(&predicted), share(&uniform))
     });
-    let stats = HandStats { loss: ce.double_value(&[]), placed: placed.0, placed_uniform: placed.1 };
-    (ce, stats)
+    HandStats { loss, placed: placed.0, placed_uniform: placed.1 }
 }
 
 /// The mean squared error of each role's frames (NaN for a role without frames).
@@ -299,14 +315,15 @@ mod tests {
         let mut learner = Learner::new(&model, settings, runtime::Device::Cpu, 5).unwrap();
         let frames = random_frames(120);
         let held_out = random_frames(10);
-        let first = learner.step(&held_out).unwrap().hands.unwrap();
+        assert!(learner.step(&held_out).unwrap().hands.is_none(), "measured only when asked");
+        let first = learner.step_measured(&held_out).unwrap().hands.unwrap();
         for _ in 0..30 {
             for batch in frames.chunks(256) {
                 learner.step(batch).unwrap();
             }
         }
         learner.set_lr(1e-12);
-        let last = learner.step(&held_out).unwrap().hands.unwrap();
+        let last = learner.step_measured(&held_out).unwrap().hands.unwrap();
         eprintln!("hands on held-out frames: {first:?} -> {last:?}");
         assert!(last.loss < first.loss - 0.2, "the cross-entropy falls: {first:?} -> {last:?}");
         assert!(last.placed > last.placed_uniform + 0.01, "better than a uniform guess: {last:?}");

@@ -10,12 +10,14 @@
 //! DouZero. A per-role network routes each state by its role feature, so callers never name the
 //! role; decisions before the landlord is known (bidding) go to the landlord's network.
 
-use crate::encode::{ACTION_DIM, HIDDEN_RANKS, OFF_ROLE, ORACLE_DIM, STATE_DIM, STATE_DIM_V1};
+use crate::encode::{
+    ACTION_DIM, HIDDEN_RANKS, HISTORY_LEN, OFF_HISTORY, OFF_ROLE, ORACLE_DIM, PLANE, STATE_DIM, STATE_DIM_V1,
+};
 use crate::game::Role;
 use crate::runtime::{self, DeviceError};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
-use tch::{Device, Kind, Tensor, nn, nn::Module};
+use tch::{Device, Kind, Tensor, nn, nn::Module, nn::RNN};
 
 /// What is wrong with a network's sizes or weights.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -29,6 +31,23 @@ pub enum ModelError {
     #[error(transparent)]
     Device(#[from] DeviceError),
 }
+
+/// How the last plays (the state's history block) reach the trunk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryEncoder {
+    /// Their planes are inputs of the trunk's first layer like every other feature.
+    #[default]
+    Flat,
+    /// An LSTM reads them round by round, oldest first: five steps of three plays (a round of
+    /// the three seats, in the same seat order every step, since passes are plays in the
+    /// record), as DouZero's network does; its last output replaces the planes as the trunk's
+    /// input, so the order of plays is structure the network need not learn from scratch.
+    Lstm,
+}
+
+/// Plays per LSTM step: one round of the three seats.
+pub const HISTORY_ROUND: usize = 3;
 
 /// Layer sizes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +67,10 @@ pub struct ModelConfig {
     /// A head that predicts, from the seat's information only, how many cards of each rank
     /// each other seat holds, trained against the true hands; its prediction feeds the Q head.
     pub hand_prediction: bool,
+    /// How the last 15 plays enter the trunk.
+    pub history: HistoryEncoder,
+    /// Width of the LSTM's state when `history = "lstm"`.
+    pub history_size: i64,
     /// State features the network reads: `STATE_DIM`, or `STATE_DIM_V1` for a network saved
     /// before the later features were added. Not a config key: new networks read them all, and
     /// a saved network's width is read from its first layer.
@@ -64,6 +87,8 @@ impl Default for ModelConfig {
             per_role: false,
             oracle: false,
             hand_prediction: false,
+            history: HistoryEncoder::Flat,
+            history_size: 64,
             inputs: STATE_DIM,
         }
     }
@@ -83,6 +108,8 @@ impl ModelConfig {
         let prefix = if per_role { landlord } else { String::new() };
         let layers =
             |name: &str| -> Vec<i64> { (0..).map_while(|i| out_dim(&format!("{prefix}{name}{i}.weight"))).collect() };
+        let history_size = dim(&format!("{prefix}history.weight_hh_l0"), 1);
+        let first_width = dim(&format!("{prefix}trunk0.weight"), 1).ok_or_else(|| missing("trunk0.weight"))?;
         let config = ModelConfig {
             trunk: layers("trunk"),
             head: out_dim(&format!("{prefix}head_state.weight")).ok_or_else(|| missing("head_state.weight"))?,
@@ -90,7 +117,13 @@ impl ModelConfig {
             per_role,
             oracle: out_dim(&format!("{prefix}oracle_in.weight")).is_some(),
             hand_prediction: out_dim(&format!("{prefix}hands.weight")).is_some(),
-            inputs: dim(&format!("{prefix}trunk0.weight"), 1).ok_or_else(|| missing("trunk0.weight"))? as usize,
+            history: if history_size.is_some() { HistoryEncoder::Lstm } else { HistoryEncoder::Flat },
+            history_size: history_size.unwrap_or(ModelConfig::default().history_size),
+            // With an LSTM the first layer reads its output in place of the history planes.
+            inputs: match history_size {
+                Some(h) => (first_width - h) as usize + HISTORY_LEN * PLANE,
+                None => first_width as usize,
+            },
         };
         config.validate()?;
         Ok(config)
@@ -101,6 +134,12 @@ impl ModelConfig {
             return Err(ModelError::Invalid(
                 "model sizes must be positive and the trunk needs at least one layer".into(),
             ));
+        }
+        if self.history == HistoryEncoder::Lstm && self.history_size <= 0 {
+            return Err(ModelError::Invalid(format!(
+                "history_size = {}: the LSTM's width must be positive",
+                self.history_size
+            )));
         }
         if self.inputs != STATE_DIM && self.inputs != STATE_DIM_V1 {
             return Err(ModelError::Invalid(format!(
@@ -146,6 +185,8 @@ pub struct Output {
 struct Tower {
     /// State features read: the first `inputs` of each state row.
     inputs: i64,
+    /// The LSTM over the history block, when the history is not read flat.
+    history: Option<nn::LSTM>,
     trunk0: nn::Linear,
     /// Oracle guiding: the two other hands into the first layer, scaled by a weight that
     /// training withdraws to zero.
@@ -161,7 +202,15 @@ struct Tower {
 impl Tower {
     fn new(root: &nn::Path, config: &ModelConfig) -> Tower {
         let no_bias = nn::LinearConfig { bias: false, ..Default::default() };
-        let trunk0 = nn::linear(root / "trunk0", config.inputs as i64, config.trunk[0], Default::default());
+        let history = (config.history == HistoryEncoder::Lstm).then(|| {
+            let rounds = nn::RNNConfig { batch_first: true, ..Default::default() };
+            nn::lstm(root / "history", (HISTORY_ROUND * PLANE) as i64, config.history_size, rounds)
+        });
+        let first_inputs = match history {
+            Some(_) => (config.inputs - HISTORY_LEN * PLANE) as i64 + config.history_size,
+            None => config.inputs as i64,
+        };
+        let trunk0 = nn::linear(root / "trunk0", first_inputs, config.trunk[0], Default::default());
         let oracle_in =
             config.oracle.then(|| nn::linear(root / "oracle_in", ORACLE_DIM as i64, config.trunk[0], no_bias));
         let mut trunk = nn::seq();
@@ -188,12 +237,38 @@ impl Tower {
             w = n;
         }
         head_out = head_out.add(nn::linear(root / "q", w, 1, Default::default()));
-        Tower { inputs: config.inputs as i64, trunk0, oracle_in, trunk, head_state, head_action, hands, head_out }
+        Tower {
+            inputs: config.inputs as i64,
+            history,
+            trunk0,
+            oracle_in,
+            trunk,
+            head_state,
+            head_action,
+            hands,
+            head_out,
+        }
+    }
+
+    /// The first layer's input: the state's features, with the history planes replaced by the
+    /// LSTM's last output when there is one.
+    fn first_inputs(&self, x: Tensor) -> Tensor {
+        let Some(lstm) = &self.history else { return x };
+        let (b, flat) = (x.size()[0], (HISTORY_LEN * PLANE) as i64);
+        let steps = (HISTORY_LEN / HISTORY_ROUND) as i64;
+        // The block holds the most recent play first; rounds go in oldest first.
+        let rounds = x.narrow(1, OFF_HISTORY as i64, flat).view([b, steps, (HISTORY_ROUND * PLANE) as i64]).flip([1]);
+        let (out, _) = lstm.seq(&rounds);
+        let after = OFF_HISTORY as i64 + flat;
+        Tensor::cat(
+            &[x.narrow(1, 0, OFF_HISTORY as i64), x.narrow(1, after, self.inputs - after), out.select(1, -1)],
+            1,
+        )
     }
 
     fn forward(&self, states: &Tensor, actions: &Tensor, owner: &Tensor, guide: Guide) -> Output {
         let x = if self.inputs == STATE_DIM as i64 { states.shallow_clone() } else { states.narrow(1, 0, self.inputs) };
-        let first = self.trunk0.forward(&x);
+        let first = self.trunk0.forward(&self.first_inputs(x));
         let first = match (&self.oracle_in, guide.oracle) {
             (Some(layer), Some((planes, weight))) if weight > 0.0 => first + layer.forward(planes) * weight,
             _ => first,
@@ -623,5 +698,37 @@ mod tests {
         let odd: Vec<(String, Vec<i64>)> =
             shapes.into_iter().map(|(n, s)| if n == "trunk0.weight" { (n, vec![16, 1300]) } else { (n, s) }).collect();
         assert!(ModelConfig::infer(&odd).unwrap_err().to_string().contains("1300 state features"));
+    }
+
+    #[test]
+    fn the_lstm_history_replaces_the_planes_and_reads_their_order() {
+        crate::runtime::configure_threads(1);
+        for per_role in [false, true] {
+            let cfg = ModelConfig {
+                trunk: vec![16],
+                head: 8,
+                head_hidden: vec![4],
+                per_role,
+                history: HistoryEncoder::Lstm,
+                history_size: 6,
+                ..Default::default()
+            };
+            let net = QNet::cpu(&cfg, 1);
+            let shapes: Vec<(String, Vec<i64>)> = net.vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
+            assert_eq!(ModelConfig::infer(&shapes).unwrap(), cfg, "read back from the tensors");
+            let first = shapes.iter().find(|(n, _)| n.ends_with("trunk0.weight")).unwrap();
+            assert_eq!(first.1, [16, (STATE_DIM - HISTORY_LEN * PLANE) as i64 + 6], "the LSTM replaces the planes");
+            let mut states = vec![0.0f32; STATE_DIM];
+            states[OFF_ROLE] = 1.0;
+            // Two different plays, the older one in the oldest round.
+            states[OFF_HISTORY..OFF_HISTORY + 4].fill(1.0);
+            states[OFF_HISTORY + 12 * PLANE..OFF_HISTORY + 12 * PLANE + 2].fill(1.0);
+            let actions = vec![0.25f32; ACTION_DIM];
+            let q = net.q_values(&states, &actions, &[0]);
+            let mut swapped = states.clone();
+            let (recent, old) = swapped[OFF_HISTORY..].split_at_mut(12 * PLANE);
+            recent[..PLANE].swap_with_slice(&mut old[..PLANE]);
+            assert_ne!(net.q_values(&swapped, &actions, &[0]), q, "the order of the plays is read");
+        }
     }
 }

@@ -462,9 +462,10 @@ impl Trainer {
                 self.learner.set_lr(self.cfg.learner.lr_at(self.now.frames));
             }
             self.learner.set_oracle_weight(self.cfg.auxiliary.oracle_weight(self.now.frames));
-            self.last = self
-                .learner
-                .step(&self.buffer[consumed..consumed + batch])
+            let frames = &self.buffer[consumed..consumed + batch];
+            // Scalars are written after this step when it is a multiple of log.every_steps.
+            let logged = (self.now.step + 1).is_multiple_of(self.cfg.log.every_steps.max(1));
+            self.last = if logged { self.learner.step_measured(frames) } else { self.learner.step(frames) }
                 .map_err(|e| TrainError::NonFinite { step: self.now.step + 1, reason: e.to_string() })?;
             self.losses.push(self.last.loss as f32);
             consumed += batch;
