@@ -8,6 +8,7 @@
 //! RUN/pool/step-NNNNNNNNN.safetensors  frozen snapshots the actors play against
 //! RUN/tb/, RUN/tb-eval/            TensorBoard events of training and of evaluation
 //! RUN/eval/                        learning curve (curve.csv, curve.json, curve.png)
+//! RUN/lock                         held by the session training in the folder (see [`lock`])
 //! ```
 
 use crate::model::bidnet::BidNet;
@@ -43,6 +44,58 @@ pub enum RunError {
     Io { path: PathBuf, reason: String },
     #[error("no checkpoint in {0}")]
     None(PathBuf),
+    /// Another session trains in the folder.
+    #[error(
+        "{path} is held by another training session ({holder}); two sessions on one run would \
+         interleave their checkpoints: wait for it to stop, or train in another --run-dir"
+    )]
+    Locked { path: PathBuf, holder: String },
+}
+
+/// A session's hold on its run folder: an OS lock on `RUN/lock`, released when this value is
+/// dropped or the process ends in any way (a SIGKILL leaves no stale lock behind).
+#[derive(Debug)]
+pub struct RunLock {
+    _file: std::fs::File,
+}
+
+/// The lock file of a run.
+pub fn lock_file(run: &Path) -> PathBuf {
+    run.join("lock")
+}
+
+/// Takes the run folder `run` (creating it if needed) for this process, or says who holds it:
+/// the lock file names the holder's PID and when it started.
+pub fn lock(run: &Path) -> Result<RunLock, RunError> {
+    use std::io::{Read, Seek, Write};
+    std::fs::create_dir_all(run).map_err(io(run))?;
+    let path = lock_file(run);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io(&path))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = match holder.trim() {
+                "" => "a process that has not written its PID yet".to_string(),
+                text => text.to_string(),
+            };
+            return Err(RunError::Locked { path, holder });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
+    }
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let text = format!("pid {}, started at unix time {}\n", std::process::id(), since.as_secs());
+    file.set_len(0).map_err(io(&path))?;
+    file.rewind().map_err(io(&path))?;
+    file.write_all(text.as_bytes()).map_err(io(&path))?;
+    Ok(RunLock { _file: file })
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
@@ -277,5 +330,20 @@ mod tests {
         assert_eq!(std::fs::read_to_string(config_file(&run)).unwrap(), "y");
         assert_eq!(std::fs::read_dir(&run).unwrap().count(), 3, "no temporary file is left");
         std::fs::remove_dir_all(&run).unwrap();
+    }
+
+    #[test]
+    fn a_run_folder_is_held_by_one_session_at_a_time() {
+        let dir = std::env::temp_dir().join(format!("ddz-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let held = lock(&dir).unwrap();
+        let e = lock(&dir).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, RunError::Locked { .. }), "{text}");
+        assert!(text.contains(&format!("pid {}", std::process::id())) && text.contains("--run-dir"), "{text}");
+        drop(held);
+        let again = lock(&dir).expect("free once the holder is gone");
+        drop(again);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -127,3 +127,41 @@ fn sigterm_at_random_moments_ends_each_session_with_a_fresh_checkpoint() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_second_session_on_a_run_folder_is_refused_and_a_killed_one_leaves_no_lock() {
+    let dir = scratch("lock");
+    std::fs::write(dir.join("tiny.toml"), CONFIG).unwrap();
+    let run = dir.join("run");
+    let mut first = start(&dir);
+    wait_for_session(&run, 0, &mut first);
+    // A fresh run and a resumed one alike: the folder is the first session's.
+    let (config, run_dir) = (dir.join("tiny.toml").into_os_string(), run.clone().into_os_string());
+    let fresh = ["train".into(), "--config".into(), config, "--run-dir".into(), run_dir.clone()];
+    let resume = ["train".into(), "--resume".into(), run_dir, "--device".into(), "cpu".into()];
+    for args in [fresh, resume] {
+        let second = Command::new(env!("CARGO_BIN_EXE_ddz")).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&second.stderr);
+        assert!(!second.status.success(), "{args:?}: refused");
+        assert!(
+            stderr.contains("held by another training session") && stderr.contains(&format!("pid {}", first.id())),
+            "{args:?}: names the holder: {stderr}"
+        );
+    }
+    signal(&first, "-KILL");
+    first.wait().unwrap();
+    let before = newest(&run);
+    let games = before.as_ref().map_or(0, |m| m.games) + 100;
+    let out = Command::new(env!("CARGO_BIN_EXE_ddz"))
+        .args(["train", "--max-games", &games.to_string(), "--resume"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    // A run killed before its first checkpoint has nothing to resume, but it is not locked.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("held by another"), "the killed session's lock died with it: {stderr}");
+    if before.is_some() {
+        assert!(out.status.success(), "{stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -139,6 +139,8 @@ struct Counters {
 pub struct Trainer {
     cfg: Arc<TrainConfig>,
     run: PathBuf,
+    /// This session's hold on the run folder, for as long as the trainer lives.
+    _lock: run::RunLock,
     learner: Learner,
     shared: Arc<Shared>,
     games_rx: Receiver<GameMsg>,
@@ -213,6 +215,11 @@ impl Trainer {
         cfg.validate()?;
         crate::runtime::configure_threads(cfg.learner.threads);
         let run = cfg.run.dir.clone();
+        if matches!(start, Start::Resume) && !run.is_dir() {
+            return Err(RunError::None(run::checkpoints_dir(&run)).into());
+        }
+        // Before anything is read or removed: the leftovers may be another session's writes.
+        let lock = run::lock(&run)?;
         run::remove_leftovers(&run);
         // The run seed draws the initial weights, so a run is reproducible from its config.
         let mut learner = Learner::new(&cfg.model, cfg.learner.settings(&cfg.auxiliary), cfg.run.device, cfg.run.seed)?;
@@ -240,6 +247,7 @@ impl Trainer {
             monitor: Monitor::new(&run, &cfg.log, &cfg.budget, quiet, (now.frames, now.games)),
             cfg: Arc::new(cfg),
             run,
+            _lock: lock,
             learner,
             shared,
             games_rx,
