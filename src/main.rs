@@ -214,6 +214,11 @@ struct EvalArgs {
     /// Use only the first N deals.
     #[arg(long)]
     n: Option<usize>,
+    /// Play a deal file that holds the same deal more than once (refused by default: every
+    /// deal counts as an independent sample, so repeats narrow the intervals without
+    /// information); a warning names the first repeat.
+    #[arg(long)]
+    allow_duplicates: bool,
     /// The whole game with bidding: on every deal each agent plays alone against two copies of
     /// the other, in each seat (so it bids first, second and third); points with the bid,
     /// bombs and spring. Agents without a bidding model bid with the rule bidder.
@@ -258,6 +263,11 @@ struct LadderArgs {
     /// Use only the first N deals.
     #[arg(long)]
     n: Option<usize>,
+    /// Play a deal file that holds the same deal more than once (refused by default: every
+    /// deal counts as an independent sample, so repeats narrow the intervals without
+    /// information); a warning names the first repeat.
+    #[arg(long)]
+    allow_duplicates: bool,
     /// Deals the pairings of a search agent play (the first ones of the set).
     #[arg(long, default_value_t = 100)]
     slow_deals: usize,
@@ -758,6 +768,7 @@ fn train(args: TrainArgs) -> Result<()> {
             None => run_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "dmc".into()),
         };
         trainer = trainer.with_broker(url, &name, local_actors)?;
+        let url = ddz::train::broker::masked(url);
         eprintln!("reading games from Redis at {url}: start actors with `ddz actor --broker {url} --run {name}`");
     }
     if resume {
@@ -834,12 +845,29 @@ fn session_budget(o: &Overrides) -> String {
     if given.is_empty() { "none (until Ctrl-C)".into() } else { given.join(", ") }
 }
 
+/// Refuses (or, allowed, warns of) a deal set that repeats a deal.
+fn distinct_deals(deals: &[ddz::game::Deal], source: &ddz::game::DealSource, allow: bool) -> Result<()> {
+    let Some((first, again)) = ddz::game::first_repeat(deals) else { return Ok(()) };
+    let what = format!(
+        "{source}: deal {} is deal {} again; every deal counts as an independent sample, so repeats \
+         narrow the 95% intervals without adding information",
+        again + 1,
+        first + 1
+    );
+    if !allow {
+        bail!("{what}. Remove the repeats, or pass --allow-duplicates to play them anyway");
+    }
+    eprintln!("warning: {what} (--allow-duplicates)");
+    Ok(())
+}
+
 fn eval(args: EvalArgs) -> Result<()> {
     runtime::configure_threads(1);
     let mut deals = args.deals.load()?;
     if let Some(n) = args.n {
         deals.truncate(n);
     }
+    distinct_deals(&deals, &args.deals, args.allow_duplicates)?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let (illegal, markdown, mut report) = if let Some(run) = &args.run {
         return eval_run(run, &deals, &args.also, threads);
@@ -894,6 +922,7 @@ fn ladder(args: LadderArgs) -> Result<()> {
     if let Some(n) = args.n {
         deals.truncate(n);
     }
+    distinct_deals(&deals, &args.deals, args.allow_duplicates)?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let config = LadderConfig {
         deal_set: args.deals.to_string(),
@@ -1082,6 +1111,7 @@ fn check_decisions(agents: &[AgentSpec], file: Option<&Path>, json: bool) -> Res
 }
 
 fn evaluate_hands(agent: &AgentSpec, cfg: &ddz::hands::HandsConfig, out: &Path) -> Result<()> {
+    cfg.validate()?;
     runtime::configure_threads(1);
     let progress = ddz::eval::progress_bar(cfg.games as u64);
     let outcomes = ddz::hands::play_games(agent, cfg.games, cfg.seed, cfg.threads, &progress)?;

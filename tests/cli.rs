@@ -208,3 +208,40 @@ fn evaluate_hands_trains_a_calibrated_evaluator_that_bids() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("does not exist"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn redis_passwords_stay_out_of_error_messages() {
+    // Port 1 on the loopback: nothing listens, so both fail at their first connection.
+    let url = "redis://:s3cret@127.0.0.1:1/";
+    let actor = ddz().args(["actor", "--broker", url, "--run", "x", "--quiet"]).output().unwrap();
+    let dir = std::env::temp_dir().join(format!("ddz-mask-{}", std::process::id()));
+    let learner = ddz().args(["train", "--broker", url, "--max-games", "1", "--run-dir"]).arg(&dir).output().unwrap();
+    for (who, out) in [("actor", actor), ("learner", learner)] {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{who}: {err}");
+        assert!(err.contains("redis://:***@127.0.0.1:1/") && !err.contains("s3cret"), "{who}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_deal_file_with_repeats_is_refused_unless_allowed() {
+    let dir = std::env::temp_dir().join(format!("ddz-repeats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("deals.jsonl");
+    let deals = ddz::game::generate_deals(3, 7);
+    let lines: Vec<String> = [&deals[0], &deals[1], &deals[2], &deals[1]].iter().map(|d| d.to_json()).collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let eval = |extra: &[&str]| {
+        ddz().args(["eval", "--a", "random", "--b", "rule", "--deals"]).arg(&file).args(extra).output().unwrap()
+    };
+    let refused = eval(&[]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{err}");
+    assert!(err.contains("deal 4 is deal 2 again") && err.contains("--allow-duplicates"), "{err}");
+    let allowed = eval(&["--allow-duplicates"]);
+    let err = String::from_utf8_lossy(&allowed.stderr);
+    assert!(allowed.status.success() && err.contains("warning: ") && err.contains("deal 4 is deal 2"), "{err}");
+    assert!(eval(&["--n", "3"]).status.success(), "the first three are distinct");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -35,6 +35,12 @@ const HOSTILE: &[&str] = &[
     "\\u0000",
     "\u{0}",
     "\u{ffff}",
+    // Multi-byte characters, alone as a token too: a parser must never cut text inside one.
+    " é ",
+    "Sé",
+    "🂡",
+    "\u{202e}",
+    "３",
     "\"landlord\"",
     "[[0,\"3\"]]",
     "\n",

@@ -127,6 +127,14 @@ impl DealSource {
     }
 }
 
+/// The first deal that repeats an earlier one, as (earlier index, repeat index). An
+/// evaluation counts every deal as an independent sample: repeats would narrow its confidence
+/// intervals without adding information.
+pub fn first_repeat(deals: &[Deal]) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::with_capacity(deals.len());
+    deals.iter().enumerate().find_map(|(i, d)| seen.insert(d.to_json(), i).map(|first| (first, i)))
+}
+
 /// The default set of evaluations, replays and people's games: `dev`.
 pub fn default_deals() -> Vec<Deal> {
     DealSet::Dev.deals()

@@ -27,6 +27,12 @@ pub enum HandsError {
     Io { path: PathBuf, reason: String },
     #[error("{0}")]
     Invalid(String),
+    /// Training made the evaluator worse than it started: nothing is written.
+    #[error(
+        "training diverged: the loss on held-out training deals is {best}, the untrained evaluator's {untrained}; \
+         nothing was written (try a lower --lr than {lr})"
+    )]
+    Diverged { best: f64, untrained: f64, lr: f64 },
 }
 
 /// How the evaluator is trained.
@@ -40,6 +46,26 @@ pub struct HandsConfig {
     /// Share of the deals held out for calibration.
     pub val_share: f64,
     pub threads: usize,
+}
+
+impl HandsConfig {
+    /// Checks the settings before any game is played: the error names the setting and value.
+    pub fn validate(&self) -> Result<(), HandsError> {
+        let bad = |what: String| Err(HandsError::Invalid(what));
+        if !(self.lr.is_finite() && self.lr > 0.0) {
+            return bad(format!("lr {}: must be a positive finite number", self.lr));
+        }
+        if !(self.val_share > 0.0 && self.val_share < 1.0) {
+            return bad(format!("val_share {}: must be above 0 and below 1", self.val_share));
+        }
+        if self.games < 10 || self.epochs == 0 || self.batch_size == 0 {
+            return bad(format!(
+                "{} games, {} epochs, batch {}: need at least 10 games, and epochs and batch at least 1",
+                self.games, self.epochs, self.batch_size
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// One game's label: the landlord's dealt 17 cards, the bottom, and how it went for it.
@@ -146,6 +172,7 @@ fn rows(outcomes: &[Outcome]) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
 /// Trains the evaluator on `outcomes` (the last `val_share` held out) and writes
 /// `out/model.safetensors`, `out/calibration.csv` and `out/report.json`.
 pub fn train(outcomes: &[Outcome], agent: &str, cfg: &HandsConfig, out: &Path) -> Result<HandsReport, HandsError> {
+    cfg.validate()?;
     let n_val = ((outcomes.len() as f64) * cfg.val_share).round() as usize;
     if outcomes.len() < 10 || n_val == 0 || n_val >= outcomes.len() || cfg.epochs == 0 || cfg.batch_size == 0 {
         return Err(HandsError::Invalid(format!(
@@ -163,7 +190,12 @@ pub fn train(outcomes: &[Outcome], agent: &str, cfg: &HandsConfig, out: &Path) -
     let (fit_set, stop_set) = train_set.split_at(train_set.len() - (train_set.len() / 10).max(1));
     let mut trainer = HandTrainer::new(cfg.seed, cfg.lr);
     let mut best = HandNet::cpu(cfg.seed);
+    let (stop_f, stop_w, stop_p) = rows(stop_set);
+    let untrained = trainer.loss(&stop_f, &stop_w, &stop_p);
     let final_loss = fit(&mut trainer, &mut best, fit_set, stop_set, cfg);
+    if final_loss.is_nan() || final_loss >= untrained {
+        return Err(HandsError::Diverged { best: final_loss, untrained, lr: cfg.lr });
+    }
     let model = out.join("model.safetensors");
     best.save(&model)?;
     let base_rate = train_set.iter().filter(|o| o.won).count() as f64 / train_set.len() as f64;
@@ -292,5 +324,28 @@ mod tests {
         assert_eq!(d.len(), 10);
         assert!(d.iter().all(|x| x.hands == 10));
         assert!((d[0].predicted - 0.045).abs() < 1e-9 && (d[9].observed - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bad_settings_are_named_and_a_diverging_evaluator_is_never_written() {
+        crate::runtime::configure_threads(1);
+        let cfg = HandsConfig { games: 300, seed: 3, epochs: 5, batch_size: 64, lr: 1e-3, val_share: 0.2, threads: 1 };
+        for (bad, named) in [
+            (HandsConfig { lr: f64::NAN, ..cfg.clone() }, "lr NaN"),
+            (HandsConfig { lr: -1.0, ..cfg.clone() }, "lr -1"),
+            (HandsConfig { val_share: f64::INFINITY, ..cfg.clone() }, "val_share inf"),
+        ] {
+            let e = bad.validate().unwrap_err().to_string();
+            assert!(e.starts_with(named), "{e}");
+        }
+        let agent: AgentSpec = "random".parse().unwrap();
+        let outcomes = play_games(&agent, cfg.games, cfg.seed, 1, &ProgressBar::hidden()).unwrap();
+        let out = std::env::temp_dir().join(format!("ddz-hands-diverge-{}", std::process::id()));
+        let e = train(&outcomes, "random", &HandsConfig { lr: 1e9, ..cfg.clone() }, &out).unwrap_err();
+        assert!(matches!(e, HandsError::Diverged { .. }), "{e}");
+        assert!(!out.join("model.safetensors").exists(), "nothing written");
+        train(&outcomes, "random", &cfg, &out).unwrap();
+        assert!(out.join("model.safetensors").exists());
+        std::fs::remove_dir_all(&out).unwrap();
     }
 }

@@ -295,8 +295,13 @@ fn showdown_cards(text: &str) -> Result<String, String> {
         let rank = match token {
             "BJ" => 'B',
             "RJ" => 'R',
-            t if t.len() == 2 && "SHDC".contains(&t[..1]) => t.chars().nth(1).unwrap(),
-            t => return Err(format!("unknown card {t:?}")),
+            t => {
+                let mut chars = t.chars();
+                match (chars.next(), chars.next(), chars.next()) {
+                    (Some(suit), Some(rank), None) if "SHDC".contains(suit) => rank,
+                    _ => return Err(format!("unknown card {t:?}")),
+                }
+            }
         };
         if rank_of_char(rank).is_none() {
             return Err(format!("unknown card {token:?}"));
@@ -351,6 +356,15 @@ pub fn import_showdown(text: &str) -> Result<GameLog, ImportError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn showdown_cards_of_any_characters_are_an_error_never_a_panic() {
+        for token in ["é", "Sé", "éS", "🂡", "S", "SS3", "X3", "３"] {
+            let e = super::showdown_cards(&format!("S3 {token} H4")).unwrap_err();
+            assert!(e.contains(token), "{token}: {e}");
+        }
+        assert_eq!(super::showdown_cards("S3 HT BJ RJ").unwrap(), "3TBR");
+    }
+
     use super::*;
 
     #[test]

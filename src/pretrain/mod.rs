@@ -36,6 +36,38 @@ pub enum PretrainError {
     Weights(#[from] WeightsError),
     #[error("{path}: {reason}")]
     Io { path: PathBuf, reason: String },
+    /// Training made the network worse than it started, its loss stopped being a number, or
+    /// its weights ran away.
+    #[error("training diverged by step {step}: {reason}; no model was written (try a lower --lr than {lr})")]
+    Diverged { step: u64, reason: String, lr: f64 },
+}
+
+/// How much worse than the untrained network the best validation loss may be before the run
+/// counts as diverged: a run of a few steps may not have moved it at all.
+const DIVERGED_MARGIN: f64 = 0.1;
+/// Largest weight a network that learned may hold. Far above what training at a sane rate
+/// makes (weights of order 1), far below where float32 activations overflow; a run at an absurd
+/// rate can keep a finite, even falling, validation loss while its weights run away and its play
+/// falls apart, so the loss alone does not tell.
+const WEIGHT_LIMIT: f32 = 1e4;
+
+/// Why a finished fit is no model to write, if it is not.
+fn divergence(untrained: f64, best: &Best, last_loss: f64) -> Option<String> {
+    if !last_loss.is_finite() {
+        return Some(format!("the training loss became {last_loss}"));
+    }
+    if best.loss.is_nan() || best.loss > untrained * (1.0 + DIVERGED_MARGIN) {
+        return Some(format!("best validation loss {}, the untrained network's {untrained}", best.loss));
+    }
+    // The largest magnitude, NaN above every number (total_cmp of absolute values).
+    let (name, largest) = best
+        .weights
+        .tensors
+        .iter()
+        .filter_map(|(name, _, data)| data.iter().map(|w| w.abs()).max_by(f32::total_cmp).map(|m| (name, m)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    (largest.is_nan() || largest > WEIGHT_LIMIT)
+        .then(|| format!("weight {name} reached {largest:e} (a trained network stays below {WEIGHT_LIMIT:e})"))
 }
 
 /// One decision to imitate: the state before it, the legal plays and the one chosen.
@@ -287,8 +319,12 @@ pub fn pretrain(
     }
     let mut trainer = Imitation::new(&cfg.model, cfg.device, cfg.lr, cfg.seed)?;
     crate::runtime::stop_cleanly_on_signals("after saving the best model so far");
+    let untrained = validation(&trainer, &train, &val).0;
     let Fit { steps, best, last_loss, stopped_early, interrupted } =
         fit(&mut trainer, &train, &val, cfg, &mut rng, out, quiet);
+    if let Some(reason) = divergence(untrained, &best, last_loss).filter(|_| steps > 0) {
+        return Err(PretrainError::Diverged { step: steps, reason, lr: cfg.lr });
+    }
     trainer.net.import(&best.weights)?;
     let checkpoint = out.join("model.safetensors");
     save_weights_file(&trainer.net, &checkpoint)?;
@@ -351,6 +387,9 @@ fn fit(
         let batch: Vec<&Sample> = (0..cfg.batch_size).map(|_| &train[rng.random_range(0..train.len())]).collect();
         last_loss = trainer.step(&encode_batch(&batch));
         step += 1;
+        if !last_loss.is_finite() {
+            break; // diverged: the caller says so, and writes nothing
+        }
         tb.add_scalar("pretrain/train_loss", last_loss as f32, step as usize);
         bar.inc(1);
     }
@@ -445,6 +484,29 @@ mod tests {
         let written: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(out.join("pretrain.json")).unwrap()).unwrap();
         assert_eq!(written["summary"]["validated_on_training_data"], true);
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_diverging_run_is_an_error_and_writes_no_model() {
+        let logs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rule_selfplay_2000.jsonl");
+        let read = || logs::read_logs(&logs, false).unwrap().0.into_iter().take(40).collect::<Vec<_>>();
+        let out = std::env::temp_dir().join(format!("ddz-pretrain-diverge-{}", std::process::id()));
+        let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
+        let cfg = PretrainConfig {
+            steps: 60,
+            batch_size: 32,
+            val_every: 20,
+            lr: 1e9,
+            model,
+            device: Device::Cpu,
+            ..Default::default()
+        };
+        let e = pretrain(read(), 0, &out, &cfg, true).unwrap_err();
+        assert!(matches!(e, PretrainError::Diverged { .. }) && e.to_string().contains("lower --lr"), "{e}");
+        assert!(!out.join("model.safetensors").exists(), "no model was written");
+        let fine = pretrain(read(), 0, &out, &PretrainConfig { lr: 1e-3, ..cfg }, true).unwrap();
+        assert!(out.join("model.safetensors").exists() && fine.best_val_loss.is_finite());
         std::fs::remove_dir_all(&out).unwrap();
     }
 }

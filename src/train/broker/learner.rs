@@ -98,7 +98,7 @@ impl LearnerLink {
         if resume && dir == self.meta.dir {
             return Ok(());
         }
-        Err(BrokerError::RunExists { run: self.keys.run().into(), url: self.link.url().into(), dir })
+        Err(BrokerError::RunExists { run: self.keys.run().into(), url: self.link.shown().into(), dir })
     }
 
     fn write_meta(&mut self) -> Result<(), BrokerError> {
@@ -225,7 +225,7 @@ impl LearnerLink {
         if !present {
             eprintln!(
                 "ddz learner: Redis at {} lost run {}'s keys; publishing them again",
-                self.link.url(),
+                self.link.shown(),
                 self.keys.run()
             );
             self.write_meta()?;

@@ -197,9 +197,28 @@ impl WireStats {
     }
 }
 
+/// `url` as messages show it: a password becomes `***` (errors and progress lines end up in
+/// logs and terminals other people read). A text that is no URL keeps nothing before its last
+/// `@`, where a password would be.
+pub fn masked(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        Ok(_) => url.to_string(),
+        Err(_) => match url.rsplit_once('@') {
+            Some((_, host)) => format!("***@{host}"),
+            None => url.to_string(),
+        },
+    }
+}
+
 /// One Redis connection that reconnects: [`Link::call`] retries while Redis is unreachable.
 pub struct Link {
     url: String,
+    /// The URL as messages show it ([`masked`]).
+    shown: String,
     /// Who speaks in messages on stderr ("ddz learner", "ddz actor").
     who: &'static str,
     client: Client,
@@ -210,17 +229,24 @@ pub struct Link {
 impl Link {
     /// Connects once: an unreachable Redis at start is an error naming the URL.
     pub fn open(url: &str, who: &'static str) -> Result<Link, BrokerError> {
+        let shown = masked(url);
         let client =
-            Client::open(url).map_err(|e| BrokerError::BadUrl { url: url.to_string(), reason: e.to_string() })?;
-        let mut link = Link { url: url.to_string(), who, client, con: None, down_since: None };
+            Client::open(url).map_err(|e| BrokerError::BadUrl { url: shown.clone(), reason: e.to_string() })?;
+        let mut link = Link { url: url.to_string(), shown: shown.clone(), who, client, con: None, down_since: None };
         link.connect()
             .and_then(|c| redis::cmd("PING").query::<String>(c))
-            .map_err(|e| BrokerError::Unreachable { url: url.to_string(), reason: e.to_string() })?;
+            .map_err(|e| BrokerError::Unreachable { url: shown, reason: e.to_string() })?;
         Ok(link)
     }
 
+    /// The URL to connect with (it may hold a password: print [`Link::shown`] instead).
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The URL as messages show it, its password masked.
+    pub fn shown(&self) -> &str {
+        &self.shown
     }
 
     fn connect(&mut self) -> RedisResult<&mut Connection> {
@@ -247,7 +273,7 @@ impl Link {
                 Ok(v) => {
                     if let Some(since) = self.down_since.take() {
                         let down = since.elapsed().as_secs_f64();
-                        eprintln!("{}: Redis at {} is back after {down:.1} s", self.who, self.url);
+                        eprintln!("{}: Redis at {} is back after {down:.1} s", self.who, self.shown);
                     }
                     return Ok(v);
                 }
@@ -257,7 +283,7 @@ impl Link {
                     eprintln!(
                         "{}: Redis at {} unreachable ({e}); retrying in {:.1} s",
                         self.who,
-                        self.url,
+                        self.shown,
                         wait.as_secs_f64()
                     );
                     std::thread::sleep(wait);
@@ -275,7 +301,7 @@ impl Link {
 
     /// A Redis error as ours, naming the URL.
     pub fn error(&self, e: RedisError) -> BrokerError {
-        BrokerError::Redis { url: self.url.clone(), reason: e.to_string() }
+        BrokerError::Redis { url: self.shown.clone(), reason: e.to_string() }
     }
 }
 
@@ -323,3 +349,14 @@ fn stream_entries(reply: redis::Value) -> Vec<(String, Option<Vec<u8>>)> {
 
 /// The field that holds a game in a stream entry.
 const FIELD: &str = "g";
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn messages_never_show_a_password() {
+        assert_eq!(super::masked("redis://:s3cret@10.0.0.5:6379/"), "redis://:***@10.0.0.5:6379/");
+        assert_eq!(super::masked("redis://ddz:s3cret@host/0"), "redis://ddz:***@host/0");
+        assert_eq!(super::masked("redis://127.0.0.1:6379/"), "redis://127.0.0.1:6379/");
+        assert_eq!(super::masked("redis//:s3cret@host"), "***@host", "no URL: nothing before the @");
+    }
+}

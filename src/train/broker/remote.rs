@@ -324,13 +324,13 @@ fn wait_for_meta(link: &mut Link, keys: &Keys, seconds: f64, idle: &AtomicBool) 
             });
         }
         if seconds > 0.0 && start.elapsed().as_secs_f64() >= seconds {
-            return Err(BrokerError::NoRun { run: keys.run().into(), url: link.url().into(), seconds });
+            return Err(BrokerError::NoRun { run: keys.run().into(), url: link.shown().into(), seconds });
         }
         if crate::runtime::interrupted() {
             return Err(BrokerError::Stopped);
         }
         if !said {
-            eprintln!("ddz actor: waiting for run {}'s learner at {}", keys.run(), link.url());
+            eprintln!("ddz actor: waiting for run {}'s learner at {}", keys.run(), link.shown());
             said = true;
         }
         std::thread::sleep(Duration::from_millis(100));
