@@ -168,6 +168,26 @@ fn a_learner_and_two_actor_processes_train_with_bidding_and_an_actor_killed_cost
     // A stream entry that is not a game: counted, said and skipped, never a crash.
     let mut c = redis.connection().unwrap();
     redis::cmd("XADD").arg("ddz:two:games").arg("*").arg("g").arg("not a game").query::<String>(&mut c).unwrap();
+    // Nor is a game that decodes but carries a label no game can have (it made the loss
+    // infinite and stayed pending, stopping every session at its first step).
+    let poison = ddz::train::actor::GameMsg {
+        frames: vec![ddz::model::Frame {
+            state: vec![0.0; ddz::encode::STATE_DIM],
+            action: vec![0.0; ddz::encode::ACTION_DIM],
+            target: 3e38,
+            role: ddz::game::Role::Landlord,
+            hidden: Default::default(),
+        }],
+        learning: ddz::train::actor::Learning::AllSeats,
+        vs_rule: false,
+        landlord_won: true,
+        bids: vec![],
+        version: 0,
+        index: 0,
+    };
+    let mut bytes = Vec::new();
+    ddz::train::wire::encode(&poison, ddz::train::wire::Layout::Bits, &mut bytes);
+    redis::cmd("XADD").arg("ddz:two:games").arg("*").arg("g").arg(&bytes).query::<String>(&mut c).unwrap();
     let learner = learner(&dir, &url, "two", &["--max-frames", "60000"]);
     let (a, b) = (actor(&url, "two"), actor(&url, "two"));
     wait_until(60, "games learned from both actors", || redis.get("ddz:two:learned").unwrap_or(0) >= 40);
@@ -179,6 +199,7 @@ fn a_learner_and_two_actor_processes_train_with_bidding_and_an_actor_killed_cost
     assert!(ok, "learner failed\n{out}\n{err}");
     assert!(out.contains("stopped by max_frames"), "{out}");
     assert!(err.contains("skipping stream entry") && err.contains("not a ddz game"), "{err}");
+    assert!(err.contains("frame 0: label 3"), "the poison game is named and skipped: {err}");
     let (ok, out, err) = finish(b, 30);
     assert!(ok, "the other actor stops when the learner finishes\n{out}\n{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -370,3 +370,28 @@ fn oracle_hands_and_lstm_history_train_and_play_on_the_seats_information() {
     });
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn batches_that_stay_non_finite_stop_training_after_a_run_of_skips() {
+    // A network whose weights are finite but so large that its Q overflows: every λ-return
+    // label it makes, and so every batch, is non-finite. Each batch is skipped and counted;
+    // a run of them stops training with the reason, without a checkpoint of broken weights.
+    let dir = scratch("non-finite");
+    let cfg = tiny(&dir);
+    let mut huge = QNet::cpu(&cfg.model, 1);
+    let mut weights = huge.export(0);
+    for (_, _, data) in &mut weights.tensors {
+        data.iter_mut().for_each(|w| *w = 1e30 * (*w + 0.01));
+    }
+    huge.import(&weights).unwrap();
+    let file = dir.with_extension("safetensors");
+    ddz::model::save_weights_file(&huge, &file).unwrap();
+    let e = train::train(cfg, Start::Fresh { init_from: Some(file.clone()) }, true).unwrap_err();
+    assert!(matches!(e, TrainError::NonFinite { step: 1, .. }), "{e}");
+    assert!(e.to_string().contains(&format!("{} batches in a row", train::BAD_BATCHES_IN_A_ROW)), "{e}");
+    let written: Vec<_> =
+        checkpoint::list(&dir).unwrap().iter().map(|c| checkpoint::read_meta(c).unwrap().step).collect();
+    assert!(written.iter().all(|&s| s == 0), "no checkpoint after a refused step: {written:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&file);
+}

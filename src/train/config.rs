@@ -156,6 +156,24 @@ pub struct RewardConfig {
     pub lambda: f32,
 }
 
+/// The most points a side can make in one game: the highest bid (3) × 2 for each of at most 13
+/// bombs and the rocket × 2 for a spring × 2 for the landlord's share.
+pub const MAX_POINTS: f32 = 3.0 * 16384.0 * 2.0 * 2.0;
+
+impl RewardConfig {
+    /// No label of a game played under this reward can be larger in magnitude: the reward's
+    /// largest value with the speed bonus, twice over for the λ-return's share of the acting
+    /// network's Q (which can overshoot the reward a little). Labels from outside (a Redis
+    /// stream) beyond it are refused before they reach a batch.
+    pub fn label_bound(&self) -> f32 {
+        let reward = match self.scoring {
+            Scoring::WinLoss => 1.0,
+            Scoring::Score => MAX_POINTS,
+        };
+        2.0 * (reward + self.speed_bonus.abs())
+    }
+}
+
 impl Default for RewardConfig {
     fn default() -> Self {
         RewardConfig { scoring: Scoring::WinLoss, speed_bonus: 0.0, lambda: 0.85 }

@@ -123,6 +123,11 @@ impl From<WeightsError> for TrainError {
     }
 }
 
+/// Batches with a non-finite loss or gradient in a row after which training stops: one such
+/// batch is skipped and counted (`train/bad_batches`), a run of them means the network or its
+/// games are broken.
+pub const BAD_BATCHES_IN_A_ROW: u32 = 20;
+
 /// Runs training until a budget is met or Ctrl-C; `quiet` hides the progress bar.
 pub fn train(cfg: TrainConfig, start: Start, quiet: bool) -> Result<TrainSummary, TrainError> {
     Trainer::new(cfg, start, quiet)?.run()
@@ -164,6 +169,8 @@ pub struct Trainer {
     bid: Option<BidLearner>,
     bid_buffer: Vec<BidFrame>,
     bid_losses: Vec<f64>,
+    /// Batches refused for a non-finite loss or gradient: in all, and in a row.
+    bad_batches: (u64, u32),
     resumed: bool,
     /// The games received and not yet counted, in buffer order.
     ledger: Ledger,
@@ -266,6 +273,7 @@ impl Trainer {
             bid,
             bid_buffer: Vec::new(),
             bid_losses: Vec::new(),
+            bad_batches: (0, 0),
             resumed: matches!(start, Start::Resume),
             ledger: Ledger::default(),
             remote: None,
@@ -316,7 +324,7 @@ impl Trainer {
         }
         if let Some(remote) = self.remote.as_mut() {
             let (tx, rx) = crossbeam_channel::bounded(self.cfg.learner.queue_games);
-            remote.reader = Some(remote.link.spawn_reader(tx)?);
+            remote.reader = Some(remote.link.spawn_reader(tx, self.cfg.reward.label_bound())?);
             remote.games = Some(rx);
         }
         let actors = self.spawn_actors();
@@ -473,13 +481,21 @@ impl Trainer {
             let frames = &self.buffer[consumed..consumed + batch];
             // Scalars are written after this step when it is a multiple of log.every_steps.
             let logged = (self.now.step + 1).is_multiple_of(self.cfg.log.every_steps.max(1));
-            self.last = if logged { self.learner.step_measured(frames) } else { self.learner.step(frames) }
-                .map_err(|e| TrainError::NonFinite { step: self.now.step + 1, reason: e.to_string() })?;
-            self.losses.push(self.last.loss as f32);
+            let update = if logged { self.learner.step_measured(frames) } else { self.learner.step(frames) };
             consumed += batch;
+            // Learned or skipped, the batch's games are done with (counted and acknowledged).
+            self.ledger.learned += batch as u64;
+            match update {
+                Ok(stats) => (self.last, self.bad_batches.1) = (stats, 0),
+                Err(e) => {
+                    self.skip_bad_batch(e)?;
+                    self.settle();
+                    continue;
+                }
+            }
+            self.losses.push(self.last.loss as f32);
             self.now.step += 1;
             self.now.frames += batch as u64;
-            self.ledger.learned += batch as u64;
             self.settle();
             self.shared.frames.store(self.now.frames, Ordering::Relaxed);
             if self.now.step.is_multiple_of(self.cfg.learner.publish_every_steps.max(1)) {
@@ -506,6 +522,22 @@ impl Trainer {
         if let Some(remote) = self.remote.as_mut() {
             remote.link.ack(&acks)?;
         }
+        Ok(())
+    }
+
+    /// Counts and names a batch the learner refused (its weights unchanged); stops training
+    /// once [`BAD_BATCHES_IN_A_ROW`] come one after another, since then the network or the
+    /// games themselves are broken rather than one batch.
+    fn skip_bad_batch(&mut self, e: LearnerError) -> Result<(), TrainError> {
+        let step = self.now.step + 1;
+        let LearnerError::NonFinite(reason) = e else { return Err(e.into()) };
+        self.bad_batches.0 += 1;
+        self.bad_batches.1 += 1;
+        if self.bad_batches.1 >= BAD_BATCHES_IN_A_ROW {
+            let reason = format!("{reason} ({BAD_BATCHES_IN_A_ROW} batches in a row)");
+            return Err(TrainError::NonFinite { step, reason });
+        }
+        eprintln!("ddz train: learner step {step}: {reason}; batch skipped ({} so far)", self.bad_batches.0);
         Ok(())
     }
 
@@ -568,6 +600,7 @@ impl Trainer {
         let pool_len = self.shared.pool.read().unwrap().len();
         let (step, frames, queue) = (self.now.step, self.now.frames, self.games_rx.len());
         self.monitor.scalars(step, &self.last, frame_rate, game_rate, queue, pool_len, frames);
+        self.monitor.scalar("train/bad_batches", self.bad_batches.0 as f64, step);
         let losses = std::mem::take(&mut self.bid_losses);
         if !losses.is_empty() {
             self.monitor.scalar("bid/loss", losses.iter().sum::<f64>() / losses.len() as f64, step);

@@ -14,6 +14,7 @@
 //! ```
 
 use super::actor::{GameMsg, Learning};
+use super::config::MAX_POINTS;
 use super::trajectory::BidFrame;
 use crate::encode::{ACTION_DIM, BID_DIM, HIDDEN_RANKS, HiddenHands, STATE_DIM};
 use crate::game::Role;
@@ -144,6 +145,34 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
         return Err(WireError::Invalid(format!("{} bytes after the last frame", bytes.len() - r.at)));
     }
     Ok(GameMsg { frames, learning, vs_rule, landlord_won, bids, version, index })
+}
+
+/// Checks what a message that decoded carries, before it can reach a batch: every label finite
+/// and at most `label_bound` in magnitude (play and bid labels alike: a bid's label is points,
+/// so it is bounded by [`MAX_POINTS`]), every feature finite and within 0..=1 (as every feature
+/// ddz writes is). A decodable entry with an absurd value (a label of 3e38 makes the loss
+/// infinite) would otherwise stop the learner, and stay pending for the next session too.
+pub fn check_values(msg: &GameMsg, label_bound: f32) -> Result<(), WireError> {
+    let bad = |what: String| Err(WireError::Invalid(what));
+    let features_ok = |v: &[f32]| v.iter().all(|x| (0.0..=1.0).contains(x));
+    for (i, f) in msg.frames.iter().enumerate() {
+        if f.target.is_nan() || f.target.abs() > label_bound {
+            return bad(format!("frame {i}: label {} (at most {label_bound} in magnitude here)", f.target));
+        }
+        if !features_ok(&f.state) || !features_ok(&f.action) {
+            return bad(format!("frame {i}: a feature outside 0..=1 or not finite"));
+        }
+    }
+    let bid_bound = MAX_POINTS + label_bound;
+    for (i, b) in msg.bids.iter().enumerate() {
+        if b.target.is_nan() || b.target.abs() > bid_bound {
+            return bad(format!("bid {i}: label {} (at most {bid_bound} in magnitude)", b.target));
+        }
+        if !features_ok(&b.features) {
+            return bad(format!("bid {i}: a feature outside 0..=1 or not finite"));
+        }
+    }
+    Ok(())
 }
 
 fn read_bids(r: &mut Reader, layout: Layout) -> Result<Vec<BidFrame>, WireError> {
@@ -320,6 +349,30 @@ mod tests {
             let i = rng.random_range(0..b.len());
             b[i] = rng.random();
             let _ = decode(&b);
+        }
+    }
+
+    #[test]
+    fn values_no_game_can_have_are_refused() {
+        let bound = crate::train::config::RewardConfig::default().label_bound();
+        let good = game(3);
+        check_values(&good, bound).unwrap();
+        let poison = |edit: &dyn Fn(&mut GameMsg)| {
+            let mut m = game(3);
+            edit(&mut m);
+            // A finite absurd value decodes, and only the check refuses it; the decoder
+            // already refuses values that are not finite.
+            let mut bytes = Vec::new();
+            encode(&m, Layout::Floats, &mut bytes);
+            decode(&bytes).and_then(|m| check_values(&m, bound)).unwrap_err().to_string()
+        };
+        assert!(poison(&|m| m.frames[0].target = 3e38).contains("frame 0: label 3"));
+        assert!(poison(&|m| m.frames[1].target = 1e5).contains("frame 1: label 100000"));
+        assert!(poison(&|m| m.frames[1].target = f32::NAN).contains("NaN"));
+        assert!(poison(&|m| m.frames[0].state[5] = 7.0).contains("frame 0: a feature outside"));
+        assert!(poison(&|m| m.frames[0].action[0] = -0.5).contains("a feature outside"));
+        if !good.bids.is_empty() {
+            assert!(poison(&|m| m.bids[0].target = -1e30).contains("bid 0: label"));
         }
     }
 }

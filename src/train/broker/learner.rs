@@ -256,13 +256,16 @@ impl LearnerLink {
 
     /// Starts the thread that reads the stream into `tx`: first this consumer's entries read
     /// and not yet acknowledged (a killed learner's), then new ones.
-    pub fn spawn_reader(&self, tx: Sender<Arrival>) -> Result<JoinHandle<()>, BrokerError> {
+    /// Entries whose values are out of range (labels beyond `label_bound`) are skipped as
+    /// undecodable ones are.
+    pub fn spawn_reader(&self, tx: Sender<Arrival>, label_bound: f32) -> Result<JoinHandle<()>, BrokerError> {
         let mut reader = Reader {
             link: Link::open(self.link.url(), "ddz learner")?,
             keys: self.keys.clone(),
             stop: self.stop.clone(),
             stats: self.stats.clone(),
             tx,
+            label_bound,
         };
         Ok(std::thread::Builder::new()
             .name("stream-reader".into())
@@ -304,6 +307,8 @@ struct Reader {
     stop: Arc<AtomicBool>,
     stats: Arc<WireStats>,
     tx: Sender<Arrival>,
+    /// The largest label magnitude a game of the run can carry ([`wire::check_values`]).
+    label_bound: f32,
 }
 
 impl Reader {
@@ -366,11 +371,14 @@ impl Reader {
         }
     }
 
-    /// Decodes one entry and hands it on; an entry that does not decode is counted, said on
-    /// stderr, acknowledged and deleted. False when the learner is gone.
+    /// Decodes and checks one entry and hands it on; an entry that does not decode, or carries
+    /// values no game of the run can have, is counted, said on stderr, acknowledged and
+    /// deleted. False when the learner is gone.
     fn deliver(&mut self, id: String, payload: Option<Vec<u8>>) -> bool {
         let decoded = match &payload {
-            Some(bytes) => wire::decode(bytes).map_err(|e| e.to_string()),
+            Some(bytes) => wire::decode(bytes)
+                .and_then(|msg| wire::check_values(&msg, self.label_bound).map(|()| msg))
+                .map_err(|e| e.to_string()),
             None => Err("the entry has no game field".into()),
         };
         match decoded {
