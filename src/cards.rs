@@ -154,6 +154,11 @@ impl Counts {
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// The cards as a hand reads: their notation, or `none` for no cards (whose notation,
+    /// `pass`, names a play and would misread as one).
+    pub fn as_hand(self) -> String {
+        if self.is_empty() { "none".into() } else { self.to_string() }
+    }
     /// Whether every rank count of `self` is at most the one of `other`.
     #[inline]
     pub fn is_subset_of(self, other: Counts) -> bool {
@@ -369,6 +374,8 @@ mod tests {
         assert_eq!(c.len(), 7);
         assert_eq!(Counts::parse("pass").unwrap(), Counts::EMPTY);
         assert_eq!(Counts::EMPTY.to_string(), "pass");
+        assert_eq!(Counts::EMPTY.as_hand(), "none", "a hand of no cards is not a play");
+        assert_eq!(Counts::parse("33").unwrap().as_hand(), "33");
     }
 
     #[test]

@@ -109,7 +109,7 @@ impl State {
         use std::fmt::Write;
         let mut s = String::new();
         let _ = writeln!(s, "seat {seat}");
-        let _ = writeln!(s, "hand {}", self.hand(seat));
+        let _ = writeln!(s, "hand {}", self.hand(seat).as_hand());
         let left: Vec<String> = (0..NUM_PLAYERS as u8).map(|q| self.cards_left(q).to_string()).collect();
         let _ = writeln!(s, "cards left {}", left.join(" "));
         if let Some(l) = self.landlord() {

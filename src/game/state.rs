@@ -613,7 +613,7 @@ impl State {
         use std::fmt::Write;
         let mut s = String::new();
         let _ = writeln!(s, "seat {seat} phase {:?}", self.phase);
-        let _ = writeln!(s, "hand {}", self.hands[seat as usize]);
+        let _ = writeln!(s, "hand {}", self.hands[seat as usize].as_hand());
         let _ = write!(s, "cards left");
         for q in 0..NUM_PLAYERS {
             let _ = write!(s, " {}", self.hands[q].len());
@@ -736,6 +736,24 @@ mod tests {
             assert!(s.multiplier() >= 1 << s.bombs_played());
             let w = random_game(seed, GameConfig::default()).returns();
             assert!(w.iter().all(|x| x.abs() == 1.0));
+        }
+    }
+
+    #[test]
+    fn an_empty_hand_reads_none_not_pass() {
+        use rand::{RngExt, SeedableRng};
+        let mut s = State::new(Default::default());
+        assert!(s.information_state_string(0).contains("hand none\n"), "before the deal");
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(2);
+        s.deal_random(&mut rng);
+        let mut plays = crate::game::MoveList::new();
+        while !s.is_terminal() {
+            s.legal_plays_into(&mut plays);
+            s.apply_play(plays[rng.random_range(0..plays.len())]).unwrap();
+        }
+        let winner = s.winner().unwrap();
+        for text in [s.information_state_string(winner), s.observation_string(winner)] {
+            assert!(text.contains("hand none\n") && !text.contains("hand pass"), "{text}");
         }
     }
 }
