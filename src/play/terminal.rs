@@ -4,6 +4,7 @@
 use super::{Event, HINTS, Session, cards_in_hand};
 use crate::cards::Card;
 use crate::game::{PlayRecord, Role};
+use crate::lines::brief;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -90,7 +91,8 @@ pub fn run(
         let line = if input.read_until(b'\n', &mut bytes)? == 0 { None } else { Some(String::from_utf8_lossy(&bytes)) };
         let entry = line.as_deref().map_or("quit", str::trim);
         if !screen.interactive {
-            writeln!(out, "{entry}")?;
+            // Cut like every error reply: a huge entry is not echoed back whole.
+            writeln!(out, "{}", brief(entry))?;
         }
         if entry.eq_ignore_ascii_case("quit") {
             let path = session.save(log_dir)?;
@@ -144,11 +146,13 @@ fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Scre
         _ if session.bidding() => match session.bid_human(entry) {
             Ok(0) => writeln!(out, "  you: pass"),
             Ok(bid) => writeln!(out, "  you: bid {bid}"),
-            Err(reason) => writeln!(out, "{}", screen.paint("33", &format!("Not bid: {reason}. Try again."))),
+            Err(reason) => writeln!(out, "{}", screen.paint("33", &format!("Not bid: {}. Try again.", brief(&reason)))),
         },
         _ => match session.play_human(entry) {
             Ok(play) => writeln!(out, "  you: {play}"),
-            Err(reason) => writeln!(out, "{}", screen.paint("33", &format!("Not played: {reason}. Try again."))),
+            Err(reason) => {
+                writeln!(out, "{}", screen.paint("33", &format!("Not played: {}. Try again.", brief(&reason))))
+            }
         },
     }
 }
@@ -205,4 +209,28 @@ fn finish(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<
     }
     let how = if doubles.is_empty() { String::new() } else { format!(" ({})", doubles.join(", ")) };
     writeln!(out, "{winner}: {verdict}. Your points: {:+}{how}.", result.points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::AgentSpec;
+    use crate::game::generate_deals;
+
+    #[test]
+    fn a_huge_entry_is_cut_in_the_echo_and_the_reason() {
+        let deal = &generate_deals(1, 7)[0];
+        let mut session = Session::new(deal, 0, &[AgentSpec::Rule, AgentSpec::Rule], 7, "human:test").unwrap();
+        let huge = "x".repeat(10 << 20);
+        let input = format!("{huge}\nquit\n");
+        let dir = std::env::temp_dir().join(format!("ddz-huge-entry-{}", std::process::id()));
+        let mut out = Vec::new();
+        let screen = Screen { colour: false, interactive: false };
+        let ending = run(&mut session, &mut input.as_bytes(), &mut out, &dir, screen).unwrap();
+        assert!(matches!(ending, Ending::Quit(_)));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.len() < 10_000, "the 10 MB entry is not echoed back: {} bytes out", text.len());
+        assert!(text.contains("bytes in all)") && text.contains("Not played:"), "{}", brief(&text));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
