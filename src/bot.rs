@@ -356,6 +356,7 @@ impl BotzoneSession {
             )));
         }
         let me = self.role();
+        self.check_ids(me)?;
         let mut own = ids_to_counts(&self.own).map_err(|e| field("own", e))?;
         let bottom = ids_to_counts(&self.public).map_err(|e| field("publiccard", e))?;
         if me == Role::Landlord && own.len() == 17 {
@@ -418,6 +419,42 @@ impl BotzoneSession {
             }
         }
         self.turns.push(history);
+        Ok(())
+    }
+
+    /// Physical cards are in one place only: a farmer holds no bottom card, and no card of
+    /// ours (nor, for the landlord, of the bottom) is played by another player, nor any card
+    /// twice. Counts alone cannot see these: they are the ids' facts.
+    fn check_ids(&self, me: Role) -> Result<(), BotError> {
+        let ours: std::collections::HashSet<u32> = match me {
+            Role::Landlord => self.own.iter().chain(&self.public).copied().collect(),
+            _ => self.own.iter().copied().collect(),
+        };
+        if me != Role::Landlord
+            && let Some(id) = self.public.iter().find(|id| ours.contains(id))
+        {
+            return Err(BotError::Impossible(format!(
+                "card id {id} is in both own and publiccard: the bottom goes to the landlord, not to a farmer"
+            )));
+        }
+        let mut played: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        for (t, pair) in self.turns.iter().enumerate() {
+            for &id in pair.iter().flatten() {
+                if ours.contains(&id) {
+                    return Err(BotError::Impossible(format!(
+                        "turn {}: card id {id} is played by another player but is ours (own{})",
+                        t + 1,
+                        if me == Role::Landlord { " or publiccard" } else { "" }
+                    )));
+                }
+                if let Some(first) = played.insert(id, t + 1) {
+                    return Err(BotError::Impossible(format!(
+                        "turn {}: card id {id} was already played in turn {first}",
+                        t + 1
+                    )));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -567,6 +604,33 @@ mod tests {
         assert!(
             BotzoneSession::default().respond(&mut agent, &bad.to_string()).unwrap_err().to_string().contains("pos")
         );
+    }
+
+    #[test]
+    fn physically_impossible_card_ids_are_errors_naming_them() {
+        let mut agent = RuleAgent::new();
+        let deal = &crate::game::generate_deals(1, 4)[0];
+        let ids = |set: CardSet| set.iter().map(|c| c.id() as u32).collect::<Vec<u32>>();
+        let (farmer, bottom, landlord) = (ids(deal.hands[1]), ids(deal.bottom), ids(deal.hands[0]));
+        let mut ask = |own: &[u32], history: [&[u32]; 2]| {
+            let line = serde_json::json!({"own": own, "publiccard": bottom, "history": history}).to_string();
+            BotzoneSession::default().answer(&mut agent, &line).map_err(|e| e.to_string())
+        };
+        // landlord_down, after the landlord's lead of one of its cards: fine.
+        let lead = [landlord[0]];
+        ask(&farmer, [&[], &lead]).unwrap();
+        // The landlord "led" a card that is in our own hand.
+        let e = ask(&farmer, [&[], &[farmer[3]]]).unwrap_err();
+        assert!(e.contains(&format!("card id {} is played by another player but is ours", farmer[3])), "{e}");
+        // A farmer whose own hand holds a bottom card.
+        let mut with_bottom = farmer.clone();
+        with_bottom[0] = bottom[0];
+        let e = ask(&with_bottom, [&[], &lead]).unwrap_err();
+        assert!(e.contains(&format!("card id {} is in both own and publiccard", bottom[0])), "{e}");
+        // landlord_up: both others played, one of them a card the other already played.
+        let up = ids(deal.hands[2]);
+        let e = ask(&up, [&lead, &lead]).unwrap_err();
+        assert!(e.contains(&format!("card id {} was already played", lead[0])), "{e}");
     }
 
     #[test]

@@ -37,6 +37,21 @@ pub fn answer(line: &str) -> Result<Vec<String>, MovesError> {
         "" | "pass" => None,
         text => Some(Play::parse(text).map_err(|e| field("rival", &e))?),
     };
+    // The hand and the play on the table come from one deck.
+    if let Some(r) = &rival {
+        let both = hand.plus(r.cards);
+        if let Some(rank) = (0..15u8).find(|&k| both.get(k) > Counts::full_deck().get(k)) {
+            let reason = format!(
+                "hand {} and rival {} hold {} cards of rank {}; the deck has {}",
+                hand,
+                r.cards,
+                both.get(rank),
+                crate::cards::rank_char(rank),
+                Counts::full_deck().get(rank)
+            );
+            return Err(MovesError::BadRequest(reason));
+        }
+    }
     let mut legal: Vec<String> = legal_plays_vec(hand, rival.as_ref()).iter().map(|p| p.to_string()).collect();
     legal.sort();
     Ok(legal)
@@ -56,6 +71,11 @@ mod tests {
         assert_eq!(answer(r#"{"hand":"345","rival":"2"}"#).unwrap(), ["pass"]);
         assert!(answer(r#"{"hand":"34x"}"#).unwrap_err().to_string().contains("unknown card"));
         assert!(answer(r#"{"hand":"3","rival":"34"}"#).unwrap_err().to_string().contains("not a valid play"));
+        let five = answer(r#"{"hand":"3333","rival":"3"}"#).unwrap_err().to_string();
+        assert!(five.contains("hold 5 cards of rank 3; the deck has 4"), "{five}");
+        let jokers = answer(r#"{"hand":"BR","rival":"R"}"#).unwrap_err().to_string();
+        assert!(jokers.contains("rank R"), "{jokers}");
+        assert_eq!(answer(r#"{"hand":"3334","rival":"3"}"#).unwrap(), ["4", "pass"]);
         let mut out = Vec::new();
         let errors = serve(&b"{\"hand\":\"33\"}\nnot json\n\xff\n{\"hand\":\"3\"}\n\n"[..], &mut out).unwrap();
         assert_eq!(errors, 3);
