@@ -187,6 +187,7 @@ fn bid_for(agent: &mut dyn Agent, seat_index: u8, hand: Counts, bids: &[u8], see
         return Err(field("hand", format!("{} cards, not the 17 dealt", hand.len())));
     }
     let mut state = bidding_state(seat_index, hand, seed)?;
+    agent.reset(seed);
     for (k, &bid) in bids.iter().enumerate() {
         state.apply_action(crate::game::Action::Bid(bid)).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
     }
@@ -243,6 +244,8 @@ pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, BotErr
         })
         .collect::<Result<Vec<_>, BotError>>()?;
     let state = state_from_view(me, hand, bottom, &history, seed_of(line))?;
+    // Each answer is drawn from its request alone: the same request, the same answer.
+    agent.reset(seed_of(line));
     Ok(choose(agent, &state).to_string())
 }
 
@@ -368,6 +371,7 @@ impl BotzoneSession {
             return Err(BotError::Impossible("our answers hold cards we never had".into()));
         }
         let state = state_from_view(me, own.minus(played_by_me), bottom, &history, seed_of(line))?;
+        agent.reset(seed_of(line)); // the same request, the same answer
         let ids = self.card_ids(me, choose(agent, &state));
         self.answers.push(ids.clone());
         Ok(ids)
@@ -674,5 +678,23 @@ mod tests {
         assert!(answer_native(&mut agent, out_of_turn).unwrap_err().to_string().contains("out of turn"));
         let illegal = r#"{"seat":"landlord_up","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"],["landlord_down","33"]]}"#;
         assert!(answer_native(&mut agent, illegal).is_err());
+    }
+
+    #[test]
+    fn the_same_request_gets_the_same_answer_from_an_agent_that_draws() {
+        // A random agent draws every answer: its draws come from the request alone, never from
+        // what it answered before (a bot must be reproducible answer by answer).
+        let mut agent = crate::agents::RandomAgent::new(1);
+        let lead = r#"{"seat":"landlord","hand":"33344567789TJQKA22BR","bottom":"3BR","history":[]}"#;
+        let first: Vec<String> = (0..5).map(|_| answer_native(&mut agent, lead).unwrap()).collect();
+        assert!(first.iter().all(|p| p == &first[0]), "{first:?}");
+        let other = r#"{"seat":"landlord","hand":"33344567789TJQKA22BR","bottom":"3BR","history":[] }"#;
+        let answers: std::collections::HashSet<String> = (0..20)
+            .map(|k| answer_native(&mut agent, &other.replace(" }", &format!("{} }}", " ".repeat(k)))).unwrap())
+            .collect();
+        assert!(answers.len() > 1, "different requests draw differently: {answers:?}");
+        let bid = r#"{"seat_index":0,"hand":"33344567789TJQKA2","bids":[]}"#;
+        let bids: Vec<u8> = (0..5).map(|_| answer_bid(&mut agent, bid).unwrap()).collect();
+        assert!(bids.iter().all(|b| *b == bids[0]), "{bids:?}");
     }
 }
