@@ -160,18 +160,27 @@ fn seed_of(text: &str) -> u64 {
 /// Answers one native request: `{"bid":n}` to a bid request (it has `seat_index`),
 /// `{"play":"…"}` to a play request.
 pub fn answer_native_json(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
-    if line.contains("\"seat_index\"") {
-        return answer_bid(agent, line).map(|bid| serde_json::json!({ "bid": bid }));
+    // Parsed once; the kind of request is a key of the object, not text found in the line.
+    let bad = |e: serde_json::Error| BotError::BadRequest(e.to_string());
+    let value: serde_json::Value = serde_json::from_str(line).map_err(bad)?;
+    if value.get("seat_index").is_some() {
+        let req: BidRequest = serde_json::from_value(value).map_err(bad)?;
+        return bid_request(agent, req, seed_of(line)).map(|bid| serde_json::json!({ "bid": bid }));
     }
-    answer_native(agent, line).map(|play| serde_json::json!({ "play": play }))
+    let req: NativeRequest = serde_json::from_value(value).map_err(bad)?;
+    play_request(agent, req, seed_of(line)).map(|play| serde_json::json!({ "play": play }))
 }
 
 /// Answers a bid request with the agent's bid (0 = pass). The other hands are dealt at random
 /// (seeded by the request); the agent sees only its own.
 pub fn answer_bid(agent: &mut dyn Agent, line: &str) -> Result<u8, BotError> {
     let req: BidRequest = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    bid_request(agent, req, seed_of(line))
+}
+
+fn bid_request(agent: &mut dyn Agent, req: BidRequest, seed: u64) -> Result<u8, BotError> {
     let hand = Counts::parse(&req.hand).map_err(|e| field("hand", e.to_string()))?;
-    bid_for(agent, req.seat_index, hand, &req.bids, seed_of(line))
+    bid_for(agent, req.seat_index, hand, &req.bids, seed)
 }
 
 /// The agent's bid in seat `seat_index` of the bidding order with `hand`, after `bids`.
@@ -225,6 +234,11 @@ fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
 /// Answers one native request with the agent's play.
 pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, BotError> {
     let req: NativeRequest = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    play_request(agent, req, seed_of(line))
+}
+
+/// The play for a parsed native request; `seed` draws the hidden cards and the agent's draws.
+fn play_request(agent: &mut dyn Agent, req: NativeRequest, seed: u64) -> Result<String, BotError> {
     let field = |field: String, e: &dyn std::fmt::Display| BotError::Field { field, reason: e.to_string() };
     let role = |name: &str, s: &str| {
         Role::parse(s).ok_or_else(|| {
@@ -243,9 +257,9 @@ pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, BotErr
             Ok((role(&name, s)?, Play::parse(p).map_err(|e| field(name, &e))?))
         })
         .collect::<Result<Vec<_>, BotError>>()?;
-    let state = state_from_view(me, hand, bottom, &history, seed_of(line))?;
+    let state = state_from_view(me, hand, bottom, &history, seed)?;
     // Each answer is drawn from its request alone: the same request, the same answer.
-    agent.reset(seed_of(line));
+    agent.reset(seed);
     Ok(choose(agent, &state).to_string())
 }
 
@@ -696,5 +710,16 @@ mod tests {
         let bid = r#"{"seat_index":0,"hand":"33344567789TJQKA2","bids":[]}"#;
         let bids: Vec<u8> = (0..5).map(|_| answer_bid(&mut agent, bid).unwrap()).collect();
         assert!(bids.iter().all(|b| *b == bids[0]), "{bids:?}");
+    }
+
+    #[test]
+    fn a_request_is_told_by_its_keys_not_by_text_inside_it() {
+        let mut agent = RuleAgent::new();
+        // A play request whose seat names the bid request's key: a play request still.
+        let play = r#"{"seat":"seat_index","hand":"3","bottom":"3BR","history":[]}"#;
+        let e = answer_native_json(&mut agent, play).unwrap_err().to_string();
+        assert!(e.contains("unknown seat"), "{e}");
+        let bid = r#"{"hand":"33344567789TJQKA2","bids":[],"seat_index":0}"#;
+        assert!(answer_native_json(&mut agent, bid).unwrap().get("bid").is_some());
     }
 }
