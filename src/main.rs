@@ -1049,9 +1049,12 @@ struct ServeArgs {
     /// Where finished games go (games.jsonl) and abandoned ones (unfinished.jsonl).
     #[arg(long, default_value = "human-games")]
     log_dir: PathBuf,
-    /// Live games at most; a new game beyond it gets 503 until an idle one expires.
+    /// Live games at most; a new game beyond it gets 503 until one ends or an idle one expires.
     #[arg(long, default_value_t = 256)]
     max_games: usize,
+    /// New games one client (IP address) may start in a minute; beyond it, 429.
+    #[arg(long, default_value_t = 30)]
+    starts_per_minute: usize,
     /// Minutes after which an untouched game is dropped (saved as unfinished if it was).
     #[arg(long, default_value_t = 30.0)]
     idle_minutes: f64,
@@ -1067,11 +1070,13 @@ fn serve(args: ServeArgs) -> Result<()> {
     for spec in &agents {
         spec.build().with_context(|| format!("--agents: {spec}"))?; // fail now, not at the first game
     }
-    if !(args.idle_minutes > 0.0 && args.idle_minutes.is_finite()) {
-        bail!("--idle-minutes must be a positive number of minutes, not {}", args.idle_minutes);
+    const WEEK_MINUTES: f64 = 7.0 * 24.0 * 60.0;
+    if !(args.idle_minutes > 0.0 && args.idle_minutes <= WEEK_MINUTES) {
+        bail!("--idle-minutes must be above 0 and at most {WEEK_MINUTES} (a week), not {}", args.idle_minutes);
     }
     let mut config = ServeConfig::new(agents, args.log_dir.clone());
     config.max_games = args.max_games.max(1);
+    config.starts_per_minute = args.starts_per_minute.max(1);
     config.idle = std::time::Duration::from_secs_f64(args.idle_minutes * 60.0);
     config.bidding = args.bidding;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the server runtime")?;

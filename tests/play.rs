@@ -353,6 +353,111 @@ fn the_web_api_shows_one_seat_and_answers_bad_requests_with_json_errors() {
 }
 
 #[test]
+fn a_finished_game_frees_its_slot_clients_are_bounded_and_every_error_is_json() {
+    let dir = scratch("slots");
+    let args = ["--agents", NETWORK, "--log-dir", dir.to_str().unwrap(), "--max-games", "1"];
+    let server = Server::start(&[&args[..], &["--starts-per-minute", "3"]].concat());
+    let base = &server.base;
+    let (s, game) = call("POST", &format!("{base}/api/games"), Some(r#"{"seat":"landlord"}"#));
+    assert_eq!(s, 201, "{game}");
+    let (s, e) = call("POST", &format!("{base}/api/games"), Some("{}"));
+    assert_eq!(s, 503, "one live game is the most: {e}");
+    assert!(e["error"].as_str().unwrap().starts_with("1 games are being played"), "{e}");
+    // Play it out with the hints: the last reply says it was saved, and the slot is free.
+    let last = play_out_with_hints(base, game);
+    assert_eq!(last["saved"], true, "{last}");
+    assert_eq!(std::fs::read_to_string(dir.join("games.jsonl")).unwrap().lines().count(), 1);
+    let (s, e) = call("POST", &format!("{base}/api/games"), Some("{}"));
+    assert_eq!(s, 201, "the finished game holds no slot: {e}");
+    // A client's fourth game within a minute.
+    call("POST", &format!("{base}/api/games"), Some("{}"));
+    let (s, e) = call("POST", &format!("{base}/api/games"), Some("{}"));
+    assert_eq!(s, 429, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("started 3 games in the last minute"), "{e}");
+    // A wrong method and an over-long URL: JSON like every other error.
+    let mut reply = client().delete(&format!("{base}/api/games")).call().unwrap();
+    let body: Value = serde_json::from_str(&reply.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(reply.status().as_u16(), 405, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("DELETE is not a method of /api/games"), "{body}");
+    let (s, e) = call("GET", &format!("{base}/api/games/{}", "0".repeat(5000)), None);
+    assert_eq!(s, 414, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("at most 2048"), "{e}");
+    drop(server);
+    let huge = ddz().args(["serve", "--port", "0", "--idle-minutes", "1e30"]).output().unwrap();
+    let err = String::from_utf8_lossy(&huge.stderr);
+    assert!(!huge.status.success() && err.contains("at most 10080"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn games_in_play_are_saved_as_unfinished_when_the_server_is_stopped() {
+    for signal in ["-TERM", "-INT"] {
+        let dir = scratch("stop");
+        let mut server = Server::start(&["--agents", NETWORK, "--log-dir", dir.to_str().unwrap()]);
+        for _ in 0..2 {
+            let (s, e) = call("POST", &format!("{}/api/games", server.base), Some("{}"));
+            assert_eq!(s, 201, "{e}");
+        }
+        let pid = server.child.id().to_string();
+        assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
+        let status = server.child.wait().unwrap();
+        assert!(status.success(), "{signal}: a clean stop: {status:?}");
+        let unfinished = std::fs::read_to_string(dir.join("unfinished.jsonl")).unwrap();
+        assert_eq!(unfinished.lines().count(), 2, "{signal}: {unfinished}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Plays game `id` out with the server's hints; the last reply.
+fn play_out_with_hints(base: &str, mut last: Value) -> Value {
+    let id = last["id"].as_str().unwrap().to_string();
+    while last["view"]["result"].is_null() {
+        let (s, hints) = call("POST", &format!("{base}/api/games/{id}/hint"), None);
+        assert_eq!(s, 200, "{hints}");
+        let play = hints["hints"][0]["play"].as_str().unwrap().to_string();
+        let (s, reply) =
+            call("POST", &format!("{base}/api/games/{id}/play"), Some(&json!({ "play": play }).to_string()));
+        assert_eq!(s, 200, "{reply}");
+        last = reply;
+    }
+    last
+}
+
+#[test]
+fn a_game_the_disk_cannot_take_is_said_and_leaves_no_partial_line() {
+    // A file-size limit of 1 KiB for the server (SIGXFSZ ignored, so a write past it fails with
+    // EFBIG as on a full disk): a game's log line, a few KiB, cannot be written whole.
+    let dir = scratch("full");
+    let bin = env!("CARGO_BIN_EXE_ddz");
+    let script =
+        format!("trap '' XFSZ; ulimit -f 1; exec {bin} serve --port 0 --agents {NETWORK} --log-dir {}", dir.display());
+    let mut child = Command::new("bash").args(["-c", &script]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("the address is printed");
+    let server = Server { child, base: url.trim_end_matches('/').to_string() };
+    // Fixed deals, the person playing the hints: the same games every run.
+    let mut saved = Vec::new();
+    for deal in 0..3 {
+        let body = json!({ "seat": "landlord", "deal": deal }).to_string();
+        let (s, game) = call("POST", &format!("{}/api/games", server.base), Some(&body));
+        assert_eq!(s, 201, "{game}");
+        let last = play_out_with_hints(&server.base, game);
+        saved.push(last["saved"].as_bool().expect("the last reply says whether the game was saved"));
+    }
+    assert!(saved.contains(&false), "some game did not fit: {saved:?}");
+    // The file holds exactly the games said to be saved, each whole: a failed write was cut back.
+    let written = std::fs::read_to_string(dir.join("games.jsonl")).unwrap_or_default();
+    assert!(written.is_empty() || written.ends_with('\n'), "no partial line: {written:?}");
+    assert_eq!(written.lines().count(), saved.iter().filter(|&&s| s).count(), "{saved:?}");
+    for line in written.lines() {
+        serde_json::from_str::<Value>(line).expect("a whole game line");
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_hundred_games_at_once_lose_nothing() {
     let dir = scratch("load");
     let out = ddz()

@@ -99,6 +99,7 @@ pub fn bench_serve(
     let _ = std::fs::remove_file(log_dir.join("games.jsonl"));
     let mut config = ServeConfig::new(agents.clone(), log_dir.to_path_buf());
     config.max_games = latency_games + concurrent.max(1);
+    config.starts_per_minute = config.max_games; // one client starts them all
     let base = start_server(config)?;
     let mut latency = Vec::new();
     for k in 0..latency_games {

@@ -238,7 +238,9 @@ impl Session {
     }
 }
 
-/// Appends whole lines under one lock, so that games finishing at once never interleave.
+/// Appends whole lines under one lock, so that games finishing at once never interleave. A
+/// write that fails (a full disk) is cut back to where the file ended, so the file never holds
+/// a partial line for the next game to be appended onto.
 fn append_line(file: &Path, text: &str) -> std::io::Result<()> {
     static WRITING: Mutex<()> = Mutex::new(());
     let _guard = WRITING.lock().unwrap_or_else(|e| e.into_inner());
@@ -246,8 +248,12 @@ fn append_line(file: &Path, text: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(file)?;
-    f.write_all(text.as_bytes())?;
-    f.sync_data()
+    let whole = f.metadata()?.len();
+    let written = f.write_all(text.as_bytes()).and_then(|()| f.sync_data());
+    if written.is_err() {
+        let _ = f.set_len(whole);
+    }
+    written
 }
 
 /// Reads a person's entry as a play of the current player, with the reason when it is not one:

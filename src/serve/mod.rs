@@ -8,20 +8,23 @@
 //! - `POST /api/games/{id}/hint` → `{"hints":[{"play","q"}]}`
 //!
 //! The view holds only what the person's seat may see ([`crate::play::View`]). Every error is
-//! a 4xx JSON `{"error":"…"}`. Game ids are 128 random bits; idle games expire (an unfinished
-//! one is saved as such); live games and request bodies are bounded, so memory stays bounded.
+//! a 4xx (or 503) JSON `{"error":"…"}`, also for a wrong method or an over-long URL. Game ids
+//! are 128 random bits; idle games expire (an unfinished one is saved as such); live games,
+//! finished ones kept for their last view, new games per client and minute, and request bodies
+//! are bounded, so memory stays bounded.
 
 use crate::agents::AgentSpec;
 use crate::game::{Deal, default_deals, generate_deals};
 use crate::play::{Event, Session, View, parse_seat};
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, Path as UrlPath, State as Shared};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -33,8 +36,11 @@ const PAGE: &str = include_str!("page.html");
 pub struct ServeConfig {
     pub agents: [AgentSpec; 2],
     pub log_dir: PathBuf,
-    /// Live games at most; a new game beyond it is refused (503) until one expires.
+    /// Live games at most; a new game beyond it is refused (503) until one ends or expires.
+    /// Finished games are kept for their last view only while there is room.
     pub max_games: usize,
+    /// New games one client (IP address) may start in a minute; beyond it, 429.
+    pub starts_per_minute: usize,
     /// A game untouched this long is dropped (saved as unfinished if it was).
     pub idle: Duration,
     /// The largest request body accepted.
@@ -49,6 +55,7 @@ impl ServeConfig {
             agents,
             log_dir,
             max_games: 256,
+            starts_per_minute: 30,
             idle: Duration::from_secs(30 * 60),
             max_body: 4096,
             bidding: false,
@@ -59,12 +66,15 @@ impl ServeConfig {
 struct Game {
     session: Arc<Mutex<Session>>,
     last_used: Instant,
+    /// Finished and its log written (or its writing failed and was said): it holds no slot.
     saved: bool,
 }
 
 struct App {
     config: ServeConfig,
     games: Mutex<HashMap<String, Game>>,
+    /// When each client started its games of the last minute.
+    starts: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     deals: Vec<Deal>,
 }
 
@@ -88,24 +98,89 @@ type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// The router with its state; `serve` runs it, tests and the bench can too.
 pub fn router(config: ServeConfig) -> Router {
+    routes(config).0
+}
+
+fn routes(config: ServeConfig) -> (Router, Arc<App>) {
     let max_body = config.max_body;
-    let app = Arc::new(App { config, games: Mutex::new(HashMap::new()), deals: default_deals() });
+    let app = Arc::new(App {
+        config,
+        games: Mutex::new(HashMap::new()),
+        starts: Mutex::new(HashMap::new()),
+        deals: default_deals(),
+    });
+    let state = app.clone();
     let sweeper = app.clone();
     tokio::spawn(async move { sweep_forever(sweeper).await });
-    Router::new()
+    let router = Router::new()
         .route("/", get(|| async { Html(PAGE) }))
         .route("/api/games", post(start))
         .route("/api/games/{id}", get(show))
         .route("/api/games/{id}/play", post(play))
         .route("/api/games/{id}/hint", post(hint))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page or API route".into()) })
+        .method_not_allowed_fallback(|method: axum::http::Method, uri: axum::http::Uri| async move {
+            ApiError(StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not a method of {}", uri.path()))
+        })
         .layer(DefaultBodyLimit::max(max_body))
-        .with_state(app)
+        .layer(axum::middleware::from_fn(refuse_long_urls));
+    (router.with_state(state), app)
 }
 
-/// Serves until the process ends.
+/// The longest URL answered: every route's URL is far shorter.
+const MAX_URL: usize = 2048;
+
+/// A URL past [`MAX_URL`] gets 414 with a JSON body, as every error does. (URLs too long for
+/// the HTTP layer itself, hundreds of kilobytes, never reach this.)
+async fn refuse_long_urls(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let length = request.uri().to_string().len();
+    if length > MAX_URL {
+        let reason = format!("the URL is {length} bytes long; at most {MAX_URL} are answered");
+        return ApiError(StatusCode::URI_TOO_LONG, reason).into_response();
+    }
+    next.run(request).await
+}
+
+/// Serves until SIGINT or SIGTERM, then writes the games still in play to
+/// `unfinished.jsonl`, so that stopping the server loses no one's game.
 pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> std::io::Result<()> {
-    axum::serve(listener, router(config)).await
+    let (router, app) = routes(config);
+    // The client's address bounds how many games it may start a minute.
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(stop_signal())
+        .await?;
+    let saved = tokio::task::spawn_blocking(move || save_all_unfinished(&app)).await.unwrap_or(0);
+    eprintln!("ddz serve: stopped; {saved} game(s) in play saved as unfinished");
+    Ok(())
+}
+
+async fn stop_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let terminated = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminated => {}
+    }
+}
+
+/// Saves every game not saved yet (all unfinished: a finished one saves when it ends).
+fn save_all_unfinished(app: &App) -> usize {
+    let games: Vec<Game> = app.games.lock().expect("the games lock").drain().map(|(_, g)| g).collect();
+    let mut saved = 0;
+    for game in games.into_iter().filter(|g| !g.saved) {
+        match lock(&game.session).save(&app.config.log_dir) {
+            Ok(_) => saved += 1,
+            Err(e) => eprintln!("ddz serve: could not save a game in {}: {e}", app.config.log_dir.display()),
+        }
+    }
+    saved
 }
 
 #[derive(Deserialize, Default)]
@@ -131,6 +206,10 @@ pub struct GameReply {
     pub view: View,
     /// The agents' plays since the person's last play, in order.
     pub agent_plays: Vec<PlayView>,
+    /// Once the game is over: whether its log was written (false: the server could not write
+    /// it, and said why on its stderr).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -162,11 +241,18 @@ fn plays_view(events: Vec<Event>) -> Vec<PlayView> {
         .collect()
 }
 
-async fn start(Shared(app): Shared<Arc<App>>, body: Result<Json<StartBody>, JsonRejection>) -> Response {
+async fn start(
+    Shared(app): Shared<Arc<App>>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    body: Result<Json<StartBody>, JsonRejection>,
+) -> Response {
     let body = match body {
         Ok(Json(b)) => b,
         Err(e) => return ApiError::from(e).into_response(),
     };
+    if let Err(e) = count_start(&app, client.ip()) {
+        return e.into_response();
+    }
     match start_game(app, body).await {
         Ok(reply) => (StatusCode::CREATED, reply).into_response(),
         Err(e) => e.into_response(),
@@ -196,25 +282,52 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
     let id = format!("{:032x}", rand::random::<u128>());
     let view = session.view();
     let mut games = app.games.lock().expect("the games lock");
-    if games.len() >= app.config.max_games {
-        return Err(full(&app));
-    }
+    admit(&mut games, app.config.max_games)?;
     games.insert(id.clone(), Game { session: Arc::new(Mutex::new(session)), last_used: Instant::now(), saved: false });
-    Ok(Json(GameReply { id, view, agent_plays: plays_view(agent_plays) }))
+    Ok(Json(GameReply { id, view, agent_plays: plays_view(agent_plays), saved: None }))
 }
 
-fn full(app: &App) -> ApiError {
-    let n = app.config.max_games;
-    ApiError(
-        StatusCode::SERVICE_UNAVAILABLE,
-        format!("{n} games are being played, the most this server allows; try again later"),
-    )
+/// Counts a new game of `client`, or refuses it (429) past its games of the last minute.
+fn count_start(app: &App, client: IpAddr) -> Result<(), ApiError> {
+    let mut starts = app.starts.lock().expect("the starts lock");
+    let minute = Duration::from_secs(60);
+    starts.retain(|_, times| {
+        times.retain(|t| t.elapsed() < minute);
+        !times.is_empty()
+    });
+    let times = starts.entry(client).or_default();
+    let most = app.config.starts_per_minute.max(1);
+    if times.len() >= most {
+        return Err(ApiError(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("{client} started {most} games in the last minute, the most one client may; try again shortly"),
+        ));
+    }
+    times.push_back(Instant::now());
+    Ok(())
 }
 
-/// Drops expired games to make room for one more, or says the server is full.
+/// Makes room for one more live game in `games`: finished games (kept for their last view)
+/// go first, oldest first; live ones are never dropped. Refuses when `most` are being played.
+fn admit(games: &mut HashMap<String, Game>, most: usize) -> Result<(), ApiError> {
+    let live = games.values().filter(|g| !g.saved).count();
+    if live >= most {
+        return Err(ApiError(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{live} games are being played, the most this server allows; try again later"),
+        ));
+    }
+    while games.len() >= most {
+        let oldest = games.iter().filter(|(_, g)| g.saved).min_by_key(|(_, g)| g.last_used).map(|(id, _)| id.clone());
+        games.remove(&oldest.expect("fewer live games than the total: a finished one"));
+    }
+    Ok(())
+}
+
+/// Drops expired games, then makes room for one more, or says the server is full.
 fn make_room(app: &App) -> Result<(), ApiError> {
     sweep(app);
-    if app.games.lock().expect("the games lock").len() >= app.config.max_games { Err(full(app)) } else { Ok(()) }
+    admit(&mut app.games.lock().expect("the games lock"), app.config.max_games)
 }
 
 /// The session of a live game, marked as used now.
@@ -230,7 +343,7 @@ fn session_of(app: &App, id: &str) -> Result<Arc<Mutex<Session>>, ApiError> {
 async fn show(Shared(app): Shared<Arc<App>>, UrlPath(id): UrlPath<String>) -> ApiResult<GameReply> {
     let session = session_of(&app, &id)?;
     let view = blocking(move || Ok(lock(&session).view())).await?;
-    Ok(Json(GameReply { id, view, agent_plays: Vec::new() }))
+    Ok(Json(GameReply { id, view, agent_plays: Vec::new(), saved: None }))
 }
 
 async fn play(
@@ -247,10 +360,8 @@ async fn play(
         Ok((s.view(), plays, s.is_over()))
     })
     .await?;
-    if over {
-        save_once(&app, &id);
-    }
-    Ok(Json(GameReply { id, view, agent_plays: plays_view(plays) }))
+    let saved = if over { Some(save_once(&app, &id)) } else { None };
+    Ok(Json(GameReply { id, view, agent_plays: plays_view(plays), saved }))
 }
 
 async fn hint(Shared(app): Shared<Arc<App>>, UrlPath(id): UrlPath<String>) -> ApiResult<Hints> {
@@ -277,8 +388,8 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + S
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the game failed: {e}")))?
 }
 
-/// Saves a finished game's log once.
-fn save_once(app: &App, id: &str) {
+/// Saves a finished game's log once, which frees its slot; whether the log was written.
+fn save_once(app: &App, id: &str) -> bool {
     let session = {
         let mut games = app.games.lock().expect("the games lock");
         match games.get_mut(id) {
@@ -286,11 +397,15 @@ fn save_once(app: &App, id: &str) {
                 g.saved = true;
                 g.session.clone()
             }
-            _ => return,
+            _ => return true, // saved by the request that finished it
         }
     };
-    if let Err(e) = lock(&session).save(&app.config.log_dir) {
-        eprintln!("ddz serve: could not save game {id} in {}: {e}", app.config.log_dir.display());
+    match lock(&session).save(&app.config.log_dir) {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("ddz serve: could not save game {id} in {}: {e}", app.config.log_dir.display());
+            false
+        }
     }
 }
 
