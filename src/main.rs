@@ -631,6 +631,9 @@ fn main() -> Result<()> {
         Command::Logs { what } => logs(what),
         Command::Pretrain(args) => pretrain(args),
         Command::Deals { n, seed, out } => {
+            if n > ddz::game::MOST_DEALS {
+                bail!("--n {n}: at most {} deals a file (make more files with other --seed)", ddz::game::MOST_DEALS);
+            }
             ddz::game::write_deals(&out, &ddz::game::generate_deals(n, seed))
                 .with_context(|| format!("writing {}", out.display()))?;
             eprintln!("wrote {n} deals (seed {seed}) to {}", out.display());
@@ -1157,6 +1160,10 @@ fn logs(what: LogsWhat) -> Result<()> {
             println!("imported {} game(s) into {}, skipped {}", good.len(), out.display(), bad.len());
         }
         LogsWhat::Selfplay { agent, games, seed, out } => {
+            const MOST: usize = 1_000_000; // about 1 KB a game log, held until written
+            if games > MOST {
+                bail!("--games {games}: at most {MOST} games a file (make more files with other --seed)");
+            }
             runtime::configure_threads(1);
             let mut a = agent.build()?;
             let (games, illegal) =

@@ -245,3 +245,23 @@ fn a_deal_file_with_repeats_is_refused_unless_allowed() {
     assert!(eval(&["--n", "3"]).status.success(), "the first three are distinct");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn counts_no_machine_can_hold_are_errors_naming_the_limit() {
+    let dir = std::env::temp_dir().join(format!("ddz-counts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("x.jsonl");
+    let out = out.to_str().unwrap();
+    for (args, named) in [
+        (vec!["deals", "--n", "18446744073709551615", "--out", out], "at most 10000000 deals"),
+        (vec!["logs", "selfplay", "--agent", "rule", "--games", "4000000000", "--out", out], "at most 1000000 games"),
+        (vec!["evaluate-hands", "--games", "4000000000", "--out", out], "at most 10000000"),
+        (vec!["eval", "--a", "pimc:models/dmc-rule-2h?worlds=4000000000", "--b", "rule"], "worlds = 4000000000"),
+    ] {
+        let o = ddz().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(named), "{args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("memory allocation"), "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -140,6 +140,35 @@ proptest! {
         prop_assert_eq!(answers, lines, "{}", replies);
     }
 
+    /// Botzone requests whose card ids are drawn at random (out of range, repeated, in two
+    /// places at once): an answer or an error naming the problem, never a panic.
+    #[test]
+    fn botzone_requests_of_any_ids_answer_or_name_the_error(seed in any::<u64>()) {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut ids = |n: usize| (0..n).map(|_| rng.random_range(0..60u32)).collect::<Vec<u32>>();
+        let (own, bottom, a, b) = (ids(17), ids(3), ids(seed as usize % 5), ids((seed / 7) as usize % 5));
+        let line = serde_json::json!({"own": own, "publiccard": bottom, "history": [a, b]}).to_string();
+        let mut session = ddz::bot::BotzoneSession::default();
+        if let Err(e) = session.respond(&mut RuleAgent::new(), &line) {
+            prop_assert!(!e.to_string().is_empty());
+        }
+    }
+
+    /// Search knobs of any size: parsed, or an error naming the knob, never an abort.
+    #[test]
+    fn search_knobs_of_any_size_parse_or_name_the_knob(knob in 0usize..12, value in any::<u64>()) {
+        let (agent, name) = [
+            ("pimc:m", "worlds"), ("pimc:m", "top"), ("pimc:m", "max_nodes"), ("pimc:m", "ms"),
+            ("pimc:m", "draws"), ("pimc:m", "steps"), ("ismcts:rule", "sims"), ("ismcts:rule", "worlds"),
+            ("ismcts:rule", "ms"), ("alphabeta:heuristic", "depth"), ("alphabeta:heuristic", "worlds"),
+            ("alphabeta:heuristic", "ms"),
+        ][knob];
+        match format!("{agent}?{name}={value}").parse::<ddz::agents::AgentSpec>() {
+            Ok(spec) => prop_assert!(spec.to_string().starts_with(agent.split(':').next().unwrap())),
+            Err(e) => prop_assert!(e.to_string().contains(name), "{}", e),
+        }
+    }
+
     #[test]
     fn moves_answers_or_names_the_error(seed in any::<u64>()) {
         let line = mutate(br#"{"hand":"3455778899KAA22R","rival":"77"}"#, seed);

@@ -124,6 +124,9 @@ fn deal_of(d: &Bound<'_, PyDict>) -> PyResult<Deal> {
 /// `n` deals from `seed`, as dicts of card ids (the deal-file format of `ddz deals`).
 #[pyfunction]
 pub fn generate_deals<'py>(py: Python<'py>, n: usize, seed: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    if n > ddz::game::MOST_DEALS {
+        return Err(value_error(format!("n = {n}: at most {} deals a call", ddz::game::MOST_DEALS)));
+    }
     ddz::game::generate_deals(n, seed).iter().map(|d| deal_dict(py, d)).collect()
 }
 

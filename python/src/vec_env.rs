@@ -198,8 +198,10 @@ impl VecEnv {
         game: Option<PyRef<'_, Game>>,
         legal: &str,
     ) -> PyResult<VecEnv> {
-        if n == 0 {
-            return Err(value_error("n must be at least 1"));
+        // Each game keeps its observation, its mask over 27,472 actions and its state.
+        const MOST: usize = 65_536;
+        if n == 0 || n > MOST {
+            return Err(value_error(format!("n = {n}: from 1 to {MOST} games")));
         }
         let config = game.map(|g| g.config.clone()).unwrap_or_default();
         if config.bidding {

@@ -164,3 +164,14 @@ def test_self_play_vec_env_makes_every_decision_of_the_state_api_game():
             if dones[i]:
                 assert list(rewards[i]) == states[i].returns()
                 finished[i] = True
+
+
+def test_sizes_no_machine_can_hold_are_value_errors_not_aborts():
+    # An abort would kill the user's interpreter: these are errors naming the limit.
+    with pytest.raises(ValueError, match="at most 10000000"):
+        ddz.generate_deals(4_000_000_000, 1)
+    with pytest.raises(ValueError, match="from 1 to 65536"):
+        ddz.VecEnv(10_000_000)
+    with pytest.raises(ValueError, match="from 1 to 65536"):
+        ddz.VecEnv(0)
+    assert len(ddz.generate_deals(3, 1)) == 3

@@ -206,12 +206,25 @@ pub(crate) fn parse_knobs(query: &str) -> Result<Vec<(&str, &str)>, String> {
 }
 
 fn whole(key: &str, value: &str, least: u64) -> Result<u64, String> {
+    within(key, value, least, u64::MAX)
+}
+
+/// A whole-number knob from `least` to `most`. Knobs that size what a search keeps (worlds
+/// drawn, tree nodes, a solver's table) have a `most`, so that no value can make it reserve
+/// more memory than a machine has (an abort, not an error).
+fn within(key: &str, value: &str, least: u64, most: u64) -> Result<u64, String> {
     match value.parse::<u64>() {
-        Ok(n) if n >= least => Ok(n),
-        Ok(_) => Err(format!("{key} must be at least {least}")),
+        Ok(n) if (least..=most).contains(&n) => Ok(n),
+        Ok(n) if n < least => Err(format!("{key} must be at least {least}")),
+        Ok(n) => Err(format!("{key} = {n} is more than the {most} allowed")),
         Err(_) => Err(format!("{key}: {value:?} is not a whole number")),
     }
 }
+
+/// Worlds one decision may draw and keep.
+const MOST_WORLDS: u64 = 100_000;
+/// A time budget of an hour a decision is the most any search may be given.
+const MOST_MS: u64 = 3_600_000;
 
 fn temperature(key: &str, value: &str) -> Result<f64, String> {
     value
@@ -237,11 +250,11 @@ fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
     let mut s = PimcSettings::default();
     for &(key, value) in knobs {
         match key {
-            "worlds" => s.worlds = whole(key, value, 1)? as usize,
+            "worlds" => s.worlds = within(key, value, 1, MOST_WORLDS)? as usize,
             "top" => s.top = whole(key, value, 1)? as usize,
             "cards" => s.cards = whole(key, value, 0)?.min(54) as u32,
-            "max_nodes" => s.max_nodes = whole(key, value, 1)?,
-            "ms" => s.ms = whole(key, value, 0)?,
+            "max_nodes" => s.max_nodes = within(key, value, 1, 100_000_000)?,
+            "ms" => s.ms = within(key, value, 0, MOST_MS)?,
             "far" => {
                 s.far = match value {
                     "rollout" => Far::Rollout,
@@ -257,8 +270,8 @@ fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
                     _ => return Err(format!("opp: {value:?} is not net or rule")),
                 }
             }
-            "draws" => s.draws = whole(key, value, 1)? as usize,
-            "steps" => s.steps = whole(key, value, 0)? as usize,
+            "draws" => s.draws = within(key, value, 1, 10_000)? as usize,
+            "steps" => s.steps = within(key, value, 0, 1_000_000)? as usize,
             _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms, far, belief, opp, draws, steps")),
         }
     }
@@ -270,7 +283,7 @@ fn ismcts(knobs: &[(&str, &str)]) -> Result<IsmctsKnobs, String> {
     let s = &mut k.settings;
     for &(key, value) in knobs {
         match (key, value) {
-            ("sims", _) => s.max_simulations = whole(key, value, 1)?.min(u32::MAX as u64) as u32,
+            ("sims", _) => s.max_simulations = within(key, value, 1, 10_000_000)? as u32,
             ("c", _) => {
                 s.uct_c = value
                     .parse()
@@ -278,8 +291,12 @@ fn ismcts(knobs: &[(&str, &str)]) -> Result<IsmctsKnobs, String> {
                     .filter(|c: &f64| c.is_finite() && *c >= 0.0)
                     .ok_or(format!("c: {value:?} is not a number of at least 0"))?
             }
-            ("ms", _) => s.time_limit = Some(whole(key, value, 0)?).filter(|&m| m > 0).map(Duration::from_millis),
-            ("worlds", _) => s.max_world_samples = Some(whole(key, value, 0)? as usize).filter(|&w| w > 0),
+            ("ms", _) => {
+                s.time_limit = Some(within(key, value, 0, MOST_MS)?).filter(|&m| m > 0).map(Duration::from_millis)
+            }
+            ("worlds", _) => {
+                s.max_world_samples = Some(within(key, value, 0, MOST_WORLDS)? as usize).filter(|&w| w > 0)
+            }
             ("belief", _) => k.belief = temperature(key, value)?,
             ("leaf", "value") => k.leaf = Leaf::Value,
             ("leaf", "rollout") => k.leaf = Leaf::Rollout,
@@ -321,8 +338,8 @@ fn alphabeta(knobs: &[(&str, &str)]) -> Result<AlphaBetaKnobs, String> {
         match key {
             "depth" => k.settings.depth = whole(key, value, 1)?.min(64) as u32,
             "top" => k.settings.top = whole(key, value, 0)? as usize,
-            "worlds" => k.worlds = whole(key, value, 1)? as usize,
-            "ms" => k.ms = whole(key, value, 0)?,
+            "worlds" => k.worlds = within(key, value, 1, MOST_WORLDS)? as usize,
+            "ms" => k.ms = within(key, value, 0, MOST_MS)?,
             _ => return Err(unknown(key, "depth, top, worlds, ms")),
         }
     }
@@ -585,6 +602,19 @@ mod tests {
         ] {
             let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
             assert!(err.contains(bad.split('?').next().unwrap()), "{bad}: {err}");
+        }
+        // Sizes that would make a search reserve more memory than any machine has are errors
+        // naming the knob and its most, never an abort.
+        for (huge, named) in [
+            ("pimc:m?worlds=4000000000", "worlds = 4000000000 is more than the 100000 allowed"),
+            ("pimc:m?max_nodes=99999999999", "max_nodes = 99999999999 is more than"),
+            ("ismcts:rule?sims=99999999999", "sims = 99999999999 is more than"),
+            ("ismcts:rule?worlds=4000000000", "worlds = 4000000000 is more than"),
+            ("alphabeta:heuristic?worlds=4000000000", "worlds = 4000000000 is more than"),
+            ("alphabeta:heuristic?ms=99999999999", "ms = 99999999999 is more than the 3600000 allowed"),
+        ] {
+            let err = huge.parse::<AgentSpec>().unwrap_err().to_string();
+            assert!(err.contains(named), "{huge}: {err}");
         }
     }
 }

@@ -188,9 +188,18 @@ impl Deal {
 }
 
 pub fn write_deals(path: &Path, deals: &[Deal]) -> std::io::Result<()> {
-    let text: String = deals.iter().map(|d| d.to_json() + "\n").collect();
-    std::fs::write(path, text)
+    use std::io::Write;
+    // Streamed: the text of millions of deals is never held whole.
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for d in deals {
+        writeln!(out, "{}", d.to_json())?;
+    }
+    out.flush()
 }
+
+/// The most deals one call generates (about 40 bytes each in memory, 330 as text): above it a
+/// request is an error naming the limit, never an allocation that aborts.
+pub const MOST_DEALS: usize = 10_000_000;
 
 /// Reads a deal file; an error names the file, the line and the reason.
 pub fn read_deals(path: &Path) -> Result<Vec<Deal>, DealError> {

@@ -11,8 +11,8 @@ pub mod state;
 
 pub use action_table::{ActionId, ActionTable, NUM_ACTIONS};
 pub use deals::{
-    DEAL_SET_SIZE, Deal, DealError, DealSet, DealSource, default_deals, first_repeat, generate_deals, read_deals,
-    write_deals,
+    DEAL_SET_SIZE, Deal, DealError, DealSet, DealSource, MOST_DEALS, default_deals, first_repeat, generate_deals,
+    read_deals, write_deals,
 };
 pub use movegen::{MoveList, legal_plays, legal_plays_vec};
 pub use play::{Kind, Play, PlayError, classify};

@@ -58,6 +58,9 @@ impl HandsConfig {
         if !(self.val_share > 0.0 && self.val_share < 1.0) {
             return bad(format!("val_share {}: must be above 0 and below 1", self.val_share));
         }
+        if self.games > crate::game::MOST_DEALS {
+            return bad(format!("games {}: at most {}", self.games, crate::game::MOST_DEALS));
+        }
         if self.games < 10 || self.epochs == 0 || self.batch_size == 0 {
             return bad(format!(
                 "{} games, {} epochs, batch {}: need at least 10 games, and epochs and batch at least 1",

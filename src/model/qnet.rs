@@ -135,6 +135,18 @@ impl ModelConfig {
                 "model sizes must be positive and the trunk needs at least one layer".into(),
             ));
         }
+        // Checked before any tensor is allocated: an absurd size is an error, not an abort.
+        let widths = self.trunk.iter().chain(&self.head_hidden).chain([&self.head, &self.history_size]);
+        if let Some(n) = widths.copied().find(|&n| n > MOST_WIDTH) {
+            return Err(ModelError::Invalid(format!("a layer of {n} units: at most {MOST_WIDTH}")));
+        }
+        let weights = self.weights();
+        if weights > MOST_WEIGHTS {
+            return Err(ModelError::Invalid(format!(
+                "{weights} weights ({} MB a copy): at most {MOST_WEIGHTS}",
+                weights * 4 / 1_000_000
+            )));
+        }
         if self.history == HistoryEncoder::Lstm && self.history_size <= 0 {
             return Err(ModelError::Invalid(format!(
                 "history_size = {}: the LSTM's width must be positive",
@@ -148,6 +160,48 @@ impl ModelConfig {
             )));
         }
         Ok(())
+    }
+}
+
+/// The widest layer a config may ask for.
+pub const MOST_WIDTH: i64 = 65_536;
+/// The most weights a network may have: 100 M (400 MB a copy; training keeps several: the
+/// optimizer's moments, the actors' and the pool's copies).
+pub const MOST_WEIGHTS: u128 = 100_000_000;
+
+impl ModelConfig {
+    /// How many weights (and biases) the network has, counted without building it; in u128, so
+    /// that no config can overflow the count.
+    pub fn weights(&self) -> u128 {
+        let w = |n: i64| n.max(0) as u128;
+        let linear = |inputs: u128, outputs: u128| inputs * outputs + outputs;
+        let history = HISTORY_LEN as u128 * PLANE as u128;
+        let (first_inputs, lstm) = match self.history {
+            HistoryEncoder::Flat => (self.inputs as u128, 0),
+            HistoryEncoder::Lstm => {
+                let (x, h) = ((HISTORY_ROUND * PLANE) as u128, w(self.history_size));
+                ((self.inputs as u128).saturating_sub(history) + h, 4 * h * (x + h) + 8 * h)
+            }
+        };
+        let (first, last) = (self.trunk.first().map_or(0, |&n| w(n)), self.trunk.last().map_or(0, |&n| w(n)));
+        let mut total = lstm + linear(first_inputs, first);
+        total += self.trunk.windows(2).map(|p| linear(w(p[0]), w(p[1]))).sum::<u128>();
+        total += linear(last, w(self.head)) + ACTION_DIM as u128 * w(self.head);
+        if self.oracle {
+            total += ORACLE_DIM as u128 * first;
+        }
+        if self.hand_prediction {
+            let classes = HIDDEN_RANKS as u128 * HAND_CLASSES as u128;
+            total += linear(last, classes) + classes * w(self.head);
+        }
+        let mut width = w(self.head);
+        for &n in &self.head_hidden {
+            total += linear(width, w(n));
+            width = w(n);
+        }
+        total += linear(width, 1);
+        let roles = if self.per_role { 3 } else { 1 };
+        roles * total
     }
 }
 
@@ -730,5 +784,27 @@ mod tests {
             recent[..PLANE].swap_with_slice(&mut old[..PLANE]);
             assert_ne!(net.q_values(&swapped, &actions, &[0]), q, "the order of the plays is read");
         }
+    }
+
+    #[test]
+    fn sizes_are_counted_before_allocation_and_absurd_ones_refused() {
+        crate::runtime::configure_threads(1);
+        let small = ModelConfig { trunk: vec![16, 8], head: 8, head_hidden: vec![4], ..Default::default() };
+        for cfg in [
+            small.clone(),
+            ModelConfig { per_role: true, oracle: true, hand_prediction: true, ..small.clone() },
+            ModelConfig { history: HistoryEncoder::Lstm, history_size: 6, ..small.clone() },
+            ModelConfig { inputs: STATE_DIM_V1, head_hidden: vec![], ..small.clone() },
+        ] {
+            let net = QNet::cpu(&cfg, 1);
+            let counted: i64 = net.vs.variables().values().map(|t| t.numel() as i64).sum();
+            assert_eq!(cfg.weights(), counted as u128, "{cfg:?}");
+        }
+        let huge = ModelConfig { trunk: vec![60_000, 60_000], ..Default::default() };
+        let e = huge.validate().unwrap_err().to_string();
+        assert!(e.contains("weights") && e.contains("at most 100000000"), "{e}");
+        let wide = ModelConfig { trunk: vec![100_000], ..Default::default() };
+        assert!(wide.validate().unwrap_err().to_string().contains("100000 units: at most 65536"));
+        assert!(ModelConfig::default().validate().is_ok());
     }
 }

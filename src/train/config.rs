@@ -374,6 +374,14 @@ impl TrainConfig {
         }
         let checks = [
             (self.learner.batch_size == 0, "learner.batch_size must be at least 1"),
+            // Counts that size buffers are bounded, so no value reserves more than a machine has.
+            (self.learner.batch_size > 1 << 20, "learner.batch_size must be at most 1048576"),
+            (self.actors.count > 1024, "actors.count must be at most 1024"),
+            (self.actors.games_in_flight > 1 << 16, "actors.games_in_flight must be at most 65536"),
+            (self.pool.size > 1000, "pool.size must be at most 1000"),
+            (self.learner.queue_games > 1 << 20, "learner.queue_games must be at most 1048576"),
+            (self.broker.stream_cap > 1 << 24, "broker.stream_cap must be at most 16777216"),
+            (self.game.bid_batch_size > 1 << 20, "game.bid_batch_size must be at most 1048576"),
             (self.learner.lr.is_nan() || self.learner.lr <= 0.0, "learner.lr must be positive"),
             (self.learner.lr_end.is_nan() || self.learner.lr_end <= 0.0, "learner.lr_end must be positive"),
             (!(0.0..=1.0).contains(&self.reward.lambda), "reward.lambda must be in [0, 1]"),
@@ -499,6 +507,20 @@ mod tests {
             for key in keys.keys() {
                 assert!(set.contains_key(key), "{section}.{key} is not in configs/dmc.toml");
             }
+        }
+    }
+
+    #[test]
+    fn sizes_no_machine_can_hold_are_named_before_anything_is_built() {
+        for (text, named) in [
+            ("[model]\ntrunk = [100000, 100000]", "100000 units: at most 65536"),
+            ("[model]\ntrunk = [60000, 60000]", "weights"),
+            ("[learner]\nbatch_size = 4000000000", "learner.batch_size must be at most"),
+            ("[actors]\ngames_in_flight = 4000000000", "actors.games_in_flight must be at most"),
+            ("[pool]\nsize = 1000000", "pool.size must be at most"),
+        ] {
+            let e = TrainConfig::parse(text, Path::new("big.toml")).unwrap_err().to_string();
+            assert!(e.contains("big.toml") && e.contains(named), "{text}: {e}");
         }
     }
 }
