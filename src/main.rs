@@ -151,6 +151,10 @@ enum Command {
         /// Give up on a position after this many nodes (an error line); 0 = never.
         #[arg(long, default_value_t = 200_000_000)]
         max_nodes: u64,
+        /// Give up on a position after this many milliseconds (an error line, within about
+        /// 1,024 positions of the budget); 0 = never.
+        #[arg(long, default_value_t = 0)]
+        ms: u64,
     },
     /// Measure speed.
     Bench {
@@ -639,8 +643,8 @@ fn main() -> Result<()> {
             eprintln!("wrote {n} deals (seed {seed}) to {}", out.display());
             Ok(())
         }
-        Command::Solve { max_nodes } => {
-            let errors = ddz::solve::serve(std::io::stdin().lock(), std::io::stdout().lock(), max_nodes)
+        Command::Solve { max_nodes, ms } => {
+            let errors = ddz::solve::serve(std::io::stdin().lock(), std::io::stdout().lock(), max_nodes, ms)
                 .context("reading stdin")?;
             if errors > 0 && !std::io::stdout().is_terminal() {
                 eprintln!("ddz solve: {errors} line(s) had errors (answered with {{\"error\":…}})");

@@ -46,6 +46,9 @@ pub enum SolveError {
     Position(#[from] crate::search::PositionError),
     #[error("gave up after {0} positions (raise --max-nodes, or ask about a smaller position)")]
     TooBig(u64),
+    /// The time budget (`--ms`) ran out: an exact solver has no half answer to give.
+    #[error("no answer within {0} ms (raise --ms, or ask about a smaller position)")]
+    TooSlow(u64),
 }
 
 fn seat(field: &str, name: &str) -> Result<u8, SolveError> {
@@ -75,11 +78,16 @@ pub fn position(line: &str) -> Result<Position, SolveError> {
     Ok(Position::new(hands, seat("to_move", &req.to_move)?, rival)?)
 }
 
-/// Solves one request line, giving up after `max_nodes` positions (0 = never).
-pub fn answer(solver: &mut Solver, line: &str, max_nodes: u64) -> Result<serde_json::Value, SolveError> {
+/// Solves one request line, giving up after `max_nodes` positions or `ms` milliseconds
+/// (0 = never).
+pub fn answer(solver: &mut Solver, line: &str, max_nodes: u64, ms: u64) -> Result<serde_json::Value, SolveError> {
     let pos = position(line)?;
     let start = Instant::now();
-    let s = solver.solve_within(&pos, max_nodes).ok_or(SolveError::TooBig(max_nodes))?;
+    solver.set_deadline((ms > 0).then(|| start + std::time::Duration::from_millis(ms)));
+    let solved = solver.solve_within(&pos, max_nodes);
+    let late = solver.past_deadline();
+    solver.set_deadline(None);
+    let s = solved.ok_or(if late { SolveError::TooSlow(ms) } else { SolveError::TooBig(max_nodes) })?;
     Ok(serde_json::json!({
         "value": if s.wins { 1 } else { -1 },
         "winning_plays": s.winning_plays.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
@@ -89,11 +97,11 @@ pub fn answer(solver: &mut Solver, line: &str, max_nodes: u64) -> Result<serde_j
     }))
 }
 
-/// Serves requests until end of input, each within `max_nodes` positions (0 = no limit);
-/// returns how many lines were errors.
-pub fn serve(input: impl BufRead, output: impl Write, max_nodes: u64) -> std::io::Result<usize> {
+/// Serves requests until end of input, each within `max_nodes` positions and `ms`
+/// milliseconds (0 = no limit); returns how many lines were errors.
+pub fn serve(input: impl BufRead, output: impl Write, max_nodes: u64, ms: u64) -> std::io::Result<usize> {
     let mut solver = Solver::new();
-    serve_json_lines(input, output, None, |line| answer(&mut solver, line, max_nodes))
+    serve_json_lines(input, output, None, |line| answer(&mut solver, line, max_nodes, ms))
 }
 
 #[cfg(test)]
@@ -105,7 +113,7 @@ mod tests {
         let mut solver = Solver::new();
         // The landlord holds 2, 2 and 3 against a single 4 and a single 5.
         let won = r#"{"hands":{"landlord":"223","landlord_down":"4","landlord_up":"5"},"to_move":"landlord"}"#;
-        let a = answer(&mut solver, won, 0).unwrap();
+        let a = answer(&mut solver, won, 0, 0).unwrap();
         assert_eq!(a["value"], 1, "{a}");
         let mut winning: Vec<String> = serde_json::from_value(a["winning_plays"].clone()).unwrap();
         winning.sort();
@@ -113,7 +121,7 @@ mod tests {
         assert_eq!(a["line"], serde_json::json!(["22", "pass", "pass", "3"]), "the largest winning play first");
         // A farmer follows a 3 with a 2 and goes out: the farmers win.
         let follow = r#"{"hands":{"landlord":"AA","landlord_down":"2"},"to_move":"landlord_down","rival":{"seat":"landlord","play":"3"}}"#;
-        assert_eq!(answer(&mut solver, follow, 0).unwrap()["value"], 1);
+        assert_eq!(answer(&mut solver, follow, 0, 0).unwrap()["value"], 1);
         for (bad, named) in [
             (r#"{"hands":{"landlord":"3333","landlord_up":"3"},"to_move":"landlord"}"#, "more cards than one deck"),
             (
@@ -123,15 +131,15 @@ mod tests {
             (r#"{"hands":{"lord":"3","landlord_up":"4"},"to_move":"landlord"}"#, "hands: unknown seat"),
             (r#"{"hands":{"landlord":"3x"},"to_move":"landlord"}"#, "hands.landlord"),
         ] {
-            let e = answer(&mut solver, bad, 0).unwrap_err().to_string();
+            let e = answer(&mut solver, bad, 0, 0).unwrap_err().to_string();
             assert!(e.contains(named), "{bad}: {e}");
         }
         let mut out = Vec::new();
-        serve(&[won.as_bytes(), b"\n\xff\n", won.as_bytes(), b"\n"].concat()[..], &mut out, 0).unwrap();
+        serve(&[won.as_bytes(), b"\n\xff\n", won.as_bytes(), b"\n"].concat()[..], &mut out, 0, 0).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[1].contains("line 2: not UTF-8") && lines[2].contains("\"value\":1"), "{text}");
         let deal = r#"{"hands":{"landlord":"33445566778899TTJJ","landlord_down":"QQKKAA22BR3456789TJ","landlord_up":"QKA2"},"to_move":"landlord"}"#;
-        assert!(matches!(answer(&mut solver, deal, 1000), Err(SolveError::TooBig(1000))));
+        assert!(matches!(answer(&mut solver, deal, 1000, 0), Err(SolveError::TooBig(1000))));
     }
 }

@@ -183,7 +183,7 @@ proptest! {
         let valid = br#"{"hands":{"landlord":"3456TT","landlord_down":"789J","landlord_up":"QK2"},"to_move":"landlord_down","rival":{"seat":"landlord","play":"6"}}"#;
         let line = mutate(valid, seed);
         let mut out = Vec::new();
-        ddz::solve::serve(&[&line[..], b"\n", valid, b"\n"].concat()[..], &mut out, 200_000).unwrap();
+        ddz::solve::serve(&[&line[..], b"\n", valid, b"\n"].concat()[..], &mut out, 200_000, 0).unwrap();
         let text = String::from_utf8(out).unwrap();
         prop_assert!(text.lines().last().is_some_and(|l| l.contains("\"value\"")), "the stream goes on: {}", text);
     }

@@ -523,3 +523,50 @@ fn telling_plays_are_plays_of_the_rule_agent_the_network_would_not_make() {
         }
     }
 }
+
+/// Milliseconds `agent` takes to choose in the opening position of deal 5 (the landlord's 20
+/// cards against 17 and 17: the largest position there is).
+fn opening_choice_ms(spec: &str) -> f64 {
+    let mut agent = spec.parse::<ddz::agents::AgentSpec>().unwrap().build().unwrap();
+    let deal = &ddz::game::generate_deals(6, 1)[5];
+    let mut state = State::new(Default::default());
+    state.deal_hands(deal.hands, deal.bottom).unwrap();
+    let mut plays = MoveList::new();
+    state.legal_plays_into(&mut plays);
+    agent.reset(5);
+    let start = Instant::now();
+    let k = agent.choose(&state, &plays);
+    assert!(k < plays.len());
+    start.elapsed().as_secs_f64() * 1000.0
+}
+
+#[test]
+fn time_budgets_bound_every_search_even_in_the_largest_positions() {
+    ddz::runtime::configure_threads(1);
+    // Before budgets were checked inside a search, these took 6 s (alpha-beta, one world to
+    // depth 16) and 2.4 s (PIMC solving full hands exactly). The bound leaves a second for the
+    // fixed overhead (a network pass, drawing worlds) on a loaded test machine.
+    for (spec, ms) in [
+        ("alphabeta:checkpoint:models/dmc-rule-2h?depth=16&ms=100", 100.0),
+        ("alphabeta:heuristic?depth=16&top=0&ms=100", 100.0),
+        ("pimc:models/dmc-rule-2h?cards=54&ms=200", 200.0),
+        ("ismcts:checkpoint:models/dmc-rule-2h?sims=10000000&ms=100", 100.0),
+    ] {
+        let took = opening_choice_ms(spec);
+        eprintln!("{spec}: {took:.0} ms");
+        assert!(took < ms + 1000.0, "{spec}: {took:.0} ms for a budget of {ms} ms");
+    }
+    // The exact solver has no half answer: past its budget it says so, in time.
+    let deal = &ddz::game::generate_deals(6, 1)[5];
+    let hands = [deal.hands[0].union(deal.bottom).counts(), deal.hands[1].counts(), deal.hands[2].counts()];
+    let full = serde_json::json!({"hands": {"landlord": hands[0].to_string(), "landlord_down": hands[1].to_string(),
+        "landlord_up": hands[2].to_string()}, "to_move": "landlord"})
+    .to_string();
+    let start = Instant::now();
+    let mut out = Vec::new();
+    let errors = ddz::solve::serve(&[full.as_bytes(), b"\n"].concat()[..], &mut out, 0, 100).unwrap();
+    let took = start.elapsed().as_secs_f64() * 1000.0;
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(errors, 1, "{text}");
+    assert!(text.contains("no answer within 100 ms") && took < 1100.0, "{took:.0} ms: {text}");
+}

@@ -65,11 +65,23 @@ impl AlphaBetaAgent {
                 &mut hand_shape
             }
         };
-        let mut search = AlphaBeta::new(self.settings, evaluator);
+        let deadline = self.time_limit.map(|t| started + t);
+        let mut search = AlphaBeta::new(self.settings, evaluator).with_deadline(deadline);
         let (mut sums, mut worlds) = (vec![0.0; order.len()], 0);
-        while worlds < self.worlds && (worlds == 0 || self.time_limit.is_none_or(|t| started.elapsed() < t)) {
+        while worlds < self.worlds && (worlds == 0 || deadline.is_none_or(|d| Instant::now() < d)) {
             let world = state.resample_from_infostate(seat, &mut || self.rng.random());
-            for (sum, v) in sums.iter_mut().zip(search.values_after(&world, &chosen)) {
+            // Without a budget every world is searched to the full depth. With one, the first
+            // world deepens as far as the budget allows (so there is always an answer), and a
+            // later world the budget cuts short is left out.
+            let values = match (deadline, worlds) {
+                (None, _) => search.values_after(&world, &chosen),
+                (Some(_), 0) => search.deepening_values(&world, &chosen).0,
+                (Some(_), _) => match search.values_within(&world, &chosen) {
+                    Some(values) => values,
+                    None => break,
+                },
+            };
+            for (sum, v) in sums.iter_mut().zip(values) {
                 *sum += if landlord_side { v } else { -v };
             }
             worlds += 1;

@@ -16,7 +16,7 @@ use crate::game::{Play, State};
 use crate::search::{Position, Solver};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What PIMC does with more than `cards` cards left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,45 +98,69 @@ impl PimcAgent {
     }
 
     /// The mean score of each candidate over the drawn worlds, for the current player's side.
-    /// Worlds are scored eight at a time, so that a time budget stops between batches.
+    /// Rollouts score eight worlds at a time, the solver one; a time budget (`ms`) stops
+    /// between them and inside a solve, and a world it cuts short is left out. When it leaves
+    /// no world scored, the scores keep the network's order (its best play first): the best
+    /// answer known by then.
     pub fn scores(&mut self, state: &State, candidates: &[Play]) -> Vec<f64> {
         let started = Instant::now();
+        let deadline = (self.settings.ms > 0).then(|| started + Duration::from_millis(self.settings.ms));
+        let late = || deadline.is_some_and(|d| Instant::now() >= d);
         let seat = state.current_player().expect("a decision");
         let exact = (0..3).map(|p| state.hand(p).len()).sum::<u32>() <= self.settings.cards;
         let n = self.settings.worlds.max(1);
         let belief = self.belief();
         let worlds = belief::draw_worlds(&mut self.net, state, n, belief, &mut self.rng);
         let (mut totals, mut scored) = (vec![0.0; candidates.len()], 0);
-        for batch in worlds.chunks(8) {
-            if scored > 0 && self.settings.ms > 0 && started.elapsed().as_millis() as u64 >= self.settings.ms {
+        let mut solver = Solver::new();
+        for batch in worlds.chunks(if exact { 1 } else { 8 }) {
+            if late() {
                 break;
             }
-            let part =
-                if exact { self.solved(batch, candidates) } else { self.rolled(batch.to_vec(), candidates, seat) };
+            if scored % 8 == 0 {
+                // A fresh table every eight worlds, as when they were solved in batches: the
+                // node budget then gives up on the same positions, so results stay the same.
+                solver = Solver::new();
+                solver.set_deadline(deadline);
+            }
+            let part = if exact {
+                match self.solved(&mut solver, &batch[0], candidates) {
+                    Some(part) => part,
+                    None => break, // the budget ran out inside this world
+                }
+            } else {
+                self.rolled(batch.to_vec(), candidates, seat)
+            };
             totals.iter_mut().zip(part).for_each(|(t, p)| *t += p);
             scored += batch.len();
+        }
+        if scored == 0 {
+            return (0..candidates.len()).map(|k| -(k as f64)).collect();
         }
         totals.into_iter().map(|t| t / scored as f64).collect()
     }
 
-    /// +1 per world the candidate wins in (solved exactly), −1 per world it loses or the solver
-    /// gives up on.
-    fn solved(&self, worlds: &[State], candidates: &[Play]) -> Vec<f64> {
-        let mut totals = vec![0.0; candidates.len()];
-        let mut solver = Solver::new();
-        for world in worlds {
-            let Some(pos) = Position::of_state(world) else { continue };
-            let landlord_side = pos.to_move == 0;
-            for (k, &play) in candidates.iter().enumerate() {
-                let after = pos.after(play);
-                let won = match after.winner() {
-                    Some(w) => (w == 0) == landlord_side,
-                    None => solver.landlord_wins_within(&after, self.settings.max_nodes) == Some(landlord_side),
-                };
-                totals[k] += if won { 1.0 } else { -1.0 };
-            }
+    /// +1 for each candidate that wins `world` (solved exactly), −1 for one that loses or the
+    /// node budget gives up on; `None` when the time budget ran out before the world was done.
+    fn solved(&self, solver: &mut Solver, world: &State, candidates: &[Play]) -> Option<Vec<f64>> {
+        let mut scores = vec![0.0; candidates.len()];
+        let Some(pos) = Position::of_state(world) else { return Some(scores) };
+        let landlord_side = pos.to_move == 0;
+        for (k, &play) in candidates.iter().enumerate() {
+            let after = pos.after(play);
+            let won = match after.winner() {
+                Some(w) => (w == 0) == landlord_side,
+                None => {
+                    let value = solver.landlord_wins_within(&after, self.settings.max_nodes);
+                    if value.is_none() && solver.past_deadline() {
+                        return None;
+                    }
+                    value == Some(landlord_side)
+                }
+            };
+            scores[k] = if won { 1.0 } else { -1.0 };
         }
-        totals
+        Some(scores)
     }
 
     /// The seat's returns summed over the worlds, each candidate played and the game played out

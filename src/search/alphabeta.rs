@@ -9,6 +9,7 @@
 
 use super::ismcts::Evaluator;
 use crate::game::{Action, ActionTable, State};
+use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AlphaBetaSettings {
@@ -29,11 +30,51 @@ pub struct AlphaBeta<'e> {
     evaluator: &'e mut dyn Evaluator<State>,
     /// Positions visited in the last search.
     pub nodes: u64,
+    /// A search past this moment gives up ([`AlphaBeta::values_within`]).
+    deadline: Option<Instant>,
+    timed_out: bool,
 }
+
+/// Positions between two looks at the clock.
+const CLOCK_EVERY: u64 = 16;
 
 impl<'e> AlphaBeta<'e> {
     pub fn new(settings: AlphaBetaSettings, evaluator: &'e mut dyn Evaluator<State>) -> AlphaBeta<'e> {
-        AlphaBeta { settings, evaluator, nodes: 0 }
+        AlphaBeta { settings, evaluator, nodes: 0, deadline: None, timed_out: false }
+    }
+
+    /// The searches of [`AlphaBeta::values_within`] give up once `deadline` has passed.
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> AlphaBeta<'e> {
+        self.deadline = deadline;
+        self
+    }
+
+    /// [`AlphaBeta::values_after`], or `None` when the deadline passed before the search ended
+    /// (its values would be partial).
+    pub fn values_within(&mut self, world: &State, actions: &[Action]) -> Option<Vec<f64>> {
+        self.timed_out = false;
+        let values = self.values_after(world, actions);
+        (!self.timed_out).then_some(values)
+    }
+
+    /// The values of the deepest search of depth 1, 2, … up to the settings' depth that ends
+    /// before the deadline (depth 1, the evaluator's value of each action, always ends), and
+    /// that depth: what a time budget can answer with in any position.
+    pub fn deepening_values(&mut self, world: &State, actions: &[Action]) -> (Vec<f64>, u32) {
+        let full = self.settings.depth;
+        let deadline = self.deadline.take();
+        self.settings.depth = 1;
+        let mut best = (self.values_after(world, actions), 1);
+        self.deadline = deadline;
+        for depth in 2..=full {
+            self.settings.depth = depth;
+            match self.values_within(world, actions) {
+                Some(values) => best = (values, depth),
+                None => break,
+            }
+        }
+        self.settings.depth = full;
+        best
     }
 
     /// The landlord's value of the world after each of `actions` (legal in `world`), searched
@@ -53,6 +94,12 @@ impl<'e> AlphaBeta<'e> {
     /// The landlord's value of `state` searched `depth` plies, within the window (alpha, beta).
     pub fn value(&mut self, state: &State, depth: u32, mut alpha: f64, mut beta: f64) -> f64 {
         self.nodes += 1;
+        if !self.timed_out && self.nodes.is_multiple_of(CLOCK_EVERY) {
+            self.timed_out = self.deadline.is_some_and(|d| Instant::now() >= d);
+        }
+        if self.timed_out {
+            return 0.0; // the search is given up: its values are thrown away
+        }
         let landlord = state.landlord().expect("search runs after the landlord is known") as usize;
         if state.is_terminal() {
             return state.returns()[landlord];

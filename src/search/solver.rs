@@ -140,13 +140,30 @@ pub struct Solver {
     nodes: u64,
     /// Stop after this many positions (0 = no limit); set by [`Solver::solve_within`].
     limit: u64,
+    /// Stop when this moment has passed ([`Solver::set_deadline`]); checked every
+    /// [`CLOCK_EVERY`] positions, so a search overruns it by at most that many.
+    deadline: Option<std::time::Instant>,
     aborted: bool,
     buffers: Vec<MoveList>,
 }
 
+/// Positions between two looks at the clock: a look costs about a position's time.
+const CLOCK_EVERY: u64 = 1024;
+
 impl Solver {
     pub fn new() -> Solver {
         Solver::default()
+    }
+
+    /// Searches from now on give up (as past a node budget: `None`, nothing wrong stored) once
+    /// `deadline` has passed; `None` lifts it.
+    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Whether the deadline of [`Solver::set_deadline`] has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
     }
 
     /// Solves `pos` unless that takes more than `max_nodes` positions (then `None`).
@@ -187,7 +204,11 @@ impl Solver {
     /// Whether the landlord wins `pos` with perfect play on both sides.
     pub fn landlord_wins(&mut self, pos: &Position) -> bool {
         self.nodes += 1;
-        if self.aborted || (self.limit > 0 && self.nodes > self.limit) {
+        let late = || self.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+        if self.aborted
+            || (self.limit > 0 && self.nodes > self.limit)
+            || (self.nodes.is_multiple_of(CLOCK_EVERY) && late())
+        {
             self.aborted = true; // the value is meaningless from here on and is not stored
             return false;
         }
