@@ -116,6 +116,7 @@ fn botzone_session_in_keep_running_mode() {
             let mut others = RuleAgent::new();
             let mut plays = MoveList::new();
             let mut first = true;
+            let mut played = CardSet::EMPTY; // the other seats' cards played so far
             while !state.is_terminal() {
                 state.legal_plays_into(&mut plays);
                 let s = state.current_player().unwrap();
@@ -141,12 +142,14 @@ fn botzone_session_in_keep_running_mode() {
                     play
                 } else {
                     let play = plays[others.choose(&state, &plays)];
-                    // Physical ids for the other seats' plays: any unplayed cards of those ranks.
-                    let pool = CardSet::full_deck().minus(own);
+                    // Physical ids for the other seats' plays: cards of those ranks that are not
+                    // ours and not played yet (the bot refuses a card in two places).
+                    let pool = CardSet::full_deck().minus(own).minus(played);
                     let mut chosen = Vec::new();
                     for (r, k) in play.cards.iter() {
                         chosen.extend(pool.iter().filter(|c| c.rank() == r).take(k as usize).map(|c| c.id() as u32));
                     }
+                    played = played.union(chosen.iter().map(|&i| Card::from_id(i).unwrap()).collect());
                     last[s as usize] = chosen;
                     play
                 };

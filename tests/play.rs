@@ -245,7 +245,12 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut child = ddz().args(["serve", "--port", "0"]).args(args).stdout(Stdio::piped()).spawn().unwrap();
+        Server::of(ddz().args(["serve", "--port", "0"]).args(args))
+    }
+
+    /// A server started by `command`, once it has printed its address.
+    fn of(command: &mut Command) -> Server {
+        let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("the address is printed");
@@ -431,11 +436,7 @@ fn a_game_the_disk_cannot_take_is_said_and_leaves_no_partial_line() {
     let bin = env!("CARGO_BIN_EXE_ddz");
     let script =
         format!("trap '' XFSZ; ulimit -f 1; exec {bin} serve --port 0 --agents {NETWORK} --log-dir {}", dir.display());
-    let mut child = Command::new("bash").args(["-c", &script]).stdout(Stdio::piped()).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("the address is printed");
-    let server = Server { child, base: url.trim_end_matches('/').to_string() };
+    let server = Server::of(Command::new("bash").args(["-c", &script]));
     // Fixed deals, the person playing the hints: the same games every run.
     let mut saved = Vec::new();
     for deal in 0..3 {
