@@ -31,6 +31,15 @@ use std::time::{Duration, Instant};
 
 const PAGE: &str = include_str!("page.html");
 
+/// A line on stderr that never panics: `eprintln!` panics when the write fails, and on a full
+/// disk stderr (redirected to a file there) fails just when a save failure is being reported.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// What the server plays and how far it lets itself grow.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
@@ -150,7 +159,7 @@ pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> st
         .with_graceful_shutdown(stop_signal())
         .await?;
     let saved = tokio::task::spawn_blocking(move || save_all_unfinished(&app)).await.unwrap_or(0);
-    eprintln!("ddz serve: stopped; {saved} game(s) in play saved as unfinished");
+    say!("ddz serve: stopped; {saved} game(s) in play saved as unfinished");
     Ok(())
 }
 
@@ -177,7 +186,7 @@ fn save_all_unfinished(app: &App) -> usize {
     for game in games.into_iter().filter(|g| !g.saved) {
         match lock(&game.session).save(&app.config.log_dir) {
             Ok(_) => saved += 1,
-            Err(e) => eprintln!("ddz serve: could not save a game in {}: {e}", app.config.log_dir.display()),
+            Err(e) => say!("ddz serve: could not save a game in {}: {e}", app.config.log_dir.display()),
         }
     }
     saved
@@ -403,7 +412,7 @@ fn save_once(app: &App, id: &str) -> bool {
     match lock(&session).save(&app.config.log_dir) {
         Ok(_) => true,
         Err(e) => {
-            eprintln!("ddz serve: could not save game {id} in {}: {e}", app.config.log_dir.display());
+            say!("ddz serve: could not save game {id} in {}: {e}", app.config.log_dir.display());
             false
         }
     }
@@ -420,7 +429,7 @@ fn sweep(app: &App) {
     };
     for game in expired.into_iter().filter(|g| !g.saved) {
         if let Err(e) = lock(&game.session).save(&app.config.log_dir) {
-            eprintln!("ddz serve: could not save an expired game in {}: {e}", app.config.log_dir.display());
+            say!("ddz serve: could not save an expired game in {}: {e}", app.config.log_dir.display());
         }
     }
 }
