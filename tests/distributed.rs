@@ -175,6 +175,7 @@ fn a_learner_and_two_actor_processes_train_with_bidding_and_an_actor_killed_cost
             state: vec![0.0; ddz::encode::STATE_DIM],
             action: vec![0.0; ddz::encode::ACTION_DIM],
             target: 3e38,
+            points: 0.0,
             role: ddz::game::Role::Landlord,
             hidden: Default::default(),
         }],

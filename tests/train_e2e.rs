@@ -337,7 +337,7 @@ fn bidding_and_play_learn_together_and_resume() {
 
 #[test]
 #[ignore = "slow: end-to-end training (scripts/test runs it)"]
-fn oracle_hands_and_lstm_history_train_and_play_on_the_seats_information() {
+fn oracle_hands_lstm_history_and_score_head_train_and_play_on_the_seats_information() {
     use ddz::agents::Agent;
     let dir = scratch("oracle-hands");
     let mut cfg = tiny(&dir);
@@ -345,6 +345,8 @@ fn oracle_hands_and_lstm_history_train_and_play_on_the_seats_information() {
     cfg.model.hand_prediction = true;
     cfg.model.history = ddz::model::HistoryEncoder::Lstm;
     cfg.model.history_size = 16;
+    cfg.model.score_head = true;
+    cfg.model.score_margin = 0.5;
     cfg.auxiliary.oracle_fade_frames = 30_000; // withdrawn well before the run ends
     cfg.budget.max_games = 2500;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
@@ -354,12 +356,12 @@ fn oracle_hands_and_lstm_history_train_and_play_on_the_seats_information() {
     let mut start = QNet::cpu(&cfg.model, 0);
     ddz::model::load_weights_file(&mut start, &checkpoint::pool_file(&dir, 0)).unwrap();
     let find = |net: &QNet, name: &str| net.export(0).tensors.into_iter().find(|t| t.0 == name).unwrap().2;
-    for name in ["oracle_in.weight", "hands.weight", "hands_in.weight", "history.weight_ih_l0"] {
+    for name in ["oracle_in.weight", "hands.weight", "hands_in.weight", "history.weight_ih_l0", "points.weight"] {
         assert_ne!(find(&trained, name), find(&start, name), "{name} learned");
     }
     let mut model = ModelAgent::new(trained, "guided");
     let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
-    eprintln!("oracle + hands + lstm vs random: landlord {}, farmers {}", l.wp, f.wp);
+    eprintln!("oracle + hands + lstm + score head vs random: landlord {}, farmers {}", l.wp, f.wp);
     assert!((l.wp.mean + f.wp.mean) / 2.0 > 0.75, "a clear margin over random: {} / {}", l.wp, f.wp);
 
     // At play time the network reads the seat's information only: with the other two hands

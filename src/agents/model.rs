@@ -1,9 +1,10 @@
-//! Greedy on the Q network: the play with the highest Q(s, a).
+//! Greedy on the Q network: the play with the highest Q(s, a) (with a score head, among the
+//! plays whose expected points are within the network's margin of the best).
 
 use super::{Agent, Candidate};
 use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
 use crate::game::{MoveList, Play, State};
-use crate::model::QNet;
+use crate::model::{QNet, Values};
 
 pub struct ModelAgent {
     pub net: QNet,
@@ -22,6 +23,11 @@ impl ModelAgent {
 
     /// Q of every play (in order) for the current player of `state`.
     pub fn q_values(&mut self, state: &State, plays: &[Play]) -> Vec<f32> {
+        self.values(state, plays).q
+    }
+
+    /// [`ModelAgent::q_values`] with the score head's expected points.
+    pub fn values(&mut self, state: &State, plays: &[Play]) -> Values {
         let seat = state.current_player().expect("a decision node");
         encode_state(state, seat, &mut self.state_buf);
         let hand = state.hand(seat);
@@ -30,7 +36,13 @@ impl ModelAgent {
             encode_action(p, hand, &mut self.action_buf[i * ACTION_DIM..(i + 1) * ACTION_DIM]);
         }
         let owner = vec![0i64; plays.len()];
-        self.net.q_values(&self.state_buf, &self.action_buf, &owner)
+        self.net.values(&self.state_buf, &self.action_buf, &owner)
+    }
+
+    /// The network's greedy choice among `plays` of `state`.
+    pub fn greedy(&mut self, state: &State, plays: &[Play]) -> usize {
+        let v = self.values(state, plays);
+        greedy(&v.q, v.points.as_deref(), self.net.score_margin().unwrap_or(0.0))
     }
 }
 
@@ -38,6 +50,11 @@ impl ModelAgent {
     /// Q of every play of several decisions in one forward pass (each for its current player):
     /// batching is what makes many network rollouts affordable.
     pub fn q_values_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<Vec<f32>> {
+        self.values_many(decisions).into_iter().map(|v| v.q).collect()
+    }
+
+    /// [`ModelAgent::q_values_many`] with the score head's expected points.
+    pub fn values_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<Values> {
         let rows: usize = decisions.iter().map(|(_, plays)| plays.len()).sum();
         self.state_buf.resize(decisions.len() * STATE_DIM, 0.0);
         self.action_buf.resize(rows * ACTION_DIM, 0.0);
@@ -52,12 +69,13 @@ impl ModelAgent {
                 owner.push(k as i64);
             }
         }
-        let q = self.net.q_values(&self.state_buf, &self.action_buf, &owner);
+        let all = self.net.values(&self.state_buf, &self.action_buf, &owner);
         self.state_buf.truncate(STATE_DIM);
         let mut out = Vec::with_capacity(decisions.len());
         let mut at = 0;
         for (_, plays) in decisions {
-            out.push(q[at..at + plays.len()].to_vec());
+            let part = at..at + plays.len();
+            out.push(Values { q: all.q[part.clone()].to_vec(), points: all.points.as_ref().map(|p| p[part].to_vec()) });
             at += plays.len();
         }
         out
@@ -97,9 +115,10 @@ impl ModelAgent {
                 }
             }
             let decisions: Vec<(&State, &[Play])> = asked.iter().map(|&i| (&worlds[i], &plays[i][..])).collect();
-            let q = if decisions.is_empty() { Vec::new() } else { self.q_values_many(&decisions) };
+            let values = if decisions.is_empty() { Vec::new() } else { self.values_many(&decisions) };
+            let margin = self.net.score_margin().unwrap_or(0.0);
             for (k, &i) in asked.iter().enumerate() {
-                pick[i] = argmax(&q[k]);
+                pick[i] = greedy(&values[k].q, values[k].points.as_deref(), margin);
             }
             for &i in &live {
                 let play = plays[i][pick[i]];
@@ -111,6 +130,22 @@ impl ModelAgent {
 
 fn mover(state: &State) -> u8 {
     state.current_player().expect("a decision")
+}
+
+/// A network's greedy choice: the highest Q; with a score head (`points`, the expected points of
+/// each play), the highest Q among the plays whose expected points are at least the best
+/// play's less `margin`, so that a choice by win probability does not give away points
+/// (AlphaDou's rule). Ties go to the first.
+pub fn greedy(q: &[f32], points: Option<&[f32]>, margin: f32) -> usize {
+    let Some(points) = points else { return argmax(q) };
+    let floor = points[argmax(points)] - margin;
+    let mut best: Option<usize> = None;
+    for (i, (&v, &p)) in q.iter().zip(points).enumerate() {
+        if p >= floor && best.is_none_or(|b| v > q[b]) {
+            best = Some(i);
+        }
+    }
+    best.unwrap_or_else(|| argmax(points))
 }
 
 /// Index of the largest value (the first on ties).
@@ -132,8 +167,7 @@ impl Agent for ModelAgent {
         if plays.len() == 1 {
             return 0;
         }
-        let q = self.q_values(state, plays);
-        argmax(&q)
+        self.greedy(state, plays)
     }
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
         Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
@@ -153,6 +187,18 @@ mod tests {
     use crate::model::ModelConfig;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
+
+    #[test]
+    fn greedy_takes_the_best_q_among_plays_within_the_margin_of_the_best_points() {
+        let q = [0.9, 0.5, 0.7, 0.6];
+        let points = [-3.0, 2.0, 1.2, 1.6];
+        assert_eq!(greedy(&q, None, 1.0), 0, "no score head: Q alone");
+        assert_eq!(greedy(&q, Some(&points), 1.0), 2, "0.9 gives away points; 0.7 is within 1 of 2.0");
+        assert_eq!(greedy(&q, Some(&points), 0.5), 3, "0.7 is 0.8 short: out of a margin of 0.5");
+        assert_eq!(greedy(&q, Some(&points), 0.0), 1, "margin 0: the best points");
+        assert_eq!(greedy(&q, Some(&points), 10.0), 0, "every play within: Q alone");
+        assert_eq!(greedy(&[0.1], Some(&[f32::NAN]), 1.0), 0, "one play is chosen whatever its values");
+    }
 
     #[test]
     fn batched_rollouts_against_an_agent_play_the_games_one_by_one_would() {

@@ -75,7 +75,7 @@ fn features(state: &State, seat: u8, play: &Play) -> Decision {
     let (mut s, mut a) = (vec![0.0; STATE_DIM], vec![0.0; ACTION_DIM]);
     encode_state(state, seat, &mut s);
     encode_action(play, state.hand(seat), &mut a);
-    Decision { seat, state: s, action: a, q: None, hidden: crate::encode::HiddenHands::of(state, seat) }
+    Decision { seat, state: s, action: a, q: None, points: None, hidden: crate::encode::HiddenHands::of(state, seat) }
 }
 
 /// Times each option over `games` rule self-play games (seeds `seed..`), `runs` times.

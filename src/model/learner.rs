@@ -15,6 +15,9 @@ pub struct Frame {
     pub state: Vec<f32>,
     pub action: Vec<f32>,
     pub target: f32,
+    /// The score head's label: the game points of the decision's side (a λ-return of them, as
+    /// `target` is of the reward), whatever the reward's scoring.
+    pub points: f32,
     pub role: Role,
     /// The other two hands at the decision: targets of the hidden-hand head and the oracle's
     /// input, read only by training.
@@ -39,12 +42,21 @@ pub struct LearnerSettings {
     pub hand_loss_weight: f64,
     /// Feed the hidden-hand prediction to the Q head without its gradient.
     pub detach_hands: bool,
+    /// Weight of the score head's squared error beside the Q loss (networks with a score head).
+    pub points_loss_weight: f64,
 }
 
 impl LearnerSettings {
     /// Adam at `lr` with DouZero's clip of 40, no auxiliary settings.
     pub fn adam(lr: f64) -> LearnerSettings {
-        LearnerSettings { optimizer: Optimizer::Adam, lr, grad_clip: 40.0, hand_loss_weight: 0.0, detach_hands: false }
+        LearnerSettings {
+            optimizer: Optimizer::Adam,
+            lr,
+            grad_clip: 40.0,
+            hand_loss_weight: 0.0,
+            detach_hands: false,
+            points_loss_weight: 0.0,
+        }
     }
 }
 
@@ -67,6 +79,8 @@ pub struct StepStats {
     pub lr: f64,
     /// The hidden-hand head's measures, when the network has one.
     pub hands: Option<HandStats>,
+    /// The score head's mean squared error (in points²), when the network has one.
+    pub points_loss: Option<f64>,
 }
 
 /// How well the hidden-hand head places the cards the seat cannot see.
@@ -133,7 +147,7 @@ impl Learner {
     }
 
     fn update(&mut self, frames: &[Frame], measure: bool) -> Result<StepStats, LearnerError> {
-        let (s, a, y) = self.tensors(frames);
+        let (s, a, y, y_points) = self.tensors(frames);
         let dev = self.net.device();
         let owner = Tensor::arange(frames.len() as i64, (Kind::Int64, dev));
         let planes = (self.net.config().oracle && self.oracle_weight > 0.0).then(|| oracle_planes(frames, dev));
@@ -145,6 +159,12 @@ impl Learner {
         let q = out.q;
         let sq = (&q - &y).square();
         let mut loss = sq.mean(Kind::Float);
+        let mut points_loss = None;
+        if let Some(points) = &out.points {
+            let mse = (points - &y_points).square().mean(Kind::Float);
+            points_loss = Some(mse.double_value(&[]));
+            loss = &loss + &mse * self.settings.points_loss_weight;
+        }
         let mut hands = None;
         if let Some(logits) = out.hands {
             let truth = hand_truth(frames, logits.device());
@@ -174,11 +194,12 @@ impl Learner {
             mean_q: q.mean(Kind::Float).double_value(&[]),
             lr: self.settings.lr,
             hands,
+            points_loss,
         })
     }
 
-    /// States [N, S], actions [N, A] and targets [N] on the network's device.
-    fn tensors(&self, frames: &[Frame]) -> (Tensor, Tensor, Tensor) {
+    /// States [N, S], actions [N, A], targets [N] and points targets [N] on the network's device.
+    fn tensors(&self, frames: &[Frame]) -> (Tensor, Tensor, Tensor, Tensor) {
         let n = frames.len() as i64;
         let dev = self.net.device();
         let mut states = Vec::with_capacity(frames.len() * STATE_DIM);
@@ -188,10 +209,12 @@ impl Learner {
             actions.extend_from_slice(&f.action);
         }
         let targets: Vec<f32> = frames.iter().map(|f| f.target).collect();
+        let points: Vec<f32> = frames.iter().map(|f| f.points).collect();
         (
             Tensor::from_slice(&states).view([n, STATE_DIM as i64]).to_device(dev),
             Tensor::from_slice(&actions).view([n, ACTION_DIM as i64]).to_device(dev),
             Tensor::from_slice(&targets).to_device(dev),
+            Tensor::from_slice(&points).to_device(dev),
         )
     }
 }
@@ -264,6 +287,7 @@ mod tests {
             state: vec![0.5; STATE_DIM],
             action: vec![0.25; ACTION_DIM],
             target,
+            points: 0.0,
             role: Role::Landlord,
             hidden: HiddenHands::default(),
         };
@@ -300,10 +324,40 @@ mod tests {
             }
             for (seat, state, action, hidden) in game {
                 let role = s.role(seat).unwrap();
-                frames.push(Frame { state, action, target: s.returns()[seat as usize] as f32, role, hidden });
+                let target = s.returns()[seat as usize] as f32;
+                // The side's game points: the stake (doubled per bomb), twice for the landlord.
+                let points = target.signum() * s.multiplier() as f32 * if role.is_farmer() { 1.0 } else { 2.0 };
+                frames.push(Frame { state, action, target, points, role, hidden });
             }
         }
         frames
+    }
+
+    #[test]
+    fn the_score_head_learns_the_points_beside_q() {
+        crate::runtime::configure_threads(1);
+        let model =
+            ModelConfig { trunk: vec![64], head: 16, head_hidden: vec![8], score_head: true, ..Default::default() };
+        let settings = LearnerSettings { points_loss_weight: 0.5, ..LearnerSettings::adam(3e-3) };
+        let mut learner = Learner::new(&model, settings, runtime::Device::Cpu, 5).unwrap();
+        let frames = random_frames(120);
+        assert!(frames.iter().any(|f| f.points.abs() > 2.0), "bombs double some stakes");
+        let held_out = random_frames(10);
+        let first = learner.step(&held_out).unwrap();
+        for _ in 0..30 {
+            for batch in frames.chunks(256) {
+                learner.step(batch).unwrap();
+            }
+        }
+        learner.set_lr(1e-12);
+        let last = learner.step(&held_out).unwrap();
+        let (p0, p1) = (first.points_loss.unwrap(), last.points_loss.unwrap());
+        eprintln!("points loss on held-out frames: {p0:.3} -> {p1:.3}; loss {:.3} -> {:.3}", first.loss, last.loss);
+        assert!(p1 < 0.7 * p0, "the points' squared error falls: {p0} -> {p1}");
+        assert_eq!(learner.net.score_margin(), Some(1.0), "the margin is never trained");
+        let plain = ModelConfig { score_head: false, ..model };
+        let mut without = Learner::new(&plain, LearnerSettings::adam(3e-3), runtime::Device::Cpu, 5).unwrap();
+        assert!(without.step(&held_out).unwrap().points_loss.is_none());
     }
 
     #[test]

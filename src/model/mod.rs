@@ -18,7 +18,7 @@ pub mod weights;
 
 pub use imitation::{ChoiceBatch, Imitation};
 pub use learner::{Frame, Learner, LearnerError, LearnerSettings, Optimizer, StepStats};
-pub use qnet::{HistoryEncoder, ModelConfig, ModelError, QNet, Weights};
+pub use qnet::{HistoryEncoder, ModelConfig, ModelError, QNet, Values, Weights};
 pub use weights::{
     WeightsError, init_weights_from, load_network, load_weights_file, save_weights_file, weights_from_bytes,
     weights_to_bytes,

@@ -50,7 +50,7 @@ pub enum HistoryEncoder {
 pub const HISTORY_ROUND: usize = 3;
 
 /// Layer sizes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelConfig {
     /// Hidden sizes of the state trunk.
@@ -71,6 +71,13 @@ pub struct ModelConfig {
     pub history: HistoryEncoder,
     /// Width of the LSTM's state when `history = "lstm"`.
     pub history_size: i64,
+    /// A second head beside Q (win and score together, as AlphaDou): the expected game points
+    /// of each play. Greedy choice then takes the highest Q among the plays whose expected
+    /// points are within `score_margin` of the best play's.
+    pub score_head: bool,
+    /// The margin in game points of that choice; saved with the weights, so that a network
+    /// chooses at play time as it chose in training.
+    pub score_margin: f64,
     /// State features the network reads: `STATE_DIM`, or `STATE_DIM_V1` for a network saved
     /// before the later features were added. Not a config key: new networks read them all, and
     /// a saved network's width is read from its first layer.
@@ -89,6 +96,8 @@ impl Default for ModelConfig {
             hand_prediction: false,
             history: HistoryEncoder::Flat,
             history_size: 64,
+            score_head: false,
+            score_margin: 1.0,
             inputs: STATE_DIM,
         }
     }
@@ -119,6 +128,9 @@ impl ModelConfig {
             hand_prediction: out_dim(&format!("{prefix}hands.weight")).is_some(),
             history: if history_size.is_some() { HistoryEncoder::Lstm } else { HistoryEncoder::Flat },
             history_size: history_size.unwrap_or(ModelConfig::default().history_size),
+            score_head: out_dim(&format!("{prefix}points.weight")).is_some(),
+            // The margin is a value, not a shape: the network reads it back with its weights.
+            score_margin: ModelConfig::default().score_margin,
             // With an LSTM the first layer reads its output in place of the history planes.
             inputs: match history_size {
                 Some(h) => (first_width - h) as usize + HISTORY_LEN * PLANE,
@@ -153,6 +165,12 @@ impl ModelConfig {
                 self.history_size
             )));
         }
+        if self.score_margin.is_nan() || !(0.0..=MAX_MARGIN).contains(&self.score_margin) {
+            return Err(ModelError::Invalid(format!(
+                "score_margin = {}: a margin in game points from 0 to {MAX_MARGIN}",
+                self.score_margin
+            )));
+        }
         if self.inputs != STATE_DIM && self.inputs != STATE_DIM_V1 {
             return Err(ModelError::Invalid(format!(
                 "the network reads {} state features; ddz writes {STATE_DIM} ({STATE_DIM_V1} for networks from before the cards-left one-hot)",
@@ -162,6 +180,10 @@ impl ModelConfig {
         Ok(())
     }
 }
+
+/// The largest margin of the score head's choice (a landlord's points with several bombs; past
+/// them every play is within the margin, and the choice is by Q alone).
+pub const MAX_MARGIN: f64 = 1000.0;
 
 /// The widest layer a config may ask for.
 pub const MOST_WIDTH: i64 = 65_536;
@@ -200,8 +222,11 @@ impl ModelConfig {
             width = w(n);
         }
         total += linear(width, 1);
+        if self.score_head {
+            total += linear(width, 1);
+        }
         let roles = if self.per_role { 3 } else { 1 };
-        roles * total
+        roles * total + self.score_head as u128
     }
 }
 
@@ -227,11 +252,20 @@ pub struct Guide<'a> {
     pub detach_hands: bool,
 }
 
-/// Q of each play, and the hidden-hand logits [B, HIDDEN_RANKS, HAND_CLASSES] of each state
-/// when the network predicts them.
+/// Q of each play, its expected points when the network has a score head, and the hidden-hand
+/// logits [B, HIDDEN_RANKS, HAND_CLASSES] of each state when the network predicts them.
 pub struct Output {
     pub q: Tensor,
+    pub points: Option<Tensor>,
     pub hands: Option<Tensor>,
+}
+
+/// Q of every play of a batch of decisions, and their expected points when the network has a
+/// score head (host memory).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Values {
+    pub q: Vec<f32>,
+    pub points: Option<Vec<f32>>,
 }
 
 /// One Q network: trunk (whose first layer may also take the oracle's planes), split first head
@@ -251,6 +285,9 @@ struct Tower {
     /// Hidden-hand prediction from the trunk, and its softmax into the head's first layer.
     hands: Option<(nn::Linear, nn::Linear)>,
     head_out: nn::Sequential,
+    q: nn::Linear,
+    /// The score head's expected points, from the head's last hidden layer as Q.
+    points: Option<nn::Linear>,
 }
 
 impl Tower {
@@ -290,7 +327,8 @@ impl Tower {
                 head_out.add(nn::linear(root / format!("head{i}"), w, n, Default::default())).add_fn(|x| x.relu());
             w = n;
         }
-        head_out = head_out.add(nn::linear(root / "q", w, 1, Default::default()));
+        let q = nn::linear(root / "q", w, 1, Default::default());
+        let points = config.score_head.then(|| nn::linear(root / "points", w, 1, Default::default()));
         Tower {
             inputs: config.inputs as i64,
             history,
@@ -301,6 +339,8 @@ impl Tower {
             head_action,
             hands,
             head_out,
+            q,
+            points,
         }
     }
 
@@ -336,7 +376,9 @@ impl Tower {
             logits
         });
         let z = (s.index_select(0, owner) + self.head_action.forward(actions)).relu();
-        Output { q: self.head_out.forward(&z).squeeze_dim(-1), hands }
+        let last = self.head_out.forward(&z);
+        let points = self.points.as_ref().map(|p| p.forward(&last).squeeze_dim(-1));
+        Output { q: self.q.forward(&last).squeeze_dim(-1), points, hands }
     }
 }
 
@@ -348,6 +390,9 @@ pub struct QNet {
     /// Each tower's parameters (handles to the variables in `vs`), grouped once here for
     /// [`QNet::clip_grad_norm`], which runs on every learner step.
     tower_params: Vec<Vec<Tensor>>,
+    /// The score head's margin, a variable that is never trained, so that it travels with
+    /// the weights (files, snapshots, published weights).
+    margin: Option<Tensor>,
 }
 
 /// libtorch draws initial weights from one process-wide generator: seeding it and drawing
@@ -377,6 +422,11 @@ impl QNet {
         } else {
             vec![Tower::new(&root, config)]
         };
+        let margin = config.score_head.then(|| {
+            let m = root.zeros_no_train("score_margin", &[1]);
+            let _ = tch::no_grad(|| m.shallow_clone().fill_(config.score_margin));
+            m
+        });
         let variables = vs.variables();
         let tower_params = if config.per_role {
             Role::ALL
@@ -391,13 +441,33 @@ impl QNet {
                 })
                 .collect()
         } else {
-            vec![variables.into_values().collect()]
+            vec![variables.into_iter().filter(|(name, _)| name != "score_margin").map(|(_, t)| t).collect()]
         };
-        QNet { vs, config: config.clone(), towers, tower_params }
+        QNet { vs, config: config.clone(), towers, tower_params, margin }
     }
 
     pub fn config(&self) -> &ModelConfig {
         &self.config
+    }
+
+    /// The score head's margin as the weights hold it (a loaded network's own), or `None`
+    /// without a score head.
+    pub fn score_margin(&self) -> Option<f32> {
+        self.margin.as_ref().map(|m| m.double_value(&[0]) as f32)
+    }
+
+    /// Reads the margin back from the weights into the config, after weights were loaded; a
+    /// margin out of range (weights from elsewhere) is refused.
+    pub(crate) fn sync_margin(&mut self) -> Result<(), ModelError> {
+        let Some(m) = self.score_margin() else { return Ok(()) };
+        let m = m as f64;
+        if m.is_nan() || !(0.0..=MAX_MARGIN).contains(&m) {
+            return Err(ModelError::Mismatch(format!(
+                "score_margin {m}: a margin in game points from 0 to {MAX_MARGIN}"
+            )));
+        }
+        self.config.score_margin = m;
+        Ok(())
     }
     pub(crate) fn device(&self) -> Device {
         self.vs.device()
@@ -428,7 +498,8 @@ impl QNet {
         let device = states.device();
         let role = states.narrow(1, OFF_ROLE as i64, 3).argmax(1, false);
         let action_role = role.index_select(0, owner);
-        let (mut pieces, mut order, mut hands, mut state_order) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut pieces, mut points, mut order) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut hands, mut state_order) = (Vec::new(), Vec::new());
         for (r, tower) in self.towers.iter().enumerate() {
             let own_states = role.eq(r as i64).nonzero().squeeze_dim(1);
             if own_states.size()[0] == 0 {
@@ -447,33 +518,41 @@ impl QNet {
                 Guide { oracle: planes.as_ref().map(|(p, w)| (p, *w)), ..guide },
             );
             pieces.push(out.q);
+            points.extend(out.points);
             order.push(own_actions);
             hands.extend(out.hands);
             state_order.push(own_states);
         }
         if pieces.is_empty() {
-            return Output { q: Tensor::zeros([0], (Kind::Float, device)), hands: None };
+            let none = || Tensor::zeros([0], (Kind::Float, device));
+            return Output { q: none(), points: self.config.score_head.then(none), hands: None };
         }
         let inverse = Tensor::cat(&order, 0).argsort(0, false);
         let hands = (!hands.is_empty())
             .then(|| Tensor::cat(&hands, 0).index_select(0, &Tensor::cat(&state_order, 0).argsort(0, false)));
-        Output { q: Tensor::cat(&pieces, 0).index_select(0, &inverse), hands }
+        let points = (!points.is_empty()).then(|| Tensor::cat(&points, 0).index_select(0, &inverse));
+        Output { q: Tensor::cat(&pieces, 0).index_select(0, &inverse), points, hands }
     }
 
     /// Q for flat feature buffers on the CPU (actors): `states` holds B states, `actions` N plays.
     pub fn q_values(&self, states: &[f32], actions: &[f32], owner: &[i64]) -> Vec<f32> {
-        self.q_values_guided(states, actions, owner, None)
+        self.values_guided(states, actions, owner, None).q
     }
 
-    /// [`QNet::q_values`] with the oracle's planes (B × ORACLE_DIM) and their weight: training's
+    /// [`QNet::q_values`] with the score head's expected points, when the network has one.
+    pub fn values(&self, states: &[f32], actions: &[f32], owner: &[i64]) -> Values {
+        self.values_guided(states, actions, owner, None)
+    }
+
+    /// [`QNet::values`] with the oracle's planes (B × ORACLE_DIM) and their weight: training's
     /// actors while oracle guiding is being withdrawn.
-    pub fn q_values_guided(
+    pub fn values_guided(
         &self,
         states: &[f32],
         actions: &[f32],
         owner: &[i64],
         oracle: Option<(&[f32], f64)>,
-    ) -> Vec<f32> {
+    ) -> Values {
         let b = (states.len() / STATE_DIM) as i64;
         let n = owner.len() as i64;
         let dev = self.device();
@@ -484,8 +563,9 @@ impl QNet {
             .filter(|&(_, w)| w > 0.0 && self.config.oracle)
             .map(|(p, w)| (Tensor::from_slice(p).view([b, ORACLE_DIM as i64]).to_device(dev), w));
         let guide = Guide { oracle: planes.as_ref().map(|(p, w)| (p, *w)), detach_hands: false };
-        let q = tch::no_grad(|| self.forward_guided(&s, &a, &o, guide).q);
-        Vec::<f32>::try_from(q.to_device(Device::Cpu).to_kind(Kind::Float)).expect("q is a float vector")
+        let out = tch::no_grad(|| self.forward_guided(&s, &a, &o, guide));
+        let host = |t: Tensor| Vec::<f32>::try_from(t.to_device(Device::Cpu).to_kind(Kind::Float)).expect("floats");
+        Values { q: host(out.q), points: out.points.map(host) }
     }
 
     /// Scales the gradients so that their L2 norm is at most `max_norm`, each role's network
@@ -522,7 +602,8 @@ impl QNet {
 
     /// Copies `weights` in; names and shapes must match this network.
     pub fn import(&mut self, weights: &Weights) -> Result<(), ModelError> {
-        import_store(&self.vs, weights)
+        import_store(&self.vs, weights)?;
+        self.sync_margin()
     }
 }
 
@@ -795,6 +876,8 @@ mod tests {
             ModelConfig { per_role: true, oracle: true, hand_prediction: true, ..small.clone() },
             ModelConfig { history: HistoryEncoder::Lstm, history_size: 6, ..small.clone() },
             ModelConfig { inputs: STATE_DIM_V1, head_hidden: vec![], ..small.clone() },
+            ModelConfig { score_head: true, ..small.clone() },
+            ModelConfig { score_head: true, per_role: true, ..small.clone() },
         ] {
             let net = QNet::cpu(&cfg, 1);
             let counted: i64 = net.vs.variables().values().map(|t| t.numel() as i64).sum();
@@ -806,5 +889,53 @@ mod tests {
         let wide = ModelConfig { trunk: vec![100_000], ..Default::default() };
         assert!(wide.validate().unwrap_err().to_string().contains("100000 units: at most 65536"));
         assert!(ModelConfig::default().validate().is_ok());
+        let margin = ModelConfig { score_margin: -1.0, ..Default::default() };
+        assert!(margin.validate().unwrap_err().to_string().contains("score_margin = -1"));
+    }
+
+    #[test]
+    fn the_score_head_and_its_margin_travel_with_the_weights() {
+        crate::runtime::configure_threads(1);
+        for per_role in [false, true] {
+            let cfg = ModelConfig {
+                trunk: vec![16],
+                head: 8,
+                head_hidden: vec![4],
+                per_role,
+                score_head: true,
+                score_margin: 0.75,
+                ..Default::default()
+            };
+            let net = QNet::cpu(&cfg, 1);
+            assert_eq!(net.score_margin(), Some(0.75));
+            let mut states = vec![0.0f32; 2 * STATE_DIM];
+            states[OFF_ROLE] = 1.0;
+            states[STATE_DIM + OFF_ROLE + 1] = 1.0;
+            let actions: Vec<f32> = (0..3 * ACTION_DIM).map(|i| (i % 7) as f32 / 7.0).collect();
+            let v = net.values(&states, &actions, &[0, 1, 1]);
+            let points = v.points.clone().expect("a score head");
+            assert_eq!((v.q.len(), points.len()), (3, 3));
+            assert_ne!(points, v.q, "a head of its own");
+            assert!(
+                QNet::cpu(&ModelConfig { score_head: false, ..cfg.clone() }, 1)
+                    .values(&states, &actions, &[0, 1, 1])
+                    .points
+                    .is_none()
+            );
+
+            // Saved and loaded: the head is found by its shapes, the margin read from the weights.
+            let file =
+                std::env::temp_dir().join(format!("ddz-score-head-{per_role}-{}.safetensors", std::process::id()));
+            crate::model::save_weights_file(&net, &file).unwrap();
+            let back = crate::model::load_network(&file).unwrap();
+            assert_eq!(back.config(), &cfg, "every size and the margin read back");
+            assert_eq!(back.values(&states, &actions, &[0, 1, 1]), v);
+            // A margin outside its range in a file is refused on load.
+            let mut weights = net.export(0);
+            weights.tensors.iter_mut().find(|t| t.0 == "score_margin").unwrap().2[0] = -3.0;
+            let mut odd = QNet::cpu(&cfg, 2);
+            assert!(odd.import(&weights).unwrap_err().to_string().contains("score_margin -3"));
+            std::fs::remove_file(&file).unwrap();
+        }
     }
 }

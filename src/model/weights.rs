@@ -78,7 +78,7 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), WeightsError
             v.copy_(&t.to_kind(v.kind()).to_device(v.device()));
         }
     });
-    Ok(())
+    net.sync_margin().map_err(|e| mismatch(e.to_string()))
 }
 
 /// Starts `net` from the weights in `path` (`--init-from`). A network saved with the first

@@ -13,7 +13,7 @@
 use super::config::{Exploration, TrainConfig};
 use super::pool::Pool;
 use super::trajectory::{BidFrame, Decision, label, points};
-use crate::agents::{RuleAgent, decide, model::argmax};
+use crate::agents::{RuleAgent, decide, model::greedy};
 use crate::encode::{
     ACTION_DIM, BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_action, encode_bid_state, encode_state,
 };
@@ -364,12 +364,17 @@ impl Actor {
         };
         let b = &self.batch;
         let oracle = (weight > 0.0).then_some((b.oracle.as_slice(), weight));
-        let q = net.q_values_guided(&b.states, &b.actions, &b.owner, oracle);
+        let values = net.values_guided(&b.states, &b.actions, &b.owner, oracle);
+        let margin = net.score_margin().unwrap_or(0.0);
         let mut offset = 0;
         for (k, &i) in self.batch.members.iter().enumerate() {
             let slot = &mut self.slots[i];
-            let qs = &q[offset..offset + slot.plays.len()];
-            let pick = if key.is_none() { explore(qs, &self.cfg, &self.shared, &mut self.rng) } else { argmax(qs) };
+            let part = offset..offset + slot.plays.len();
+            let (qs, points) = (&values.q[part.clone()], values.points.as_ref().map(|p| &p[part]));
+            let pick = match key {
+                None => explore(qs, points, margin, &self.cfg, &self.shared, &mut self.rng),
+                Some(_) => greedy(qs, points, margin),
+            };
             slot.chosen = Some(pick);
             if key.is_none() {
                 let row = offset + pick;
@@ -378,6 +383,7 @@ impl Actor {
                     state: self.batch.states[k * STATE_DIM..(k + 1) * STATE_DIM].to_vec(),
                     action: self.batch.actions[row * ACTION_DIM..(row + 1) * ACTION_DIM].to_vec(),
                     q: Some(qs[pick]),
+                    points: points.map(|p| p[pick]),
                     hidden: self.batch.hidden[k],
                 });
             }
@@ -449,7 +455,7 @@ impl Actor {
                 let mut action = vec![0.0; ACTION_DIM];
                 encode_action(&play, slot.state.hand(seat), &mut action);
                 let hidden = HiddenHands::of(&slot.state, seat);
-                slot.decisions.push(Decision { seat, state, action, q: None, hidden });
+                slot.decisions.push(Decision { seat, state, action, q: None, points: None, hidden });
             }
             slot.state.apply_play(play).expect("generated plays are legal");
             if slot.state.is_terminal() {
@@ -484,14 +490,22 @@ impl Actor {
     }
 }
 
-/// The learning seat's choice: ε-greedy or softmax over Q.
-fn explore(q: &[f32], cfg: &TrainConfig, shared: &Shared, rng: &mut SmallRng) -> usize {
+/// The learning seat's choice: ε-greedy (greedy as [`greedy`], with the score head's points
+/// when the network has one) or softmax over Q.
+fn explore(
+    q: &[f32],
+    points: Option<&[f32]>,
+    margin: f32,
+    cfg: &TrainConfig,
+    shared: &Shared,
+    rng: &mut SmallRng,
+) -> usize {
     match cfg.actors.exploration {
         Exploration::Epsilon => {
             if rng.random::<f64>() < cfg.actors.epsilon {
                 rng.random_range(0..q.len())
             } else {
-                argmax(q)
+                greedy(q, points, margin)
             }
         }
         Exploration::Softmax => {

@@ -25,8 +25,9 @@ pub struct TrainConfig {
     pub auxiliary: AuxiliaryConfig,
 }
 
-/// How the training-only parts of a network learn: the oracle's withdrawal and the
-/// hidden-hand head's loss (switched on by `model.oracle` and `model.hand_prediction`).
+/// How the training-only parts of a network learn: the oracle's withdrawal, the hidden-hand
+/// head's loss and the score head's (switched on by `model.oracle`, `model.hand_prediction` and
+/// `model.score_head`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuxiliaryConfig {
@@ -39,6 +40,8 @@ pub struct AuxiliaryConfig {
     /// enters the Q head without gradient, so only its own loss trains it (and, through it,
     /// the shared trunk).
     pub hand_gradient: HandGradient,
+    /// Weight of the score head's squared error (in points²) beside the Q loss.
+    pub points_loss_weight: f64,
 }
 
 /// Whether the Q loss flows back into the hidden-hand prediction.
@@ -51,7 +54,12 @@ pub enum HandGradient {
 
 impl Default for AuxiliaryConfig {
     fn default() -> Self {
-        AuxiliaryConfig { oracle_fade_frames: 30_000_000, hand_loss_weight: 0.25, hand_gradient: HandGradient::Joint }
+        AuxiliaryConfig {
+            oracle_fade_frames: 30_000_000,
+            hand_loss_weight: 0.25,
+            hand_gradient: HandGradient::Joint,
+            points_loss_weight: 0.25,
+        }
     }
 }
 
@@ -278,6 +286,7 @@ impl LearnerConfig {
             grad_clip: self.grad_clip,
             hand_loss_weight: auxiliary.hand_loss_weight,
             detach_hands: auxiliary.hand_gradient == HandGradient::Detached,
+            points_loss_weight: auxiliary.points_loss_weight,
         }
     }
 
@@ -408,6 +417,7 @@ impl TrainConfig {
             (self.checkpoint.every_minutes < 0.0, "checkpoint.every_minutes must be 0 (only at the end) or positive"),
             (self.pool.snapshot_every_minutes < 0.0, "pool.snapshot_every_minutes must be 0 (off) or positive"),
             (self.auxiliary.hand_loss_weight < 0.0, "auxiliary.hand_loss_weight must be 0 or positive"),
+            (self.auxiliary.points_loss_weight < 0.0, "auxiliary.points_loss_weight must be 0 or positive"),
             (
                 self.model.oracle && self.auxiliary.oracle_fade_frames == 0,
                 "auxiliary.oracle_fade_frames must be at least 1 with model.oracle",
@@ -420,7 +430,7 @@ impl TrainConfig {
     }
 
     /// Every real-valued key, by name.
-    fn numbers(&self) -> [(&'static str, f64); 15] {
+    fn numbers(&self) -> [(&'static str, f64); 16] {
         [
             ("budget.max_seconds", self.budget.max_seconds),
             ("reward.speed_bonus", self.reward.speed_bonus as f64),
@@ -437,6 +447,7 @@ impl TrainConfig {
             ("checkpoint.every_minutes", self.checkpoint.every_minutes),
             ("game.bid_epsilon", self.game.bid_epsilon),
             ("auxiliary.hand_loss_weight", self.auxiliary.hand_loss_weight),
+            ("auxiliary.points_loss_weight", self.auxiliary.points_loss_weight),
         ]
     }
 

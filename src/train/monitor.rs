@@ -144,6 +144,9 @@ impl Monitor {
             }
         }
         tb.add_scalar("mean_q", stats.mean_q as f32, s);
+        if let Some(points) = stats.points_loss {
+            tb.add_scalar("train/points_loss", points as f32, s);
+        }
         if let Some(h) = stats.hands {
             tb.add_scalar("hands/loss", h.loss as f32, s);
             tb.add_scalar("hands/placed", h.placed as f32, s);

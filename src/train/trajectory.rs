@@ -19,6 +19,8 @@ pub struct Decision {
     pub action: Vec<f32>,
     /// Q of the chosen play under the network that chose it, when there was a choice.
     pub q: Option<f32>,
+    /// The chosen play's expected points under that network, when it has a score head.
+    pub points: Option<f32>,
     /// The other two hands, for the training-only heads and inputs.
     pub hidden: HiddenHands,
 }
@@ -51,33 +53,47 @@ pub fn reward(state: &State, seat: u8, cfg: &RewardConfig) -> f32 {
 /// the λ-return over the seat's own later decisions: going backwards from the seat's last
 /// decision, whose label is the final reward, `G_i = (1 - λ)·q_{i+1} + λ·G_{i+1}`, where
 /// `q_{i+1}` is the Q the acting network gave the seat's next chosen play. A next decision
-/// without a choice has no Q, and passes `G_{i+1}` on unchanged.
+/// without a choice has no Q, and passes `G_{i+1}` on unchanged. The score head's label is
+/// made the same way from the side's game points and the network's expected points.
 pub fn label(decisions: Vec<Decision>, finished: &State, cfg: &RewardConfig) -> Vec<Frame> {
     assert!(finished.is_terminal(), "label a finished game");
-    let lambda = cfg.lambda;
-    let mut targets = vec![0.0f32; decisions.len()];
-    // Per seat, the label and the Q of the seat's decision after the one being labelled.
-    let mut next: [Option<(f32, Option<f32>)>; 3] = [None; 3];
-    for (i, d) in decisions.iter().enumerate().rev() {
-        let slot = &mut next[d.seat as usize];
-        targets[i] = match *slot {
-            None => reward(finished, d.seat, cfg),
-            Some((g, Some(q))) if lambda < 1.0 => (1.0 - lambda) * q + lambda * g,
-            Some((g, _)) => g,
-        };
-        *slot = Some((targets[i], d.q));
-    }
+    let targets = lambda_returns(&decisions, cfg.lambda, |d| d.q, |seat| reward(finished, seat, cfg));
+    let points = lambda_returns(&decisions, cfg.lambda, |d| d.points, |seat| self::points(finished, seat));
     decisions
         .into_iter()
-        .zip(targets)
-        .map(|(d, target)| Frame {
+        .zip(targets.into_iter().zip(points))
+        .map(|(d, (target, points))| Frame {
             target,
+            points,
             role: finished.role(d.seat).expect("a played game has a landlord"),
             state: d.state,
             action: d.action,
             hidden: d.hidden,
         })
         .collect()
+}
+
+/// The λ-return of every decision, from each seat's `last` value and the `estimate` of the
+/// acting network at the seat's next decision.
+fn lambda_returns(
+    decisions: &[Decision],
+    lambda: f32,
+    estimate: impl Fn(&Decision) -> Option<f32>,
+    last: impl Fn(u8) -> f32,
+) -> Vec<f32> {
+    let mut labels = vec![0.0f32; decisions.len()];
+    // Per seat, the label and the estimate of the seat's decision after the one being labelled.
+    let mut next: [Option<(f32, Option<f32>)>; 3] = [None; 3];
+    for (i, d) in decisions.iter().enumerate().rev() {
+        let slot = &mut next[d.seat as usize];
+        labels[i] = match *slot {
+            None => last(d.seat),
+            Some((g, Some(q))) if lambda < 1.0 => (1.0 - lambda) * q + lambda * g,
+            Some((g, _)) => g,
+        };
+        *slot = Some((labels[i], estimate(d)));
+    }
+    labels
 }
 
 #[cfg(test)]
@@ -102,7 +118,8 @@ mod tests {
             let mut a = vec![0.0; ACTION_DIM];
             encode_action(&p, s.hand(seat), &mut a);
             let hidden = HiddenHands::of(&s, seat);
-            decisions.push(Decision { seat, state: st, action: a, q: Some(0.5 - seat as f32 * 0.25), hidden });
+            let (q, points) = (Some(0.5 - seat as f32 * 0.25), Some(seat as f32 - 1.5));
+            decisions.push(Decision { seat, state: st, action: a, q, points, hidden });
             s.apply_play(p).unwrap();
         }
         (s, decisions)
@@ -148,16 +165,20 @@ mod tests {
         let cfg = RewardConfig { lambda, ..RewardConfig::default() };
         let seats: Vec<u8> = decisions.iter().map(|d| d.seat).collect();
         let qs: Vec<Option<f32>> = decisions.iter().map(|d| d.q).collect();
+        let estimates: Vec<Option<f32>> = decisions.iter().map(|d| d.points).collect();
         let frames = label(decisions, &s, &cfg);
         for seat in 0..3u8 {
             let mine: Vec<usize> = (0..seats.len()).filter(|&i| seats[i] == seat).collect();
             let last = *mine.last().unwrap();
             let r = s.returns()[seat as usize] as f32;
             assert_eq!(frames[last].target, r, "the seat's last decision gets the final reward");
+            assert_eq!(frames[last].points, points(&s, seat), "… and its side's game points");
             for w in mine.windows(2) {
                 let (i, j) = (w[0], w[1]);
                 let want = (1.0 - lambda) * qs[j].unwrap() + lambda * frames[j].target;
                 assert!((frames[i].target - want).abs() < 1e-6, "decision {i}: {} vs {want}", frames[i].target);
+                let want = (1.0 - lambda) * estimates[j].unwrap() + lambda * frames[j].points;
+                assert!((frames[i].points - want).abs() < 1e-6, "decision {i}: {} vs {want}", frames[i].points);
             }
             // The first decision's label is not the plain reward: the recorded Q differs from it.
             if mine.len() > 1 {

@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! "DDZG" layout:u8 learning:u8 vs_rule:u8 landlord_won:u8 version:u64 index:u64 frames:u32
-//! per frame: target:f32 role:u8 state[STATE_DIM] action[ACTION_DIM]
+//! per frame: target:f32 points:f32 role:u8 hidden[HIDDEN_RANKS] state[STATE_DIM] action[ACTION_DIM]
 //! bids:u16, per bid: target:f32 bid:u8 features[BID_DIM]              (all little-endian)
 //! ```
 
@@ -26,8 +26,8 @@ const HEADER: usize = 4 + 4 + 8 + 8 + 4;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
-    Bits = 3,
-    Floats = 4,
+    Bits = 5,
+    Floats = 6,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub enum WireError {
     #[error("not a ddz game: it does not start with DDZG")]
     Magic,
     #[error(
-        "layout {0} is unknown to this ddz (3 = bits, 4 = floats; 1 and 2 came from a ddz before frames carried the hidden hands: run actors and learner of one version)"
+        "layout {0} is unknown to this ddz (5 = bits, 6 = floats; 1 to 4 came from a ddz before frames carried the hidden hands (1, 2) and the points label (3, 4): run actors and learner of one version)"
     )]
     Layout(u8),
     #[error("cut short: {0} bytes where more were due")]
@@ -58,6 +58,7 @@ pub fn encode(msg: &GameMsg, layout: Layout, out: &mut Vec<u8>) {
     out.extend_from_slice(&(msg.frames.len() as u32).to_le_bytes());
     for f in &msg.frames {
         out.extend_from_slice(&f.target.to_le_bytes());
+        out.extend_from_slice(&f.points.to_le_bytes());
         out.push(f.role.index() as u8);
         out.extend_from_slice(&f.hidden.0);
         match layout {
@@ -108,8 +109,8 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
     }
     let mut r = Reader { bytes, at: 4 };
     let layout = match r.u8()? {
-        3 => Layout::Bits,
-        4 => Layout::Floats,
+        5 => Layout::Bits,
+        6 => Layout::Floats,
         other => return Err(WireError::Layout(other)),
     };
     let learning = match r.u8()? {
@@ -123,12 +124,13 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
     let index = u64::from_le_bytes(r.take(8)?.try_into().unwrap());
     let n = r.u32()? as usize;
     // Each frame holds at least its target, role and bit masks: a count beyond that is a lie.
-    if n > bytes.len() / (5 + HIDDEN_RANKS + (STATE_DIM + ACTION_DIM) / 8) {
+    if n > bytes.len() / (9 + HIDDEN_RANKS + (STATE_DIM + ACTION_DIM) / 8) {
         return Err(WireError::Invalid(format!("{n} frames cannot fit in {} bytes", bytes.len())));
     }
     let mut frames = Vec::with_capacity(n);
     for _ in 0..n {
         let target = r.f32()?;
+        let points = r.f32()?;
         let role = *Role::ALL.get(r.u8()? as usize).ok_or(WireError::Invalid("a role beyond 2".into()))?;
         let hidden = HiddenHands(r.take(HIDDEN_RANKS)?.try_into().unwrap());
         if let Some(&c) = hidden.0.iter().find(|&&c| c > 4) {
@@ -138,7 +140,7 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
             Layout::Floats => (r.floats(STATE_DIM)?, r.floats(ACTION_DIM)?),
             Layout::Bits => (r.bits(STATE_DIM)?, r.bits(ACTION_DIM)?),
         };
-        frames.push(Frame { state, action, target, role, hidden });
+        frames.push(Frame { state, action, target, points, role, hidden });
     }
     let bids = read_bids(&mut r, layout)?;
     if r.at != bytes.len() {
@@ -148,16 +150,20 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
 }
 
 /// Checks what a message that decoded carries, before it can reach a batch: every label finite
-/// and at most `label_bound` in magnitude (play and bid labels alike: a bid's label is points,
-/// so it is bounded by [`MAX_POINTS`]), every feature finite and within 0..=1 (as every feature
+/// and at most `label_bound` in magnitude (play and bid labels alike: a bid's label and a
+/// frame's points label are points, so they are bounded by [`MAX_POINTS`]), every feature finite and within 0..=1 (as every feature
 /// ddz writes is). A decodable entry with an absurd value (a label of 3e38 makes the loss
 /// infinite) would otherwise stop the learner, and stay pending for the next session too.
 pub fn check_values(msg: &GameMsg, label_bound: f32) -> Result<(), WireError> {
     let bad = |what: String| Err(WireError::Invalid(what));
     let features_ok = |v: &[f32]| v.iter().all(|x| (0.0..=1.0).contains(x));
+    let points_bound = MAX_POINTS + label_bound;
     for (i, f) in msg.frames.iter().enumerate() {
         if f.target.is_nan() || f.target.abs() > label_bound {
             return bad(format!("frame {i}: label {} (at most {label_bound} in magnitude here)", f.target));
+        }
+        if f.points.is_nan() || f.points.abs() > points_bound {
+            return bad(format!("frame {i}: points label {} (at most {points_bound} in magnitude)", f.points));
         }
         if !features_ok(&f.state) || !features_ok(&f.action) {
             return bad(format!("frame {i}: a feature outside 0..=1 or not finite"));
@@ -278,7 +284,7 @@ mod tests {
             encode_state(&s, seat, &mut st);
             encode_action(&p, s.hand(seat), &mut a);
             let hidden = HiddenHands::of(&s, seat);
-            decisions.push(Decision { seat, state: st, action: a, q: None, hidden });
+            decisions.push(Decision { seat, state: st, action: a, q: None, points: None, hidden });
             s.apply_play(p).unwrap();
         }
         let frames = label(decisions, &s, &Default::default());
@@ -300,6 +306,7 @@ mod tests {
             && a.frames.len() == b.frames.len()
             && a.frames.iter().zip(&b.frames).all(|(x, y)| {
                 x.target.to_bits() == y.target.to_bits()
+                    && x.points.to_bits() == y.points.to_bits()
                     && x.role == y.role
                     && x.hidden == y.hidden
                     && x.state.iter().zip(&y.state).all(|(p, q)| p.to_bits() == q.to_bits())
@@ -331,10 +338,10 @@ mod tests {
         let mut layout = bytes.clone();
         layout[4] = 9;
         assert_eq!(decode(&layout).unwrap_err(), WireError::Layout(9));
-        layout[4] = 1;
-        assert!(decode(&layout).unwrap_err().to_string().contains("before frames carried the hidden hands"));
+        layout[4] = 3;
+        assert!(decode(&layout).unwrap_err().to_string().contains("the points label (3, 4)"));
         let mut hidden = bytes.clone();
-        hidden[HEADER + 5] = 7;
+        hidden[HEADER + 9] = 7;
         assert!(decode(&hidden).unwrap_err().to_string().contains("7 cards of one rank"));
         let mut count = bytes.clone();
         count[HEADER - 4..HEADER].copy_from_slice(&u32::MAX.to_le_bytes());
@@ -369,6 +376,7 @@ mod tests {
         assert!(poison(&|m| m.frames[0].target = 3e38).contains("frame 0: label 3"));
         assert!(poison(&|m| m.frames[1].target = 1e5).contains("frame 1: label 100000"));
         assert!(poison(&|m| m.frames[1].target = f32::NAN).contains("NaN"));
+        assert!(poison(&|m| m.frames[2].points = -1e9).contains("frame 2: points label -1000000000"));
         assert!(poison(&|m| m.frames[0].state[5] = 7.0).contains("frame 0: a feature outside"));
         assert!(poison(&|m| m.frames[0].action[0] = -0.5).contains("a feature outside"));
         if !good.bids.is_empty() {
