@@ -18,7 +18,8 @@ Action integers: a card dealt is its id (0-53), a bid b is ``FIRST_BID + b`` (0 
 is ``FIRST_PLAY +`` its id in the action table (``NUM_PLAYS`` ids, pass = 0). Player ids follow
 OpenSpiel: ``CHANCE_PLAYER_ID`` (-1) at chance nodes, ``TERMINAL_PLAYER_ID`` (-4) at the end.
 
-Environments: ``ddz.env.DouDizhuEnv`` (Gymnasium, registered as ``ddz/DouDizhu-v0``) and
+Environments: ``ddz.env.DouDizhuEnv`` (Gymnasium, registered as ``ddz/DouDizhu-v0``),
+``ddz.pettingzoo.env()`` (PettingZoo's AEC API, the three seats as agents; needs pettingzoo) and
 ``ddz.VecEnv`` (N games stepped in Rust per call). The package never imports PyTorch.
 """
 
