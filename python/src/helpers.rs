@@ -112,7 +112,7 @@ fn deal_dict<'py>(py: Python<'py>, deal: &Deal) -> PyResult<Bound<'py, PyDict>> 
     Ok(d)
 }
 
-fn deal_of(d: &Bound<'_, PyDict>) -> PyResult<Deal> {
+pub(crate) fn deal_of(d: &Bound<'_, PyDict>) -> PyResult<Deal> {
     let set = |key: &str| -> PyResult<CardSet> {
         let item = d.get_item(key)?.ok_or_else(|| value_error(format!("the deal has no {key:?}")))?;
         let ids: Vec<u32> = item.extract()?;

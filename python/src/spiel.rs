@@ -100,6 +100,20 @@ impl Game {
     fn new_dealt_state(&self, seed: Option<u64>) -> State {
         State { inner: dealt(&self.config, seed.unwrap_or_else(rand::random)) }
     }
+    /// A state after dealing `deal` (a dict of card ids, as `generate_deals` and `read_deals`
+    /// give): without bidding each hand goes to the seat of its role (the landlord's to
+    /// `landlord_seat`), as `ddz eval` seats a deal; with bidding, the three hands go to seats
+    /// 0, 1 and 2 in the deal's order.
+    fn new_state_from_deal(&self, deal: Bound<'_, PyDict>) -> PyResult<State> {
+        let deal = crate::helpers::deal_of(&deal)?;
+        let mut hands = deal.hands;
+        if !self.config.bidding {
+            hands.rotate_right(self.config.landlord_seat as usize);
+        }
+        let mut inner = Inner::new(self.config.clone());
+        inner.deal_hands(hands, deal.bottom).map_err(value_error)?;
+        Ok(State { inner })
+    }
     fn get_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("bidding", self.config.bidding)?;
@@ -339,6 +353,14 @@ impl State {
     /// The play to beat and its seat, or None when the player to act leads.
     fn rival(&self) -> Option<(u8, String)> {
         self.inner.rival().map(|r| (r.seat, r.play.to_string()))
+    }
+    /// The bottom's three cards once they are shown (when the landlord is known), else None.
+    fn bottom(&self) -> Option<String> {
+        self.inner.bottom_revealed().then(|| self.inner.bottom().to_string())
+    }
+    /// The bids made so far, in turn from the first bidder (0 = pass).
+    fn bids(&self) -> Vec<u32> {
+        self.inner.bids().iter().map(|&b| b as u32).collect()
     }
     /// The public plays so far: `[(seat, play)]`.
     fn plays(&self) -> Vec<(u8, String)> {

@@ -20,7 +20,8 @@ OpenSpiel: ``CHANCE_PLAYER_ID`` (-1) at chance nodes, ``TERMINAL_PLAYER_ID`` (-4
 
 Environments: ``ddz.env.DouDizhuEnv`` (Gymnasium, registered as ``ddz/DouDizhu-v0``),
 ``ddz.pettingzoo.env()`` (PettingZoo's AEC API, the three seats as agents; needs pettingzoo) and
-``ddz.VecEnv`` (N games stepped in Rust per call). The package never imports PyTorch.
+``ddz.VecEnv`` (N games stepped in Rust per call). ``ddz.Agent(spec)`` plays any agent ddz
+knows (networks and search through a ``ddz bot`` process). The package never imports PyTorch.
 """
 
 from ._ddz import (
@@ -44,9 +45,12 @@ from ._ddz import (
     read_deals,
     write_deals,
 )
+from .agent import Agent, AgentError
 
 __all__ = [
     "ACTION_DIM",
+    "Agent",
+    "AgentError",
     "CHANCE_PLAYER_ID",
     "FIRST_BID",
     "FIRST_PLAY",

@@ -1,0 +1,193 @@
+"""Every agent ddz knows, from Python: ``ddz.Agent(spec)``.
+
+``Agent("rule")`` and ``Agent("random", seed=1)`` run in this process (the engine's agents).
+Every other spec (``checkpoint:PATH``, ``ismcts:PATH?sims=400``, ``pimc:…``, ``alphabeta:…``,
+``auto:…``, ``douzero:DIR``, ``bot:CMD``; ``ddz eval --help`` lists them) runs in a ``ddz bot
+--agent SPEC`` process that this object starts and owns: the networks and search live in the
+Rust binary with its libtorch, so importing ``ddz`` still loads no libtorch and no PyTorch of
+yours is touched. Each decision is one request line to that process and one answer line back
+(the native bot protocol, docs/bots-and-logs.md), built from what the seat to act may see: its
+hand, the bottom, the public plays and bids. The bot deals the hidden hands at random for
+itself, so no agent reads a card its seat cannot see.
+
+``agent.act(state)`` returns the action integer to apply (``state.apply_action``): a play
+(``FIRST_PLAY + id``) or, in a bidding game, a bid (``FIRST_BID + b``). ``close()`` (or a
+``with`` block) stops the process.
+
+The binary is ``binary=``, else ``$DDZ_BIN``, else this checkout's ``target/release/ddz`` (an
+editable install, as ``scripts/python.sh`` makes), else ``ddz`` on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+from typing import Optional
+
+from . import FIRST_BID, RandomAgent, RuleAgent, State
+
+ROLES = ("landlord", "landlord_down", "landlord_up")
+
+
+class AgentError(RuntimeError):
+    """An agent process that did not answer, or answered something that is not a legal action."""
+
+
+def find_binary(binary: Optional[str] = None) -> str:
+    """The ddz binary an agent process runs (see the module's docs for the order)."""
+    candidates = [binary, os.environ.get("DDZ_BIN")]
+    checkout = Path(__file__).resolve().parents[3] / "target" / "release" / "ddz"
+    candidates += [str(checkout) if checkout.is_file() else None, shutil.which("ddz")]
+    for c in candidates:
+        if c:
+            if not (os.path.isfile(c) and os.access(c, os.X_OK)):
+                raise AgentError(f"ddz binary {c!r}: not an executable file")
+            return c
+    raise AgentError(
+        "no ddz binary: build it (scripts/ddz --help builds target/release/ddz), "
+        "set DDZ_BIN, or pass binary=…"
+    )
+
+
+class Agent:
+    """An agent by its ddz spec; ``act(state)`` gives the action of the seat to act."""
+
+    def __init__(self, spec: str, *, seed: int = 0, binary: Optional[str] = None, timeout: float = 120.0):
+        self.spec = spec
+        self.timeout = timeout
+        self._local = None
+        self._proc: Optional[subprocess.Popen] = None
+        if spec == "rule":
+            self._local = RuleAgent()
+        elif spec == "random":
+            self._local = RandomAgent(seed)
+        else:
+            self._start(find_binary(binary))
+
+    # ---- the agent ----
+
+    def act(self, state: State) -> int:
+        """The action integer the agent chooses for the seat to act in ``state``."""
+        if state.is_terminal() or state.is_chance_node():
+            raise ValueError("act() needs a state where a seat is to act (not a chance or terminal node)")
+        if self._local is not None:
+            return self._local.step(state)
+        request = self._request(state)
+        answer = self._ask(request)
+        return self._action(state, request, answer)
+
+    def close(self) -> None:
+        """Stops the agent's process (nothing for the in-process agents)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.stdin.close()
+            proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+        self._stderr.close()
+
+    def __enter__(self) -> "Agent":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f"Agent({self.spec!r})"
+
+    # ---- the process ----
+
+    def _start(self, binary: str) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(
+            [binary, "bot", "--agent", self.spec],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            # Errors are for people: the reason, without a Rust backtrace.
+            env={**os.environ, "RUST_BACKTRACE": "0", "RUST_LIB_BACKTRACE": "0"},
+            text=True,
+            bufsize=1,
+        )
+        self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        threading.Thread(target=self._read, args=(self._proc.stdout, self._lines), daemon=True).start()
+
+    @staticmethod
+    def _read(stream, lines: "queue.Queue[Optional[str]]") -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    def _stderr_tail(self) -> str:
+        self._stderr.seek(0)
+        text = self._stderr.read().decode("utf-8", "replace").strip()
+        return text[-2000:] or "(nothing on stderr)"
+
+    def _ask(self, request: dict) -> dict:
+        if self._proc is None:
+            raise AgentError(f"{self}: closed")
+        line = json.dumps(request)
+        try:
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+            answer = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            raise AgentError(f"{self}: no answer within {self.timeout} s to {line}") from None
+        except OSError:
+            answer = None
+        if answer is None:
+            raise AgentError(f"{self}: the bot process ended; its stderr: {self._stderr_tail()}")
+        try:
+            reply = json.loads(answer)
+        except json.JSONDecodeError:
+            raise AgentError(f"{self}: answered {answer.strip()!r} (not JSON) to {line}") from None
+        if "error" in reply:
+            raise AgentError(f"{self}: {reply['error']} (request {line})")
+        return reply
+
+    # ---- requests and answers ----
+
+    def _request(self, state: State) -> dict:
+        seat = state.current_player()
+        landlord = state.landlord()
+        if landlord is None:  # bidding: the protocol counts seats from the first bidder
+            first = int(state.get_game().get_parameters()["first_bidder"])
+            return {"seat_index": (seat - first) % 3, "hand": state.hand(seat), "bids": state.bids()}
+        role = lambda s: ROLES[(s - landlord) % 3]  # noqa: E731
+        return {
+            "seat": role(seat),
+            "hand": state.hand(seat),
+            "bottom": state.bottom(),
+            "history": [[role(s), play] for s, play in state.plays()],
+        }
+
+    def _action(self, state: State, request: dict, answer: dict) -> int:
+        if "seat_index" in request:
+            if not isinstance(answer.get("bid"), int):
+                raise AgentError(f"{self}: answered {answer} to the bid request {json.dumps(request)}")
+            action = FIRST_BID + answer["bid"]
+        else:
+            if not isinstance(answer.get("play"), str):
+                raise AgentError(f"{self}: answered {answer} to the play request {json.dumps(request)}")
+            try:
+                action = state.string_to_action(answer["play"])
+            except ValueError as e:
+                raise AgentError(f"{self}: answered {answer['play']!r}, not a play: {e}") from None
+        if action not in state.legal_actions():
+            raise AgentError(f"{self}: answered {answer}, not legal here (request {json.dumps(request)})")
+        return action
