@@ -185,6 +185,16 @@ fn bid_request(agent: &mut dyn Agent, req: BidRequest, seed: u64) -> Result<u8, 
 
 /// The agent's bid in seat `seat_index` of the bidding order with `hand`, after `bids`.
 fn bid_for(agent: &mut dyn Agent, seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<u8, BotError> {
+    let state = bid_state(seat_index, hand, bids, seed)?;
+    agent.reset(seed);
+    let legal = state.legal_bids_vec();
+    let bid = agent.bid(&state, &legal);
+    Ok(if legal.contains(&bid) { bid } else { 0 })
+}
+
+/// The bidding position of seat `seat_index` with `hand` after `bids`, the other hands dealt
+/// at random from `seed`.
+fn bid_state(seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<State, BotError> {
     if seat_index > 2 {
         return Err(field("seat_index", format!("{seat_index} is not 0, 1 or 2")));
     }
@@ -196,16 +206,31 @@ fn bid_for(agent: &mut dyn Agent, seat_index: u8, hand: Counts, bids: &[u8], see
         return Err(field("hand", format!("{} cards, not the 17 dealt", hand.len())));
     }
     let mut state = bidding_state(seat_index, hand, seed)?;
-    agent.reset(seed);
     for (k, &bid) in bids.iter().enumerate() {
         state.apply_action(crate::game::Action::Bid(bid)).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
     }
-    let legal = state.legal_bids_vec();
-    if legal.is_empty() {
+    if state.legal_bids_vec().is_empty() {
         return Err(BotError::Impossible("the bidding is already over".into()));
     }
-    let bid = agent.bid(&state, &legal);
-    Ok(if legal.contains(&bid) { bid } else { 0 })
+    Ok(state)
+}
+
+/// The position a native request (play or bid, told by its keys) describes, as its seat sees
+/// it: the seat's cards and the public record as given, the hidden cards dealt at random from
+/// `seed`. What `ddz serve`'s advice answers from.
+pub fn native_position(value: serde_json::Value, seed: u64) -> Result<State, BotError> {
+    let bad = |e: serde_json::Error| BotError::BadRequest(e.to_string());
+    if value.get("seat_index").is_some() {
+        let req: BidRequest = serde_json::from_value(value).map_err(bad)?;
+        let hand = Counts::parse(&req.hand).map_err(|e| field("hand", e.to_string()))?;
+        return bid_state(req.seat_index, hand, &req.bids, seed);
+    }
+    play_state(serde_json::from_value(value).map_err(bad)?, seed)
+}
+
+/// A request's seed: the same request, the same hidden cards and the same answer.
+pub fn request_seed(text: &str) -> u64 {
+    seed_of(text)
 }
 
 /// A state at the start of bidding where `seat` holds `hand` and the other cards are dealt at
@@ -239,6 +264,14 @@ pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, BotErr
 
 /// The play for a parsed native request; `seed` draws the hidden cards and the agent's draws.
 fn play_request(agent: &mut dyn Agent, req: NativeRequest, seed: u64) -> Result<String, BotError> {
+    let state = play_state(req, seed)?;
+    // Each answer is drawn from its request alone: the same request, the same answer.
+    agent.reset(seed);
+    Ok(choose(agent, &state).to_string())
+}
+
+/// The play position of a parsed native request, the hidden cards dealt from `seed`.
+fn play_state(req: NativeRequest, seed: u64) -> Result<State, BotError> {
     let field = |field: String, e: &dyn std::fmt::Display| BotError::Field { field, reason: e.to_string() };
     let role = |name: &str, s: &str| {
         Role::parse(s).ok_or_else(|| {
@@ -257,10 +290,7 @@ fn play_request(agent: &mut dyn Agent, req: NativeRequest, seed: u64) -> Result<
             Ok((role(&name, s)?, Play::parse(p).map_err(|e| field(name, &e))?))
         })
         .collect::<Result<Vec<_>, BotError>>()?;
-    let state = state_from_view(me, hand, bottom, &history, seed)?;
-    // Each answer is drawn from its request alone: the same request, the same answer.
-    agent.reset(seed);
-    Ok(choose(agent, &state).to_string())
+    state_from_view(me, hand, bottom, &history, seed)
 }
 
 /// The agent's play. An answer outside the legal plays is said on stderr, and the first legal

@@ -518,3 +518,97 @@ fn a_whole_game_in_headless_chromium_by_clicking() {
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn advice_ranks_every_legal_play_and_the_openapi_description_matches_the_routes() {
+    let dir = scratch("advise");
+    let search = "ismcts:models/dmc-rule-2h?sims=30";
+    let server = Server::start(&["--agents", &format!("{NETWORK},{search}"), "--log-dir", dir.to_str().unwrap()]);
+    let base = &server.base;
+    let advise = |body: &str| call("POST", &format!("{base}/api/advise"), Some(body));
+    let request = json!({"seat": "landlord_down", "hand": "5566778899TTJJQQK", "bottom": "3BR",
+                         "history": [["landlord", "3"]]});
+    let (s, advice) = advise(&request.to_string());
+    assert_eq!(s, 200, "{advice}");
+    let plays: Vec<&str> = advice["plays"].as_array().unwrap().iter().map(|p| p["play"].as_str().unwrap()).collect();
+    let hand = Counts::parse("5566778899TTJJQQK").unwrap();
+    let legal: Vec<String> =
+        ddz::game::legal_plays_vec(hand, Some(&Play::parse("3").unwrap())).iter().map(|p| p.to_string()).collect();
+    let mut sorted = plays.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+    sorted.sort();
+    let mut want = legal.clone();
+    want.sort();
+    assert_eq!(sorted, want, "every legal play once");
+    let values: Vec<f64> = advice["plays"].as_array().unwrap().iter().map(|p| p["value"].as_f64().unwrap()).collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "best first: {values:?}");
+    assert_eq!(advice["play"].as_str(), Some(plays[0]), "a network plays its best");
+    // The same answer as `ddz bot` gives that request, and the same answer again.
+    let mut bot = ddz().args(["bot", "--agent", NETWORK]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    writeln!(bot.stdin.take().unwrap(), "{request}").unwrap();
+    let mut line = String::new();
+    BufReader::new(bot.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _ = bot.wait();
+    assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["play"], advice["play"]);
+    assert_eq!(advise(&request.to_string()).1, advice);
+
+    // The second agent, a search: values and visits.
+    let mut second = request.clone();
+    second["agent"] = json!(1);
+    let (s, searched) = advise(&second.to_string());
+    assert_eq!(s, 200, "{searched}");
+    assert!(searched["agent"].as_str().unwrap().starts_with("ismcts"), "{searched}");
+    assert!(searched["plays"].as_array().unwrap().iter().any(|p| p["visits"].as_u64().unwrap_or(0) > 0), "{searched}");
+    let (s, bid) = advise(r#"{"seat_index":1,"hand":"3455667789TJQKA2R","bids":[1]}"#);
+    assert_eq!((s, bid["bids"].clone()), (200, json!([0, 2, 3])), "{bid}");
+
+    for (body, status, says) in [
+        (r#"{"seat":"landlord","hand":"33","bottom":"3BR","agent":2}"#, 400, "agent: 2 is not 0 or 1"),
+        (r#"{"seat":"landlord","hand":"3X","bottom":"3BR"}"#, 400, "hand:"),
+        (r#"[1,2]"#, 400, "a JSON object"),
+        (r#"{"seat":"north","hand":"33","bottom":"3BR"}"#, 400, "unknown seat"),
+        (r#"{"seat":"landlord","hand":"33","bottom":"3BR","cheat":true}"#, 400, "unknown field"),
+    ] {
+        let (s, e) = advise(body);
+        assert_eq!(s, status, "{body}: {e}");
+        assert!(e["error"].as_str().unwrap().contains(says), "{body}: {e}");
+    }
+    let (s, e) = advise(&json!({"seat": "landlord", "hand": "3".repeat(10_000), "bottom": "3BR"}).to_string());
+    assert_eq!(s, 413, "{e}");
+
+    // Every documented route and method answers with a documented status; every route of the
+    // router is documented; a method not documented is refused.
+    let (s, spec) = call("GET", &format!("{base}/api/openapi.json"), None);
+    assert_eq!(s, 200);
+    let (_, game) = call("POST", &format!("{base}/api/games"), Some(r#"{"seat":"landlord"}"#));
+    let id = game["id"].as_str().unwrap();
+    let paths = spec["paths"].as_object().unwrap();
+    for (path, ops) in paths {
+        let url = format!("{base}{}", path.replace("{id}", id));
+        for (method, op) in ops.as_object().unwrap() {
+            let body = match path.as_str() {
+                "/api/games" => Some("{}".to_string()),
+                "/api/games/{id}/play" => Some(r#"{"play":"pass"}"#.to_string()),
+                "/api/advise" => Some(request.to_string()),
+                _ => None,
+            };
+            let reply = match method.as_str() {
+                "get" => client().get(&url).call().unwrap(),
+                "post" => match &body {
+                    Some(b) => client().post(&url).header("Content-Type", "application/json").send(b).unwrap(),
+                    None => client().post(&url).send_empty().unwrap(),
+                },
+                other => panic!("{path}: method {other} not tested"),
+            };
+            let status = reply.status().as_u16().to_string();
+            assert!(op["responses"].get(&status).is_some(), "{method} {path}: {status} is not documented");
+        }
+        let refused = client().delete(&url).call().unwrap().status().as_u16();
+        assert_eq!(refused, 405, "DELETE {path}");
+    }
+    let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/serve/mod.rs")).unwrap();
+    for route in source.split(".route(\"").skip(1).map(|r| r.split('"').next().unwrap()) {
+        assert!(paths.contains_key(route), "route {route} is not in openapi.json");
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -6,12 +6,16 @@
 //! - `POST /api/games/{id}/play` `{"play":"33"}` (with bidding, first `{"play":"bid 2"}` or
 //!   `{"play":"pass"}`) → `{"id","view","agent_plays"}`
 //! - `POST /api/games/{id}/hint` → `{"hints":[{"play","q"}]}`
+//! - `POST /api/advise` a position as one seat sees it → the legal plays ranked ([`advise`])
+//! - `GET /api/openapi.json`: the OpenAPI description of these routes
 //!
 //! The view holds only what the person's seat may see ([`crate::play::View`]). Every error is
 //! a 4xx (or 503) JSON `{"error":"…"}`, also for a wrong method or an over-long URL. Game ids
 //! are 128 random bits; idle games expire (an unfinished one is saved as such); live games,
 //! finished ones kept for their last view, new games per client and minute, and request bodies
 //! are bounded, so memory stays bounded.
+
+mod advise;
 
 use crate::agents::AgentSpec;
 use crate::game::{Deal, default_deals, generate_deals};
@@ -30,6 +34,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const PAGE: &str = include_str!("page.html");
+/// The OpenAPI description of the JSON API (a test checks it against the routes).
+pub const OPENAPI: &str = include_str!("openapi.json");
 
 /// A line on stderr that never panics: `eprintln!` panics when the write fails, and on a full
 /// disk stderr (redirected to a file there) fails just when a save failure is being reported.
@@ -85,6 +91,7 @@ struct App {
     /// When each client started its games of the last minute.
     starts: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     deals: Vec<Deal>,
+    advisors: advise::Advisors,
 }
 
 /// An API error: a 4xx status and the reason.
@@ -112,7 +119,9 @@ pub fn router(config: ServeConfig) -> Router {
 
 fn routes(config: ServeConfig) -> (Router, Arc<App>) {
     let max_body = config.max_body;
+    let advisors = advise::Advisors::new(config.agents.clone());
     let app = Arc::new(App {
+        advisors,
         config,
         games: Mutex::new(HashMap::new()),
         starts: Mutex::new(HashMap::new()),
@@ -127,6 +136,11 @@ fn routes(config: ServeConfig) -> (Router, Arc<App>) {
         .route("/api/games/{id}", get(show))
         .route("/api/games/{id}/play", post(play))
         .route("/api/games/{id}/hint", post(hint))
+        .route("/api/advise", post(advice))
+        .route(
+            "/api/openapi.json",
+            get(|| async { ([(axum::http::header::CONTENT_TYPE, "application/json")], OPENAPI) }),
+        )
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page or API route".into()) })
         .method_not_allowed_fallback(|method: axum::http::Method, uri: axum::http::Uri| async move {
             ApiError(StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not a method of {}", uri.path()))
@@ -384,6 +398,14 @@ async fn hint(Shared(app): Shared<Arc<App>>, UrlPath(id): UrlPath<String>) -> Ap
     })
     .await?;
     Ok(Json(Hints { hints: hints.into_iter().map(|(p, q)| Hint { play: p.to_string(), q }).collect() }))
+}
+
+async fn advice(
+    Shared(app): Shared<Arc<App>>,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
+) -> ApiResult<advise::Advice> {
+    let Json(body) = body?;
+    Ok(Json(app.advisors.advise(body).await?))
 }
 
 fn lock(session: &Mutex<Session>) -> std::sync::MutexGuard<'_, Session> {

@@ -1,0 +1,126 @@
+//! `POST /api/advise`: a position as one seat sees it in, the legal plays ranked out.
+//!
+//! The body is a request of the native bot protocol (a play request `{"seat","hand","bottom",
+//! "history"}` or a bid request `{"seat_index","hand","bids"}`, docs/bots-and-logs.md), plus an
+//! optional `"agent"`: 0 or 1, which of the server's two `--agents` advises (default 0). Agents
+//! are the server's own, never named by the client: a spec such as `bot:CMD` would run a
+//! command. The position is rebuilt from the seat's view alone (the hidden cards dealt at
+//! random from the request), so advice never depends on cards the seat cannot see.
+
+use super::ApiError;
+use crate::agents::{Agent, AgentSpec, decide};
+use crate::bot::{native_position, request_seed};
+use crate::game::{Phase, Play, State};
+use axum::http::StatusCode;
+use serde::Serialize;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Advice being computed at most at once; more requests wait for a turn.
+pub const MOST_AT_ONCE: usize = 8;
+/// How long a request waits for its turn before it is refused (503).
+const WAIT: Duration = Duration::from_secs(10);
+
+/// The server's advisors: its two agent specs, built agents waiting for a request, and the
+/// turns that bound how many think at once.
+pub struct Advisors {
+    specs: [AgentSpec; 2],
+    idle: Mutex<[Vec<Box<dyn Agent>>; 2]>,
+    turns: tokio::sync::Semaphore,
+}
+
+/// One legal play with the agent's value of it (a network's Q, a search's value) and, for a
+/// search, its visits; plays come best first.
+#[derive(Serialize)]
+pub struct Ranked {
+    pub play: String,
+    pub value: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visits: Option<u32>,
+}
+
+/// The answer: the play (or bid) the agent makes, and the legal choices.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Advice {
+    Play { agent: String, play: String, plays: Vec<Ranked> },
+    Bid { agent: String, bid: u8, bids: Vec<u8> },
+}
+
+impl Advisors {
+    pub fn new(specs: [AgentSpec; 2]) -> Advisors {
+        Advisors { specs, idle: Mutex::new([Vec::new(), Vec::new()]), turns: tokio::sync::Semaphore::new(MOST_AT_ONCE) }
+    }
+
+    /// The advice for `body`, computed on the blocking pool when its turn comes.
+    pub async fn advise(&self, body: serde_json::Value) -> Result<Advice, ApiError> {
+        let (which, request) = split_agent(body)?;
+        let seed = request_seed(&request.to_string());
+        let state = native_position(request, seed).map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
+        let _turn = tokio::time::timeout(WAIT, self.turns.acquire())
+            .await
+            .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, format!("busy: no turn within {WAIT:?}")))?
+            .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping".into()))?;
+        let mut agent = self.take(which)?;
+        let (agent, advice) = tokio::task::spawn_blocking(move || {
+            agent.reset(seed);
+            let advice = advise(agent.as_mut(), &state);
+            (agent, advice)
+        })
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the advice failed: {e}")))?;
+        self.idle.lock().unwrap_or_else(|e| e.into_inner())[which].push(agent);
+        Ok(advice)
+    }
+
+    /// An idle agent of spec `which`, or a new one.
+    fn take(&self, which: usize) -> Result<Box<dyn Agent>, ApiError> {
+        if let Some(agent) = self.idle.lock().unwrap_or_else(|e| e.into_inner())[which].pop() {
+            return Ok(agent);
+        }
+        self.specs[which].build().map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+    }
+}
+
+/// The request without its `"agent"` key, and which agent that key names.
+fn split_agent(body: serde_json::Value) -> Result<(usize, serde_json::Value), ApiError> {
+    let bad = |reason: String| ApiError(StatusCode::BAD_REQUEST, reason);
+    let serde_json::Value::Object(mut fields) = body else {
+        return Err(bad("the body must be a JSON object: a play or bid request".into()));
+    };
+    let which = match fields.remove("agent") {
+        None => 0,
+        Some(v) => match v.as_u64() {
+            Some(n @ (0 | 1)) => n as usize,
+            _ => return Err(bad(format!("agent: {v} is not 0 or 1 (the first or second of the server's --agents)"))),
+        },
+    };
+    Ok((which, serde_json::Value::Object(fields)))
+}
+
+/// The agent's choice at `state` and its ranking of the legal choices.
+fn advise(agent: &mut dyn Agent, state: &State) -> Advice {
+    let name = agent.name();
+    if state.phase() == Phase::Bid {
+        let bids = state.legal_bids_vec();
+        let bid = agent.bid(state, &bids);
+        return Advice::Bid { agent: name, bid: if bids.contains(&bid) { bid } else { 0 }, bids };
+    }
+    let mut plays: Vec<Play> = Vec::new();
+    state.legal_plays_into(&mut plays);
+    let chosen = decide(agent, state, &plays).play;
+    // After the decision: a search agent hands back the values of the search it just made.
+    let values = agent.candidates(state, &plays);
+    let mut ranked: Vec<Ranked> = plays
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let c = values.as_ref().and_then(|v| v.get(i));
+            Ranked { play: p.to_string(), value: c.map(|c| c.value), visits: c.and_then(|c| c.visits) }
+        })
+        .collect();
+    if values.is_some() {
+        ranked.sort_by(|a, b| b.value.partial_cmp(&a.value).unwrap_or(std::cmp::Ordering::Equal));
+    }
+    Advice::Play { agent: name, play: chosen.to_string(), plays: ranked }
+}
