@@ -710,6 +710,16 @@ fn bench_serve(
             r.concurrent_p90_ms
         );
         println!("log: {} games, {} replay; nothing lost: {}", r.logged, r.replayed, r.nothing_lost);
+        println!(
+            "/api/advise ({}): {} positions, one client: median {:.2} ms, p90 {:.2} ms; {} clients at once: median {:.2} ms, p90 {:.2} ms",
+            r.agents[0],
+            r.advice_requests,
+            r.advice_median_ms,
+            r.advice_p90_ms,
+            bench::serve::ADVICE_CLIENTS,
+            r.advice_concurrent_median_ms,
+            r.advice_concurrent_p90_ms
+        );
     }
     if !r.nothing_lost {
         bail!("games were lost: {} of {} finished, {} logged", r.concurrent_finished, r.concurrent_games, r.logged);

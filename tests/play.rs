@@ -470,6 +470,8 @@ fn a_hundred_games_at_once_lose_nothing() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["nothing_lost"], true, "{r}");
     assert_eq!((r["concurrent_finished"].as_u64(), r["logged"].as_u64()), (Some(100), Some(103)), "{r}");
+    assert_eq!(r["advice_requests"].as_u64(), Some(4 * ddz::bench::serve::ADVICE_CLIENTS as u64), "{r}");
+    assert!(r["advice_concurrent_p90_ms"].as_f64().unwrap() > 0.0, "{r}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,9 +1,10 @@
 //! `ddz bench serve`: the web server under load, over real HTTP on 127.0.0.1.
 //!
 //! It starts `ddz serve`'s router on a free port in this process, then (1) plays games one at a
-//! time, timing each play request — the person's play and both agents' replies — and (2) plays
-//! many games at once, each by its own client thread, to the end. The person's plays are random
-//! legal plays (seeded). Nothing may be lost: every game must reach its result and every one must
+//! time, timing each play request — the person's play and both agents' replies — (2) plays
+//! many games at once, each by its own client thread, to the end, and (3) asks `/api/advise`
+//! about positions of random games, from one client and then from [`ADVICE_CLIENTS`] at once.
+//! The person's plays are random legal plays (seeded). Nothing may be lost: every game must reach its result and every one must
 //! be in the log file, replaying through the engine. Bounded in games and in time.
 
 use super::{BenchError, median, p90};
@@ -40,6 +41,67 @@ pub struct ServeReport {
     pub replayed: usize,
     /// Every game finished and logged.
     pub nothing_lost: bool,
+    /// `/api/advise` answers (the first agent advising), one client at a time.
+    pub advice_requests: usize,
+    pub advice_median_ms: f64,
+    pub advice_p90_ms: f64,
+    /// The same positions asked by [`ADVICE_CLIENTS`] clients at once.
+    pub advice_concurrent_median_ms: f64,
+    pub advice_concurrent_p90_ms: f64,
+}
+
+/// Clients asking for advice at once in the bench's third phase.
+pub const ADVICE_CLIENTS: usize = 64;
+
+/// Play requests of the native protocol at positions of random games (seeded), each a decision
+/// with a choice.
+fn advice_positions(n: usize, seed: u64) -> Vec<String> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    let mut plays = MoveList::new();
+    while out.len() < n {
+        let mut state = crate::game::State::new(Default::default());
+        state.deal_random(&mut rng);
+        let stop = rng.random_range(0..40);
+        for _ in 0..stop {
+            if state.is_terminal() {
+                break;
+            }
+            state.legal_plays_into(&mut plays);
+            state.apply_play(plays[rng.random_range(0..plays.len())]).expect("a legal play");
+        }
+        if !state.is_terminal() {
+            let request = crate::agents::bot_client::PlayRequest::of(&state);
+            out.push(serde_json::to_string(&request).expect("a request serialises"));
+        }
+    }
+    out
+}
+
+/// The time of each advice request in `requests`, or what went wrong.
+fn ask_advice(base: &str, requests: &[String]) -> Result<Vec<f64>, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(60)))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let url = format!("{base}/api/advise");
+    let mut times = Vec::with_capacity(requests.len());
+    for body in requests {
+        let start = Instant::now();
+        let mut reply = agent
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .send(body.as_str())
+            .map_err(|e| format!("POST {url}: {e}"))?;
+        let status = reply.status();
+        let value = reply.body_mut().read_json::<Value>().map_err(|e| format!("POST {url}: {e}"))?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+        if !status.is_success() || value["play"].as_str().is_none() {
+            return Err(format!("POST {url} {body}: {status}: {value}"));
+        }
+    }
+    Ok(times)
 }
 
 /// One client's game: the time of each play request, or what went wrong.
@@ -124,6 +186,19 @@ pub fn bench_serve(
     let times: Vec<f64> = results.into_iter().filter_map(Result::ok).flatten().collect();
     let (logged, replayed) = count_logs(&log_dir.join("games.jsonl"));
     let games = latency_games + concurrent;
+    let positions = advice_positions(ADVICE_CLIENTS * 4, seed ^ 0xAD);
+    let advice = ask_advice(&base, &positions).map_err(BenchError::Serve)?;
+    let advice_concurrent: Vec<f64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = positions.chunks(4).map(|part| scope.spawn(|| ask_advice(&base, part))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a client panicked".into())))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .map_err(BenchError::Serve)?
+    .into_iter()
+    .flatten()
+    .collect();
     Ok(ServeReport {
         agents: [agents[0].to_string(), agents[1].to_string()],
         latency_games,
@@ -138,6 +213,11 @@ pub fn bench_serve(
         logged,
         replayed,
         nothing_lost: finished == concurrent && logged == games && replayed == games,
+        advice_requests: advice.len(),
+        advice_median_ms: median(advice.clone()),
+        advice_p90_ms: p90(advice),
+        advice_concurrent_median_ms: median(advice_concurrent.clone()),
+        advice_concurrent_p90_ms: p90(advice_concurrent),
     })
 }
 
