@@ -80,8 +80,28 @@ def test_bids_and_plays_in_a_bidding_game_and_errors_that_name_the_problem():
         play(state, [agent, agent, agent])
         assert state.landlord() is not None or state.bids() == [0, 0, 0]
     with pytest.raises(ddz.AgentError, match="checkpoint /nope does not exist"):
-        ddz.Agent("checkpoint:/nope").act(ddz.Game().new_dealt_state(1))
+        ddz.Agent("checkpoint:/nope")
     with pytest.raises(ValueError, match="a seat is to act"):
         ddz.Agent("rule").act(ddz.Game().new_initial_state())
     with pytest.raises(ddz.AgentError, match="not an executable file"):
         ddz.Agent("checkpoint:x", binary="/nonexistent/ddz")
+
+
+def test_gymnasium_opponents_by_spec_play_as_the_agent_does():
+    os.chdir(ROOT)
+    from ddz.env import DouDizhuEnv
+
+    env = DouDizhuEnv(seat="landlord", opponents=f"checkpoint:{NET}")
+    rule = ddz.RuleAgent()
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        start = env.state.clone()
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(rule.step(env.state) - ddz.FIRST_PLAY)
+        # The same deal with the network farmers driven directly: the same game.
+        with ddz.Agent(f"checkpoint:{NET}") as net:
+            play(start, [ddz.Agent("rule"), net, net])
+        assert start.plays() == env.state.plays() and reward == start.returns()[0]
+    with pytest.raises(ddz.AgentError, match="unknown agent \"rul\""):
+        DouDizhuEnv(opponents="rul")

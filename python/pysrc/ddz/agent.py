@@ -126,6 +126,14 @@ class Agent:
         )
         self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
         threading.Thread(target=self._read, args=(self._proc.stdout, self._lines), daemon=True).start()
+        # A request that is not one: a live bot answers it with an error, so a bad spec or a
+        # missing file fails here, with the bot's reason, rather than at the first decision.
+        try:
+            self._ask({})
+        except AgentError as e:
+            if "ended" in str(e) or "no answer" in str(e):
+                self.close()
+                raise
 
     @staticmethod
     def _read(stream, lines: "queue.Queue[Optional[str]]") -> None:

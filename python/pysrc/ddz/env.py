@@ -10,9 +10,11 @@
 - reward: 0 until the end, then the learner's return (±1, or points with ``scoring="points"``);
 - ``seat``: ``"landlord"``, ``"landlord_down"``, ``"landlord_up"`` or ``"rotate"`` (the three
   in turn, one per episode);
-- ``opponents``: ``"rule"``, ``"random"`` or a callable ``f(view) -> play`` where ``view`` is a
-  dict of what that seat may see (``seat``, ``hand``, ``rival``, ``plays``, ``legal_plays``,
-  ``legal_ids``, ``observation``) and ``play`` a play id or a play in notation;
+- ``opponents``: ``"rule"``, ``"random"``, any other agent spec (``"checkpoint:PATH"``,
+  ``"ismcts:PATH?sims=100"``…, played by a ``ddz.Agent``), a ``ddz.Agent``, or a callable
+  ``f(view) -> play`` where ``view`` is a dict of what that seat may see (``seat``, ``hand``,
+  ``rival``, ``plays``, ``legal_plays``, ``legal_ids``, ``observation``) and ``play`` a play id
+  or a play in notation;
 - an illegal action ends the episode with ``illegal_reward`` and ``info["illegal_action"]``
   (``illegal_action="lose"``, the default, so that random-action checkers run), or raises
   ``ValueError`` (``illegal_action="raise"``).
@@ -25,11 +27,11 @@ from typing import Any, Callable, Optional, Union
 import gymnasium as gym
 import numpy as np
 
-from . import FIRST_PLAY, NUM_PLAYS, STATE_DIM, Game, RandomAgent, RuleAgent, State
+from . import FIRST_PLAY, NUM_PLAYS, STATE_DIM, Agent, Game, RandomAgent, RuleAgent, State
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 
-Opponent = Union[str, Callable[[dict], Union[int, str]]]
+Opponent = Union[str, Agent, Callable[[dict], Union[int, str]]]
 
 
 class DouDizhuEnv(gym.Env):
@@ -46,8 +48,10 @@ class DouDizhuEnv(gym.Env):
     ) -> None:
         if seat not in ROLES + ("rotate",):
             raise ValueError(f"seat {seat!r}: one of {ROLES} or 'rotate'")
-        if not (opponents in ("rule", "random") or callable(opponents)):
-            raise ValueError(f"opponents {opponents!r}: 'rule', 'random' or a callable")
+        if isinstance(opponents, str) and opponents not in ("rule", "random"):
+            opponents = Agent(opponents)  # a spec: a network or search agent, in a ddz bot process
+        if not (opponents in ("rule", "random") or isinstance(opponents, Agent) or callable(opponents)):
+            raise ValueError(f"opponents {opponents!r}: 'rule', 'random', an agent spec, a ddz.Agent or a callable")
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action {illegal_action!r}: 'lose' or 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -118,7 +122,9 @@ class DouDizhuEnv(gym.Env):
         s = self.state
         while not s.is_terminal() and s.current_player() != self.seat:
             p = s.current_player()
-            if callable(self.opponents):
+            if isinstance(self.opponents, Agent):
+                s.apply_action(self.opponents.act(s))  # it reads only what seat p may see
+            elif callable(self.opponents):
                 s.apply_action(self._callable_action(p))
             else:
                 s.apply_action(self._agents[p].step(s))
