@@ -118,7 +118,7 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), RunError> {
 /// One line per training session: when, from where, its budget and command line.
 /// Runs one of the project's plotting scripts (`scripts/NAME`) with the project venv's Python,
 /// installing matplotlib there on first use; `args` follow the script's name.
-pub fn run_plot_script(name: &str, args: &[&std::ffi::OsStr]) -> Result<(), String> {
+pub fn run_plot_script(name: &str, args: &[&std::ffi::OsStr]) -> Result<(), PlotError> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = root.join(".venv/bin/python");
     let has = || {
@@ -131,18 +131,33 @@ pub fn run_plot_script(name: &str, args: &[&std::ffi::OsStr]) -> Result<(), Stri
             .status()
             .is_ok_and(|s| s.success());
         if !ok || !has() {
-            return Err("could not install matplotlib into the venv".into());
+            return Err(PlotError::NoMatplotlib);
         }
     }
     let out = std::process::Command::new(&python)
         .arg(root.join("scripts").join(name))
         .args(args)
         .output()
-        .map_err(|e| e.to_string())?;
+        .map_err(|source| PlotError::Start { script: name.to_string(), source })?;
     if !out.status.success() {
-        return Err(format!("plotting failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(PlotError::Failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
     }
     Ok(())
+}
+
+/// Why a plot was not drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("could not install matplotlib into the venv")]
+    NoMatplotlib,
+    #[error("starting scripts/{script}: {source}")]
+    Start {
+        script: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("plotting failed: {0}")]
+    Failed(String),
 }
 
 pub fn sessions_file(run: &Path) -> PathBuf {

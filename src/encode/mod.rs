@@ -234,9 +234,9 @@ pub fn encode_bid_state(state: &State, seat: u8, out: &mut [f32]) {
 /// The legal mask of the current decision over the 27,472-id action table. A decision node with
 /// no legal id would be an engine bug: it is reported as an error, never returned as a mask to
 /// train on.
-pub fn legal_mask(state: &State) -> Result<Vec<bool>, String> {
+pub fn legal_mask(state: &State) -> Result<Vec<bool>, MaskError> {
     let Some(seat) = state.current_player() else {
-        return Err("legal_mask: not a decision node".into());
+        return Err(MaskError::NoDecision);
     };
     let mut plays = MoveList::new();
     state.legal_plays_into(&mut plays);
@@ -246,9 +246,19 @@ pub fn legal_mask(state: &State) -> Result<Vec<bool>, String> {
         mask[table.id(p).index()] = true;
     }
     if !mask.iter().any(|&m| m) {
-        return Err(format!("empty legal mask for seat {seat}: engine bug; state {}", state.to_json()));
+        return Err(MaskError::Empty { seat, state: state.to_json() });
     }
     Ok(mask)
+}
+
+/// Why [`legal_mask`] has no mask.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MaskError {
+    #[error("legal_mask: not a decision node")]
+    NoDecision,
+    /// A decision without a legal play: an engine bug, with the state to reproduce it.
+    #[error("empty legal mask for seat {seat}: engine bug; state {state}")]
+    Empty { seat: u8, state: String },
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub enum EvalError {
     #[error("{path}: {reason}")]
     Curve { path: std::path::PathBuf, reason: String },
     #[error("no plot: {0}")]
-    Plot(String),
+    Plot(#[from] crate::run::PlotError),
     /// An agent could not answer (a `bot:` that crashed, timed out or answered nonsense).
     #[error("deal {deal} ({seating}): {reason}")]
     Fault { deal: usize, seating: String, reason: String },

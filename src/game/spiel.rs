@@ -57,7 +57,8 @@ impl Action {
 
     /// The inverse of [`Action::to_spiel_string`]: `deal 3♠` (or `deal N`, a card id), `bid N`,
     /// `bid pass`, a play in notation (any order of cards) or `pass`.
-    pub fn from_spiel_string(text: &str) -> Result<Action, String> {
+    pub fn from_spiel_string(text: &str) -> Result<Action, ActionParseError> {
+        let bad = |reason: String| ActionParseError { text: text.to_string(), reason };
         let t = text.trim();
         if let Some(bid) = t.strip_prefix("bid ") {
             return match bid.trim() {
@@ -67,15 +68,23 @@ impl Action {
                     .ok()
                     .filter(|b| (1..=3).contains(b))
                     .map(Action::Bid)
-                    .ok_or(format!("bad bid {b:?}")),
+                    .ok_or_else(|| bad(format!("bad bid {b:?}"))),
             };
         }
         if let Some(card) = t.strip_prefix("deal ") {
-            return card_of_text(card.trim()).map(Action::Deal);
+            return card_of_text(card.trim()).map(Action::Deal).map_err(bad);
         }
-        let play = super::Play::parse(t).map_err(|e| e.to_string())?;
+        let play = super::Play::parse(t).map_err(|e| bad(e.to_string()))?;
         Ok(Action::Play(ActionTable::get().id(&play)))
     }
+}
+
+/// A text that is no action of [`Action::from_spiel_string`]: the text and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct ActionParseError {
+    pub text: String,
+    pub reason: String,
 }
 
 /// A card as [`Card`]'s `Display` writes it (`3♠`, `T♦`, `B`, `R`) or as its id (`0`–`53`).

@@ -302,7 +302,7 @@ pub fn deciles(mut pairs: Vec<(f64, f64)>) -> Vec<Decile> {
 pub fn plot(out: &Path) -> Result<PathBuf, HandsError> {
     let (csv, png) = (out.join("calibration.csv"), out.join("calibration.png"));
     crate::run::run_plot_script("plot_calibration.py", &[csv.as_os_str(), png.as_os_str()])
-        .map_err(|reason| HandsError::Io { path: png.clone(), reason })?;
+        .map_err(|e| HandsError::Io { path: png.clone(), reason: e.to_string() })?;
     Ok(png)
 }
 

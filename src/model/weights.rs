@@ -13,6 +13,9 @@ pub enum WeightsError {
     Mismatch { path: PathBuf, reason: String },
     #[error("writing {path}: {reason}")]
     Write { path: PathBuf, reason: String },
+    /// Published weights (bytes from Redis) that do not read back.
+    #[error("{0}")]
+    Bytes(String),
 }
 
 /// Writes the network's weights to `path` (a `.safetensors` file) through a temporary file and a
@@ -185,19 +188,20 @@ pub fn weights_to_bytes(weights: &super::Weights) -> Vec<u8> {
 }
 
 /// The weights in safetensors bytes written by [`weights_to_bytes`]; the reason when they are not.
-pub fn weights_from_bytes(bytes: &[u8]) -> Result<super::Weights, String> {
-    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| format!("{e:?}"))?;
+pub fn weights_from_bytes(bytes: &[u8]) -> Result<super::Weights, WeightsError> {
+    let bad = WeightsError::Bytes;
+    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| bad(format!("{e:?}")))?;
     let version = meta
         .metadata()
         .as_ref()
         .and_then(|m| m.get("version"))
         .and_then(|v| v.parse().ok())
-        .ok_or("no version in the metadata")?;
-    let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| format!("{e:?}"))?;
+        .ok_or_else(|| bad("no version in the metadata".into()))?;
+    let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| bad(format!("{e:?}")))?;
     let mut tensors = Vec::new();
     for (name, view) in file.tensors() {
         if view.dtype() != safetensors::Dtype::F32 {
-            return Err(format!("{name} is {:?}, not f32", view.dtype()));
+            return Err(bad(format!("{name} is {:?}, not f32", view.dtype())));
         }
         let data = view.data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
         tensors.push((name, view.shape().iter().map(|&d| d as i64).collect(), data));

@@ -161,7 +161,7 @@ impl Session {
 
     /// Bids or plays the person's entry, as the game asks: a bid (`pass`, `2`, `bid 2`) while
     /// bidding, else a play; returns what was done, in words (`bid 2`, `pass`, `33`).
-    pub fn act_human(&mut self, entry: &str) -> Result<String, String> {
+    pub fn act_human(&mut self, entry: &str) -> Result<String, Refused> {
         if self.bidding() {
             return self.bid_human(entry).map(|b| if b == 0 { "pass".into() } else { format!("bid {b}") });
         }
@@ -170,34 +170,34 @@ impl Session {
 
     /// Plays the person's entry (`33`, `t9J87`, `pass`); a rejected entry changes nothing and
     /// says why.
-    pub fn play_human(&mut self, entry: &str) -> Result<Play, String> {
+    pub fn play_human(&mut self, entry: &str) -> Result<Play, Refused> {
         if !self.awaits_human() {
-            return Err(if self.is_over() { "the game is over".into() } else { "it is not your turn".into() });
+            return Err(Refused::new(if self.is_over() { "the game is over" } else { "it is not your turn" }));
         }
         let play = check_entry(&self.state, entry)?;
-        self.state.apply_play(play).map_err(|e| e.to_string())?;
+        self.state.apply_play(play).map_err(|e| Refused(e.to_string()))?;
         Ok(play)
     }
 
     /// Makes the person's bid (`pass`, `0`–`3`, `bid 2`); a refused one changes nothing.
-    pub fn bid_human(&mut self, entry: &str) -> Result<u8, String> {
+    pub fn bid_human(&mut self, entry: &str) -> Result<u8, Refused> {
         if !self.awaits_human() || !self.bidding() {
-            return Err("it is not your turn to bid".into());
+            return Err(Refused::new("it is not your turn to bid"));
         }
         let text = entry.trim().to_ascii_lowercase();
         let text = text.strip_prefix("bid").unwrap_or(&text).trim();
         let bid = match text {
             "pass" | "0" => 0,
-            t => t.parse::<u8>().map_err(|_| format!("{entry:?} is not a bid: type pass, 1, 2 or 3"))?,
+            t => t.parse::<u8>().map_err(|_| Refused(format!("{entry:?} is not a bid: type pass, 1, 2 or 3")))?,
         };
         let legal = self.state.legal_bids_vec();
         if !legal.contains(&bid) {
             let high = self.state.bids().iter().max().copied().unwrap_or(0);
-            return Err(format!(
+            return Err(Refused(format!(
                 "bid {bid} is not allowed: pass, or bid above the highest bid so far ({high}), at most 3"
-            ));
+            )));
         }
-        self.state.apply_action(Action::Bid(bid)).map_err(|e| e.to_string())?;
+        self.state.apply_action(Action::Bid(bid)).map_err(|e| Refused(e.to_string()))?;
         Ok(bid)
     }
 
@@ -258,24 +258,24 @@ fn append_line(file: &Path, text: &str) -> std::io::Result<()> {
 
 /// Reads a person's entry as a play of the current player, with the reason when it is not one:
 /// the notation, the cards held, the type, and whether it beats the play on the table.
-pub fn check_entry(state: &State, entry: &str) -> Result<Play, String> {
+pub fn check_entry(state: &State, entry: &str) -> Result<Play, Refused> {
     let text: String = entry.trim().to_ascii_uppercase().replace("10", "T").split([' ', ',']).collect();
     if text.is_empty() {
-        return Err("type a play such as 33 or 34567, or pass".into());
+        return Err(Refused::new("type a play such as 33 or 34567, or pass"));
     }
-    let cards = Counts::parse(&text).map_err(|e| e.to_string())?;
+    let cards = Counts::parse(&text).map_err(|e| Refused(e.to_string()))?;
     let rival = state.rival().map(|r| r.play);
     if cards.is_empty() {
-        return if rival.is_some() { Ok(Play::PASS) } else { Err("a pass is not allowed when you lead".into()) };
+        return if rival.is_some() { Ok(Play::PASS) } else { Err(Refused::new("a pass is not allowed when you lead")) };
     }
-    let seat = state.current_player().ok_or("the game is over")?;
+    let seat = state.current_player().ok_or(Refused::new("the game is over"))?;
     let hand = state.hand(seat);
     if let Some((rank, held)) = (0..15u8).map(|r| (r, hand.get(r))).find(|&(r, held)| cards.get(r) > held) {
-        return Err(format!("you hold {}", count_of(rank, held)));
+        return Err(Refused(format!("you hold {}", count_of(rank, held))));
     }
-    let play = classify(cards).ok_or_else(|| format!("{cards} is not a play (see `help` for the types)"))?;
+    let play = classify(cards).ok_or_else(|| Refused(format!("{cards} is not a play (see `help` for the types)")))?;
     match rival {
-        Some(r) if !play.beats(&r) => Err(why_not_beaten(&play, &r)),
+        Some(r) if !play.beats(&r) => Err(Refused(why_not_beaten(&play, &r))),
         _ => Ok(play),
     }
 }
@@ -426,26 +426,51 @@ pub fn cards_in_hand(state: &State, seat: u8) -> Vec<Card> {
     cards
 }
 
+/// Why the person's entry (a play or a bid) was refused, in words a person reads; the game is
+/// as it was.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+impl Refused {
+    fn new(reason: &str) -> Refused {
+        Refused(reason.to_string())
+    }
+}
+
+/// A game's setup that cannot be: an unknown seat, or agents that are not one or two specs.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("unknown seat {0:?}: use landlord, landlord_down, landlord_up or random")]
+    Seat(String),
+    #[error("agent {spec:?}: {source}")]
+    Agent {
+        spec: String,
+        #[source]
+        source: AgentError,
+    },
+    #[error("{0} agents given: give one (for both seats) or two, comma-separated")]
+    AgentCount(usize),
+}
+
 /// A seat by role name, or `random` (drawn from `seed`).
-pub fn parse_seat(text: &str, seed: u64) -> Result<u8, String> {
+pub fn parse_seat(text: &str, seed: u64) -> Result<u8, SetupError> {
     match text {
         "random" => Ok((seed % 3) as u8),
-        _ => Role::parse(text)
-            .map(|r| r.index() as u8)
-            .ok_or_else(|| format!("unknown seat {text:?}: use landlord, landlord_down, landlord_up or random")),
+        _ => Role::parse(text).map(|r| r.index() as u8).ok_or_else(|| SetupError::Seat(text.to_string())),
     }
 }
 
 /// One or two agent specs for the other two seats (one spec plays both).
-pub fn parse_agents(text: &str) -> Result<[AgentSpec; 2], String> {
+pub fn parse_agents(text: &str) -> Result<[AgentSpec; 2], SetupError> {
     let specs: Vec<AgentSpec> = text
         .split(',')
-        .map(|s| s.trim().parse::<AgentSpec>().map_err(|e| format!("agent {s:?}: {e}")))
+        .map(|s| s.trim().parse::<AgentSpec>().map_err(|source| SetupError::Agent { spec: s.to_string(), source }))
         .collect::<Result<_, _>>()?;
     match specs.as_slice() {
         [one] => Ok([one.clone(), one.clone()]),
         [a, b] => Ok([a.clone(), b.clone()]),
-        _ => Err(format!("{} agents given: give one (for both seats) or two, comma-separated", specs.len())),
+        _ => Err(SetupError::AgentCount(specs.len())),
     }
 }
 
@@ -463,17 +488,17 @@ mod tests {
     fn entries_are_read_leniently_and_rejected_with_reasons() {
         let mut s = session(0);
         let hand = s.state.hand(0);
-        assert_eq!(check_entry(&s.state, "pass").unwrap_err(), "a pass is not allowed when you lead");
+        assert_eq!(check_entry(&s.state, "pass").unwrap_err().0, "a pass is not allowed when you lead");
         let missing = (0..15u8).find(|&r| hand.get(r) == 0).unwrap();
         let text = format!("{}", rank_char(missing));
-        assert_eq!(check_entry(&s.state, &text).unwrap_err(), format!("you hold no {text}"));
+        assert_eq!(check_entry(&s.state, &text).unwrap_err().0, format!("you hold no {text}"));
         let (low, _) = hand.iter().next().unwrap();
         let lower = rank_char(low).to_ascii_lowercase().to_string();
         assert_eq!(check_entry(&s.state, &lower).unwrap().to_string(), rank_char(low).to_string());
-        assert!(check_entry(&s.state, "x").unwrap_err().contains("unknown card"));
+        assert!(check_entry(&s.state, "x").unwrap_err().0.contains("unknown card"));
         let played = s.play_human(&lower).unwrap();
         assert_eq!(played.cards.len(), 1);
-        assert!(s.play_human("3").unwrap_err().contains("not your turn"));
+        assert!(s.play_human("3").unwrap_err().0.contains("not your turn"));
     }
 
     #[test]
@@ -487,8 +512,8 @@ mod tests {
             if !s.bidding() {
                 continue; // someone bid 3 before the person
             }
-            assert!(s.bid_human("4").unwrap_err().contains("not allowed"));
-            assert!(s.bid_human("two").unwrap_err().contains("not a bid"));
+            assert!(s.bid_human("4").unwrap_err().0.contains("not allowed"));
+            assert!(s.bid_human("two").unwrap_err().0.contains("not a bid"));
             assert_eq!(s.bid_human("pass"), Ok(0));
             events.extend(s.play_agents());
             if events.contains(&Event::Redeal) {
@@ -513,7 +538,7 @@ mod tests {
         let hand = state.hand(1);
         let (solo, _) = hand.iter().last().unwrap();
         let e = check_entry(&state, &rank_char(solo).to_string()).unwrap_err();
-        assert!(e.contains("a solo cannot answer a pair"), "{e}");
+        assert!(e.0.contains("a solo cannot answer a pair"), "{e}");
     }
 
     #[test]

@@ -146,12 +146,14 @@ fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Scre
         _ if session.bidding() => match session.bid_human(entry) {
             Ok(0) => writeln!(out, "  you: pass"),
             Ok(bid) => writeln!(out, "  you: bid {bid}"),
-            Err(reason) => writeln!(out, "{}", screen.paint("33", &format!("Not bid: {}. Try again.", brief(&reason)))),
+            Err(reason) => {
+                writeln!(out, "{}", screen.paint("33", &format!("Not bid: {}. Try again.", brief(&reason.0))))
+            }
         },
         _ => match session.play_human(entry) {
             Ok(play) => writeln!(out, "  you: {play}"),
             Err(reason) => {
-                writeln!(out, "{}", screen.paint("33", &format!("Not played: {}. Try again.", brief(&reason))))
+                writeln!(out, "{}", screen.paint("33", &format!("Not played: {}. Try again.", brief(&reason.0))))
             }
         },
     }

@@ -290,8 +290,8 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
         })?,
         None => generate_deals(1, seed).remove(0),
     };
-    let seat =
-        parse_seat(body.seat.as_deref().unwrap_or("random"), seed).map_err(|e| ApiError(StatusCode::BAD_REQUEST, e))?;
+    let seat = parse_seat(body.seat.as_deref().unwrap_or("random"), seed)
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
     make_room(&app)?;
     let agents = app.config.agents.clone();
     let rules = crate::play::rules(app.config.bidding, seed);
@@ -378,7 +378,7 @@ async fn play(
     let session = session_of(&app, &id)?;
     let (view, plays, over) = blocking(move || {
         let mut s = lock(&session);
-        s.act_human(&body.play).map_err(|reason| ApiError(StatusCode::BAD_REQUEST, reason))?;
+        s.act_human(&body.play).map_err(|reason| ApiError(StatusCode::BAD_REQUEST, reason.0))?;
         let plays = s.play_agents();
         Ok((s.view(), plays, s.is_over()))
     })

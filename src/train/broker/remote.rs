@@ -258,7 +258,7 @@ impl Remote {
         let loaded = weights_from_bytes(&play).and_then(|w| match (bidding, bid) {
             (false, _) => Ok((w, None)),
             (true, Some(b)) => weights_from_bytes(&b).map(|b| (w, Some(b))),
-            (true, None) => Err("no bidding weights beside them".into()),
+            (true, None) => Err(crate::model::WeightsError::Bytes("no bidding weights beside them".into())),
         });
         match loaded {
             Ok((w, bid)) => {
