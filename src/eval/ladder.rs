@@ -60,6 +60,7 @@ pub const DEFAULT_ROSTER: &[&str] = &[
     "dmc-bid-1h=checkpoint:models/dmc-bid-1h/model.safetensors",
     "dmc-td-2h=checkpoint:models/dmc-td-2h/model.safetensors",
     "dmc-rule-2h=checkpoint:models/dmc-rule-2h/model.safetensors",
+    "dmc-default-2h=checkpoint:models/dmc-default-2h/model.safetensors",
     "auto=auto:models/dmc-rule-2h/model.safetensors",
 ];
 
