@@ -15,7 +15,11 @@ separate venv (.venv-bench) on first use, away from the project's venv.
 - rlcard: games of RLCard's doudizhu environment, random legal actions in every seat;
 - vecenv_mask / vecenv_ids: learner decisions/s of ddz.VecEnv(256, opponents="random") with
   features and masks (or candidate lists), the learner taking the first legal play;
-- vecenv_selfplay_ids: the same in self-play (seat="all": every decision is the learner's).
+- vecenv_selfplay_ids: the same in self-play (seat="all": every decision is the learner's);
+- vecenv_rule_ids / vecenv_net_ids: VecEnv(256, legal="ids") with rule opponents, or with the
+  default network (models/dmc-default-2h) as both opponents, played by one `ddz bot` process
+  that inherits the pin to CPU 0 and gets every round's waiting decisions in one line; these
+  report the opponents' decisions/s as well.
 """
 
 import argparse
@@ -33,6 +37,7 @@ from bench_reference import random_game  # the same loop drives both State APIs
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_VENV = ROOT / ".venv-bench"
 REFERENCES = ["open_spiel==2.0.2", "rlcard==1.2.0", "numpy<2"]
+NETWORK = ROOT / "models" / "dmc-default-2h"  # the default network of play, serve and bot
 
 
 def timed(seconds, one_game):
@@ -112,15 +117,15 @@ def worker_rlcard(seconds, seed):
     return timed(seconds, one_game)
 
 
-def vecenv(seconds, seed, legal, seat="landlord"):
+def vecenv(seconds, seed, legal, seat="landlord", opponents="random"):
     import numpy as np
 
     import ddz
 
     n = 256
-    env = ddz.VecEnv(n, seed=seed, seat=seat, opponents="random", legal=legal)
+    env = ddz.VecEnv(n, seed=seed, seat=seat, opponents=opponents, legal=legal)
     obs, plays, _ = env.reset()
-    decisions, games = 0, 0
+    decisions, games, before = 0, 0, env.opponent_decisions
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         first = plays.argmax(axis=1) if legal == "mask" else plays[:, 0]
@@ -128,7 +133,8 @@ def vecenv(seconds, seed, legal, seat="landlord"):
         decisions += n
         games += int(dones.sum())
     elapsed = time.perf_counter() - start
-    return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed}
+    opponent = (env.opponent_decisions - before) / elapsed
+    return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed, "opponent_decisions_per_s": opponent}
 
 
 WORKERS = {
@@ -140,6 +146,8 @@ WORKERS = {
     "vecenv_mask": lambda s, seed: vecenv(s, seed, "mask"),
     "vecenv_ids": lambda s, seed: vecenv(s, seed, "ids"),
     "vecenv_selfplay_ids": lambda s, seed: vecenv(s, seed, "ids", seat="all"),
+    "vecenv_rule_ids": lambda s, seed: vecenv(s, seed, "ids", opponents="rule"),
+    "vecenv_net_ids": lambda s, seed: vecenv(s, seed, "ids", opponents=f"checkpoint:{NETWORK}"),
 }
 IN_BENCH_VENV = {"pyspiel", "rlcard"}
 
@@ -176,6 +184,8 @@ def summarise(results):
         "vecenv_ids_over_state_api_decisions": med["vecenv_ids"]["decisions_per_s"] / med["state_api"]["decisions_per_s"],
         "vecenv_selfplay_ids_over_state_api_decisions": med["vecenv_selfplay_ids"]["decisions_per_s"]
         / med["state_api"]["decisions_per_s"],
+        "vecenv_net_over_rule_opponent_decisions": med["vecenv_net_ids"]["opponent_decisions_per_s"]
+        / med["vecenv_rule_ids"]["opponent_decisions_per_s"],
         "vecenv_mask_over_state_api_features_decisions": med["vecenv_mask"]["decisions_per_s"]
         / med["state_api_features"]["decisions_per_s"],
     }
@@ -201,9 +211,10 @@ def main():
             results[name].append(run_worker(name, args.seconds, args.seed + r, bench_python))
             print(f"run {r + 1}/{args.runs} {name}: {results[name][-1]}", file=sys.stderr)
     med, ratios = summarise(results)
-    print(f"{'program':<20} {'games/s':>12} {'decisions/s':>14}")
+    print(f"{'program':<20} {'games/s':>12} {'decisions/s':>14} {'opponents/s':>12}")
     for name, m in med.items():
-        print(f"{name:<20} {m['games_per_s']:>12,.0f} {m['decisions_per_s']:>14,.0f}")
+        opp = f"{m['opponent_decisions_per_s']:>12,.0f}" if "opponent_decisions_per_s" in m else ""
+        print(f"{name:<20} {m['games_per_s']:>12,.0f} {m['decisions_per_s']:>14,.0f} {opp}")
     for k, v in ratios.items():
         print(f"{k}: {v:.1f}x")
     if args.json:

@@ -16,10 +16,10 @@
 //! `{"response":n}`, and its first play request adds `landlord`, `pos` and `finalbid`.
 
 use crate::agents::bot_client::{BidRequest, PlayRequest as NativeRequest};
-use crate::agents::{Agent, decide};
+use crate::agents::{Agent, Query, decide};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
-use crate::lines::serve_json_lines;
+use crate::lines::{brief, serve_json_lines};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -159,16 +159,66 @@ fn seed_of(text: &str) -> u64 {
 
 /// Answers one native request: `{"bid":n}` to a bid request (it has `seat_index`),
 /// `{"play":"…"}` to a play request.
+/// A line that is a JSON array of requests gets the array of their answers ([`answer_batch`]).
 pub fn answer_native_json(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
-    // Parsed once; the kind of request is a key of the object, not text found in the line.
-    let bad = |e: serde_json::Error| BotError::BadRequest(e.to_string());
-    let value: serde_json::Value = serde_json::from_str(line).map_err(bad)?;
-    if value.get("seat_index").is_some() {
-        let req: BidRequest = serde_json::from_value(value).map_err(bad)?;
-        return bid_request(agent, req, seed_of(line)).map(|bid| serde_json::json!({ "bid": bid }));
+    if line.trim_start().starts_with('[') {
+        return answer_batch(agent, line);
     }
-    let req: NativeRequest = serde_json::from_value(value).map_err(bad)?;
-    play_request(agent, req, seed_of(line)).map(|play| serde_json::json!({ "play": play }))
+    match parse_request(line)? {
+        Request::Bid(req) => bid_request(agent, req, seed_of(line)).map(|bid| serde_json::json!({ "bid": bid })),
+        Request::Play(req) => play_request(agent, req, seed_of(line)).map(|play| serde_json::json!({ "play": play })),
+    }
+}
+
+enum Request {
+    Bid(BidRequest),
+    Play(NativeRequest),
+}
+
+/// A request of the native protocol, told by its keys (parsed once: the kind of request is a
+/// key of the object, not text found in the line).
+fn parse_request(text: &str) -> Result<Request, BotError> {
+    let bad = |e: serde_json::Error| BotError::BadRequest(e.to_string());
+    let value: serde_json::Value = serde_json::from_str(text).map_err(bad)?;
+    if value.get("seat_index").is_some() {
+        return serde_json::from_value(value).map(Request::Bid).map_err(bad);
+    }
+    serde_json::from_value(value).map(Request::Play).map_err(bad)
+}
+
+/// A batch: a JSON array of requests → the array of their answers in order, each the answer
+/// the request alone would get (its seed is drawn from its own text, so the same request gets
+/// the same answer either way); one that cannot be answered gets `{"error":"request k: …"}` in
+/// its place. The play requests go to the agent together: a network answers them in one
+/// forward pass.
+fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
+    let items: Vec<Box<serde_json::value::RawValue>> =
+        serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    let mut answers: Vec<Result<serde_json::Value, BotError>> = Vec::with_capacity(items.len());
+    let mut plays: Vec<(usize, State, Vec<Play>, u64)> = Vec::new();
+    for (k, item) in items.iter().enumerate() {
+        let (text, seed) = (item.get(), seed_of(item.get()));
+        answers.push(match parse_request(text) {
+            Ok(Request::Bid(req)) => bid_request(agent, req, seed).map(|bid| serde_json::json!({ "bid": bid })),
+            Ok(Request::Play(req)) => play_state(req, seed).map(|state| {
+                let mut legal = Vec::new();
+                state.legal_plays_into(&mut legal);
+                plays.push((k, state, legal, seed));
+                serde_json::Value::Null // answered below
+            }),
+            Err(e) => Err(e),
+        });
+    }
+    let queries: Vec<Query> = plays.iter().map(|(_, state, plays, seed)| Query { state, plays, seed: *seed }).collect();
+    let picks = agent.try_choose_many(&queries).map_err(|f| BotError::Impossible(f.to_string()))?;
+    for ((k, _, legal, _), pick) in plays.iter().zip(picks) {
+        let play = legal.get(pick).copied().unwrap_or_else(|| illegal_answer(agent, legal));
+        answers[*k] = Ok(serde_json::json!({ "play": play.to_string() }));
+    }
+    let answer = |(k, a): (usize, Result<serde_json::Value, BotError>)| {
+        a.unwrap_or_else(|e| serde_json::json!({ "error": format!("request {}: {}", k + 1, brief(&e.to_string())) }))
+    };
+    Ok(serde_json::Value::Array(answers.into_iter().enumerate().map(answer).collect()))
 }
 
 /// Answers a bid request with the agent's bid (0 = pass). The other hands are dealt at random
@@ -300,14 +350,21 @@ fn choose(agent: &mut dyn Agent, state: &State) -> Play {
     state.legal_plays_into(&mut plays);
     let decision = decide(agent, state, &plays);
     if decision.illegal {
-        eprintln!(
-            "ddz bot: {} answered outside the {} legal plays; played {} instead",
-            agent.name(),
-            plays.len(),
-            decision.play
-        );
+        return illegal_answer(agent, &plays);
     }
     decision.play
+}
+
+/// What an answer outside the legal plays becomes: the first legal play (pass, when
+/// following), said on stderr, so that the game goes on.
+fn illegal_answer(agent: &dyn Agent, plays: &[Play]) -> Play {
+    eprintln!(
+        "ddz bot: {} answered outside the {} legal plays; played {} instead",
+        agent.name(),
+        plays.len(),
+        plays[0]
+    );
+    plays[0]
 }
 
 /// A Botzone game in progress: what the previous requests and our answers said.
@@ -740,6 +797,30 @@ mod tests {
         let bid = r#"{"seat_index":0,"hand":"33344567789TJQKA2","bids":[]}"#;
         let bids: Vec<u8> = (0..5).map(|_| answer_bid(&mut agent, bid).unwrap()).collect();
         assert!(bids.iter().all(|b| *b == bids[0]), "{bids:?}");
+    }
+
+    #[test]
+    fn a_batch_line_gets_each_request_the_answer_it_gets_alone() {
+        // A drawing agent: each answer's draws come from its request's own text, in a batch too.
+        let mut agent = crate::agents::RandomAgent::new(1);
+        let lead = r#"{"seat":"landlord","hand":"33344567789TJQKA22BR","bottom":"3BR","history":[]}"#;
+        let follow =
+            r#"{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord","3"]]}"#;
+        let bid = r#"{"seat_index":0,"hand":"33344567789TJQKA2","bids":[]}"#;
+        let bad = r#"{"seat":"nobody","hand":"3","bottom":"3BR","history":[]}"#;
+        let line = format!("[{lead}, {bid},{bad} , {follow}]");
+        let answers = answer_native_json(&mut agent, &line).unwrap();
+        let answers = answers.as_array().unwrap();
+        assert_eq!(answers.len(), 4);
+        assert_eq!(answers[0], answer_native_json(&mut agent, lead).unwrap());
+        assert_eq!(answers[1], answer_native_json(&mut agent, bid).unwrap());
+        let e = answers[2]["error"].as_str().unwrap();
+        assert!(e.starts_with("request 3: ") && e.contains("unknown seat"), "{e}");
+        assert_eq!(answers[3], answer_native_json(&mut agent, follow).unwrap());
+        assert_eq!(answer_native_json(&mut agent, " []").unwrap(), serde_json::json!([]));
+        assert!(answer_native_json(&mut agent, "[1,").unwrap_err().to_string().starts_with("bad request"));
+        let e = answer_native_json(&mut agent, "[1]").unwrap();
+        assert!(e[0]["error"].as_str().unwrap().starts_with("request 1: bad request"), "{e}");
     }
 
     #[test]

@@ -93,3 +93,64 @@ fn ddz_eval_names_the_failing_bot_and_exits_non_zero() {
     assert!(!out.status.success());
     assert!(err.contains("proxy.py nonsense 2") && err.contains("not a JSON object"), "{err}");
 }
+
+#[test]
+fn a_ddz_bot_answers_a_batch_in_one_line_as_it_answers_one_at_a_time() {
+    use ddz::agents::{Agent, BotAgent, BotSettings, Query, RandomAgent};
+    use ddz::game::{MoveList, State};
+    use rand::SeedableRng;
+    // Positions from seeded random games at every stage, each seen by the seat to act.
+    let (mut rng, mut random) = (rand::rngs::StdRng::seed_from_u64(5), RandomAgent::new(5));
+    let mut positions: Vec<(State, MoveList)> = Vec::new();
+    for _ in 0..8 {
+        let mut state = State::new(Default::default());
+        state.deal_random(&mut rng);
+        while !state.is_terminal() {
+            let mut plays = MoveList::new();
+            state.legal_plays_into(&mut plays);
+            positions.push((state.clone(), plays.clone()));
+            let k = random.choose(&state, &plays);
+            state.apply_play(plays[k]).unwrap();
+        }
+    }
+    let queries: Vec<Query> = positions.iter().map(|(s, p)| Query { state: s, plays: p, seed: 0 }).collect();
+    let network = format!("checkpoint:{}/models/dmc-td-2h", env!("CARGO_MANIFEST_DIR"));
+    for spec in ["rule", network.as_str(), "random"] {
+        let mut batched = BotAgent::ddz_bot(ddz(), spec, BotSettings::default());
+        let picks = batched.try_choose_many(&queries).unwrap();
+        let one_line_each =
+            BotAgent::new(&format!("{} bot --agent {spec}", ddz()), BotSettings::default(), spec.into());
+        let mut one_line_each = one_line_each;
+        let single: Vec<usize> = positions.iter().map(|(s, p)| one_line_each.try_choose(s, p).unwrap()).collect();
+        assert_eq!(picks, single, "{spec}");
+        let mut local = spec.parse::<AgentSpec>().unwrap().build().unwrap();
+        let direct: Vec<usize> = positions.iter().map(|(s, p)| local.choose(s, p)).collect();
+        if spec != "random" {
+            // The random agent draws from the bot's seed, the request's own text.
+            assert_eq!(picks, direct, "{spec}: the bot plays as the agent does in this process");
+        }
+    }
+    assert!(positions.len() > 200, "{}", positions.len());
+}
+
+#[test]
+fn a_batch_to_a_bot_that_fails_is_a_fault_naming_the_bot() {
+    use ddz::agents::{Agent, BotAgent, BotSettings, Fault, Query};
+    use ddz::game::{MoveList, State};
+    use rand::SeedableRng;
+    let mut state = State::new(Default::default());
+    state.deal_random(&mut rand::rngs::StdRng::seed_from_u64(1));
+    let mut plays = MoveList::new();
+    state.legal_plays_into(&mut plays);
+    let queries = [Query { state: &state, plays: &plays, seed: 0 }];
+    let mut missing = BotAgent::ddz_bot(ddz(), "checkpoint:/no/such/model", BotSettings::default());
+    for answer in [missing.start(), missing.try_choose_many(&queries).map(|_| ())] {
+        match answer {
+            Err(Fault::Failed(why)) => assert!(why.contains("/no/such/model") && why.contains("bot --agent"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    let mut rule = BotAgent::ddz_bot(ddz(), "rule", BotSettings::default());
+    rule.start().unwrap();
+    assert_eq!(rule.try_choose_many(&[]).unwrap(), Vec::<usize>::new());
+}

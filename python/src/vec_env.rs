@@ -1,22 +1,25 @@
 //! `VecEnv`: N games stepped in Rust per call, batched numpy arrays out, no Python loop per game.
 //!
-//! The learner plays one seat in every game; the other two seats are rule or random agents that
-//! play inside `step` until the learner is to act again. In self-play (`seat="all"`) the learner
-//! makes every decision of every seat and `seats` says whose each row is. A finished game is reset at once: the
-//! k-th game the environment deals (counting every environment's games, in environment order at
-//! construction and at `reset`, then in the order they finish) is dealt from `seed + k`, exactly
-//! as `Game.new_dealt_state(seed + k)` deals.
+//! The learner plays one seat in every game; the other two seats are played inside `step` until
+//! the learner is to act again, by rule or random agents in this process or by any other agent
+//! (a network, a search) in one `ddz bot` process that gets the waiting decisions of all the
+//! games in one line. In self-play (`seat="all"`) the learner makes every decision of every
+//! seat and `seats` says whose each row is. A finished game is reset at once: the k-th game the
+//! environment deals (counting every environment's games, in row order at construction and at
+//! `reset`, then in the order they finish) is dealt from `seed + k`, exactly as
+//! `Game.new_dealt_state(seed + k)` deals.
 //!
 //! The legal plays come as masks over the action table (`legal="mask"`), or as candidate lists
 //! (`legal="ids"`: an int32 array `[n, k]` of play ids, padded with −1, k the longest list of
 //! the batch), which is much smaller: a mask row is 27,472 bytes, a game has a few dozen plays.
 
-use crate::spiel::{Game, dealt, value_error};
-use ddz::agents::{Agent, RandomAgent, RuleAgent};
+use crate::spiel::{Game, State as PyState, dealt, value_error};
+use ddz::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent};
 use ddz::encode::{STATE_DIM, encode_state};
 use ddz::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, State};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
+use std::time::Duration;
 
 /// Which seat the learner takes in each new game.
 #[derive(Clone, Copy)]
@@ -28,22 +31,32 @@ enum SeatChoice {
     All,
 }
 
-/// An opponent: concrete types, so that the environment is `Sync` as pyo3 requires.
-enum Opponent {
+/// An in-process opponent: concrete types, so that the environment is `Sync` as pyo3 requires.
+enum Local {
     Rule(RuleAgent),
     Random(RandomAgent),
 }
 
-impl Opponent {
+impl Local {
     fn agent(&mut self) -> &mut dyn Agent {
         match self {
-            Opponent::Rule(a) => a,
-            Opponent::Random(a) => a,
+            Local::Rule(a) => a,
+            Local::Random(a) => a,
         }
     }
 }
 
-/// One game, with the learner's legal plays once it is the learner's turn.
+/// Who plays the seats that are not the learner's.
+enum Opponents {
+    /// In-process agents, one per seat, asked each decision as it comes.
+    Local(Vec<Local>),
+    /// One `ddz bot --agent SPEC` process for every seat, asked for the waiting decisions of
+    /// all the games in one line per round (a network answers them in one forward pass). It
+    /// gets each seat's view only and deals the hidden cards for itself.
+    Bot(Box<BotAgent>),
+}
+
+/// One game, with the legal plays of the seat to act.
 struct Slot {
     state: State,
     seat: u8,
@@ -55,29 +68,24 @@ struct Slot {
 pub struct VecEnv {
     config: GameConfig,
     seat: SeatChoice,
-    /// One agent per seat.
-    opponents: Vec<Opponent>,
+    opponents: Opponents,
     slots: Vec<Slot>,
     seed: u64,
     dealt: u64,
     masks: bool,
+    /// Decisions the opponents made so far.
+    opponent_decisions: u64,
 }
 
-/// The opponents play until the learner is to act or the game is over; then the learner's
-/// legal plays are kept in the slot. In self-play the learner is whoever is to act.
-fn play_opponents(opponents: &mut [Opponent], slot: &mut Slot, self_play: bool) {
-    if self_play && let Some(p) = slot.state.current_player() {
-        slot.seat = p;
-    }
-    while let Some(p) = slot.state.current_player().filter(|&p| p != slot.seat) {
-        slot.state.legal_plays_into(&mut slot.legal);
-        let k = opponents[p as usize].agent().choose(&slot.state, &slot.legal).min(slot.legal.len() - 1);
-        slot.state.apply_play(slot.legal[k]).expect("a legal play applies");
-    }
-    slot.state.legal_plays_into(&mut slot.legal);
+/// What a step's finished games gave: each row's reward (each seat's in self-play) and whether
+/// a game of that row ended.
+struct Outcome {
+    rewards: Vec<f32>,
+    dones: Vec<bool>,
 }
 
 impl VecEnv {
+    /// Deals the next game (the opponents have not moved yet).
     fn new_game(&mut self) -> Slot {
         let k = self.dealt;
         self.dealt += 1;
@@ -86,10 +94,62 @@ impl VecEnv {
             SeatChoice::Rotate => (k % 3) as u8,
             SeatChoice::All => 0,
         };
-        let mut slot = Slot { state: dealt(&self.config, self.seed.wrapping_add(k)), seat, legal: MoveList::new() };
+        Slot { state: dealt(&self.config, self.seed.wrapping_add(k)), seat, legal: MoveList::new() }
+    }
+
+    /// Moves every game on to the learner's next decision: in-process opponents play at once,
+    /// a bot's decisions of all the games waiting for it are asked in one batch per round, and a
+    /// finished game is scored into `out` (None: not counted) and dealt again, in row order.
+    fn settle(&mut self, mut out: Option<&mut Outcome>) -> Result<(), Fault> {
+        loop {
+            let waiting: Vec<usize> = (0..self.slots.len()).filter(|&i| self.settle_row(i, &mut out)).collect();
+            let VecEnv { opponents: Opponents::Bot(bot), slots, opponent_decisions, .. } = self else { return Ok(()) };
+            if waiting.is_empty() {
+                return Ok(());
+            }
+            let queries: Vec<Query> =
+                waiting.iter().map(|&i| Query { state: &slots[i].state, plays: &slots[i].legal, seed: 0 }).collect();
+            let picks = bot.try_choose_many(&queries)?;
+            *opponent_decisions += waiting.len() as u64;
+            for (&i, k) in waiting.iter().zip(picks) {
+                let slot = &mut slots[i];
+                slot.state.apply_play(slot.legal[k]).expect("the bot's play is one of the legal plays");
+            }
+        }
+    }
+
+    /// Plays row `i` on until the learner is to act (false) or the bot is (true).
+    fn settle_row(&mut self, i: usize, out: &mut Option<&mut Outcome>) -> bool {
         let self_play = self.self_play();
-        play_opponents(&mut self.opponents, &mut slot, self_play);
-        slot
+        loop {
+            let slot = &mut self.slots[i];
+            let Some(p) = slot.state.current_player() else {
+                if let Some(out) = out {
+                    let returns = slot.state.returns();
+                    if self_play {
+                        for (r, v) in out.rewards[i * 3..i * 3 + 3].iter_mut().zip(returns) {
+                            *r += v as f32;
+                        }
+                    } else {
+                        out.rewards[i] += returns[slot.seat as usize] as f32;
+                    }
+                    out.dones[i] = true;
+                }
+                self.slots[i] = self.new_game();
+                continue;
+            };
+            if self_play {
+                slot.seat = p;
+            }
+            slot.state.legal_plays_into(&mut slot.legal);
+            if p == slot.seat {
+                return false;
+            }
+            let Opponents::Local(agents) = &mut self.opponents else { return true };
+            let k = agents[p as usize].agent().choose(&slot.state, &slot.legal).min(slot.legal.len() - 1);
+            slot.state.apply_play(slot.legal[k]).expect("a legal play applies");
+            self.opponent_decisions += 1;
+        }
     }
 
     /// Features and the legal plays (mask or candidate list) of every game, and the seats.
@@ -137,35 +197,39 @@ impl VecEnv {
         Ok(out)
     }
 
+    /// Deals a new game in every row (`n` of them, continuing the deal count) and settles them.
+    fn deal_all(&mut self, py: Python<'_>, n: usize) -> PyResult<()> {
+        self.slots.clear();
+        for _ in 0..n {
+            let slot = self.new_game();
+            self.slots.push(slot);
+        }
+        py.detach(|| self.settle(None)).map_err(|f| agent_error(py, f))
+    }
+
     fn self_play(&self) -> bool {
         matches!(self.seat, SeatChoice::All)
     }
 
-    /// Plays the learner's plays and the opponents' answers; returns the rewards (one per
-    /// game, or each seat's in self-play) and which games ended.
-    fn advance(&mut self, plays: &[Play]) -> (Vec<f32>, Vec<bool>) {
+    /// Plays the learner's plays and the opponents' answers; what the games that ended gave.
+    fn advance(&mut self, plays: &[Play]) -> Result<Outcome, Fault> {
+        let width = if self.self_play() { 3 } else { 1 };
         let n = self.slots.len();
-        let self_play = self.self_play();
-        let width = if self_play { 3 } else { 1 };
-        let (mut rewards, mut dones) = (vec![0.0f32; n * width], vec![false; n]);
-        for (i, &play) in plays.iter().enumerate() {
-            let slot = &mut self.slots[i];
+        let mut out = Outcome { rewards: vec![0.0; n * width], dones: vec![false; n] };
+        for (slot, &play) in self.slots.iter_mut().zip(plays) {
             slot.state.apply_play(play).expect("checked legal");
-            play_opponents(&mut self.opponents, slot, self_play);
-            if slot.state.is_terminal() {
-                let returns = slot.state.returns();
-                if self_play {
-                    for (r, v) in rewards[i * 3..i * 3 + 3].iter_mut().zip(returns) {
-                        *r = v as f32;
-                    }
-                } else {
-                    rewards[i] = returns[slot.seat as usize] as f32;
-                }
-                dones[i] = true;
-                self.slots[i] = self.new_game();
-            }
         }
-        (rewards, dones)
+        self.settle(Some(&mut out))?;
+        Ok(out)
+    }
+}
+
+/// A bot's failure as Python's `ddz.AgentError`.
+fn agent_error(py: Python<'_>, fault: Fault) -> PyErr {
+    let class = py.import("ddz.agent").and_then(|m| m.getattr("AgentError"));
+    match class.and_then(|c| c.call1((fault.to_string(),))) {
+        Ok(error) => PyErr::from_value(error),
+        Err(e) => e,
     }
 }
 
@@ -183,20 +247,28 @@ type StepResult<'py> = (
 
 #[pymethods]
 impl VecEnv {
-    /// `VecEnv(n, seed=0, seat="landlord", opponents="rule", game=None, legal="mask")`: `seat`
-    /// is a role name, `"rotate"` (landlord, landlord_down, landlord_up in turn over the games
-    /// dealt) or `"all"` (self-play: the learner makes every decision, rewards are `[n, 3]`);
-    /// `opponents` is `"rule"` or `"random"`; `game` a `ddz.Game` without bidding
-    /// (default win/loss); `legal` is `"mask"` or `"ids"` (candidate lists).
+    /// `VecEnv(n, seed=0, seat="landlord", opponents="rule", game=None, legal="mask",
+    /// binary=None, timeout=120.0)`: `seat` is a role name, `"rotate"` (landlord,
+    /// landlord_down, landlord_up in turn over the games dealt) or `"all"` (self-play: the
+    /// learner makes every decision, rewards are `[n, 3]`); `opponents` is `"rule"` or
+    /// `"random"` (in this process) or any other agent spec (`"checkpoint:…"`, search agents…),
+    /// played by one `ddz bot` process of the binary `binary` (found as `ddz.Agent` finds it),
+    /// asked for all the waiting decisions at once and allowed `timeout` seconds for each such
+    /// batch; `game` a `ddz.Game` without bidding (default win/loss); `legal` is `"mask"` or
+    /// `"ids"` (candidate lists).
     #[new]
-    #[pyo3(signature = (n, seed=0, seat="landlord", opponents="rule", game=None, legal="mask"))]
+    #[pyo3(signature = (n, seed=0, seat="landlord", opponents="rule", game=None, legal="mask", binary=None, timeout=120.0))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         n: usize,
         seed: u64,
         seat: &str,
         opponents: &str,
         game: Option<PyRef<'_, Game>>,
         legal: &str,
+        binary: Option<String>,
+        timeout: f64,
     ) -> PyResult<VecEnv> {
         // Each game keeps its observation, its mask over 27,472 actions and its state.
         const MOST: usize = 65_536;
@@ -215,22 +287,46 @@ impl VecEnv {
                     as u8,
             ),
         };
-        let opponents: Vec<Opponent> = match opponents {
-            "rule" => (0..3).map(|_| Opponent::Rule(RuleAgent::new())).collect(),
-            "random" => (0..3).map(|i| Opponent::Random(RandomAgent::new(seed.wrapping_add(i)))).collect(),
-            o => return Err(value_error(format!("opponents {o:?}: \"rule\" or \"random\""))),
+        let opponents = match opponents {
+            "rule" => Opponents::Local((0..3).map(|_| Local::Rule(RuleAgent::new())).collect()),
+            "random" => {
+                Opponents::Local((0..3).map(|i| Local::Random(RandomAgent::new(seed.wrapping_add(i)))).collect())
+            }
+            "" => return Err(value_error("opponents \"\": \"rule\", \"random\" or an agent spec")),
+            spec => {
+                if !(timeout.is_finite() && timeout > 0.0) {
+                    return Err(value_error(format!("timeout {timeout}: a positive number of seconds")));
+                }
+                let binary: String = py.import("ddz.agent")?.getattr("find_binary")?.call1((binary,))?.extract()?;
+                let settings = BotSettings { timeout: Duration::from_secs_f64(timeout), ..Default::default() };
+                let mut bot = BotAgent::ddz_bot(&binary, spec, settings);
+                py.detach(|| bot.start()).map_err(|f| agent_error(py, f))?;
+                Opponents::Bot(Box::new(bot))
+            }
         };
         let masks = match legal {
             "mask" => true,
             "ids" => false,
             l => return Err(value_error(format!("legal {l:?}: \"mask\" or \"ids\""))),
         };
-        let mut env = VecEnv { config, seat, opponents, slots: Vec::with_capacity(n), seed, dealt: 0, masks };
-        for _ in 0..n {
-            let slot = env.new_game();
-            env.slots.push(slot);
-        }
+        let mut env = VecEnv {
+            config,
+            seat,
+            opponents,
+            slots: Vec::with_capacity(n),
+            seed,
+            dealt: 0,
+            masks,
+            opponent_decisions: 0,
+        };
+        env.deal_all(py, n)?;
         Ok(env)
+    }
+
+    /// How many decisions the opponents have made since the environment was made.
+    #[getter]
+    fn opponent_decisions(&self) -> u64 {
+        self.opponent_decisions
     }
 
     fn __len__(&self) -> usize {
@@ -241,12 +337,15 @@ impl VecEnv {
     /// float32, legal plays (masks [n, NUM_PLAYS] bool, or ids [n, k] int32), seats [n] uint8)`.
     fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<Batch<'py>> {
         let n = self.slots.len();
-        self.slots.clear();
-        for _ in 0..n {
-            let slot = self.new_game();
-            self.slots.push(slot);
-        }
+        self.deal_all(py, n)?;
         self.batch(py)
+    }
+
+    /// Each row's game as a `ddz.State` (a copy), at the decision of the row's seat: for an
+    /// agent that acts on States, e.g. `ddz.Agent(spec).act_batch(env.states())`, whose actions
+    /// minus `FIRST_PLAY` are this environment's play ids.
+    fn states(&self) -> Vec<PyState> {
+        self.slots.iter().map(|s| PyState { inner: s.state.clone() }).collect()
     }
 
     /// Plays `actions[i]` (a play id) in game i, then the opponents; returns `(features, legal
@@ -260,7 +359,7 @@ impl VecEnv {
             return Err(value_error(format!("{} actions for {} games", actions.len(), self.slots.len())));
         }
         let plays = self.check(actions)?;
-        let (rewards, dones) = py.detach(|| self.advance(&plays));
+        let Outcome { rewards, dones } = py.detach(|| self.advance(&plays)).map_err(|f| agent_error(py, f))?;
         let (obs, legal, seats) = self.batch(py)?;
         let rewards = PyArray1::from_vec(py, rewards);
         let rewards = if self.self_play() { rewards.reshape([plays.len(), 3])?.into_any() } else { rewards.into_any() };

@@ -2,9 +2,11 @@
 
 import json
 import os
+import random
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import ddz
@@ -105,3 +107,82 @@ def test_gymnasium_opponents_by_spec_play_as_the_agent_does():
         assert start.plays() == env.state.plays() and reward == start.returns()[0]
     with pytest.raises(ddz.AgentError, match="unknown agent \"rul\""):
         DouDizhuEnv(opponents="rul")
+
+
+def positions(games: int, seed: int) -> list:
+    """States at every decision of seeded random games."""
+    game, rng, out = ddz.Game(), random.Random(seed), []
+    for k in range(games):
+        state = game.new_dealt_state(seed + k)
+        while not state.is_terminal():
+            out.append(state.clone())
+            state.apply_action(rng.choice(state.legal_actions()))
+    return out
+
+
+@pytest.mark.parametrize("spec", ["rule", "random", f"checkpoint:{NET}", f"ismcts:{NET}?sims=8"])
+def test_act_batch_answers_what_act_answers_state_by_state(spec):
+    os.chdir(ROOT)
+    states = positions(5, 11)
+    with ddz.Agent(spec, seed=3) as one, ddz.Agent(spec, seed=3) as many:
+        alone = [one.act(s) for s in states]
+        batched = many.act_batch(states)
+    assert batched == alone
+    assert all(a in s.legal_actions() for a, s in zip(batched, states))
+    assert len(set(batched)) > 20, "the answers are not all alike"
+
+
+def test_a_network_opponent_inside_vec_env_plays_as_it_does_through_the_state_api():
+    os.chdir(ROOT)
+    n, seed, spec = 6, 90, f"checkpoint:{NET}"
+    env = ddz.VecEnv(n, seed=seed, seat="landlord_down", opponents=spec, legal="ids")
+    obs, ids, seats = env.reset()
+    first_seed = seed + n  # the constructor dealt games seed..seed+n-1, reset the next n
+    rng = np.random.default_rng(5)
+    actions, seen, result = [[] for _ in range(n)], [[obs[i].copy()] for i in range(n)], [None] * n
+    while any(r is None for r in result):
+        states = env.states()
+        for i in range(n):  # each row's State is the row's decision: the same plays
+            legal = sorted(a - ddz.FIRST_PLAY for a in states[i].legal_actions())
+            assert legal == sorted(int(x) for x in ids[i] if x >= 0)
+        choice = np.array([rng.choice([int(x) for x in ids[i] if x >= 0]) for i in range(n)], dtype=np.int64)
+        obs, ids, rewards, dones, _ = env.step(choice)
+        for i in range(n):
+            if result[i] is None:
+                actions[i].append(int(choice[i]))
+                if dones[i]:
+                    result[i] = float(rewards[i])
+                else:
+                    seen[i].append(obs[i].copy())
+    with ddz.Agent(spec) as net:
+        for i in range(n):
+            state, features = ddz.Game().new_dealt_state(first_seed + i), []
+            for action in actions[i] + [None]:
+                while not state.is_terminal() and state.current_player() != 1:
+                    state.apply_action(net.act(state))
+                if state.is_terminal():
+                    break
+                features.append(state.information_state_tensor(1))
+                state.apply_action(ddz.FIRST_PLAY + action)
+            assert state.returns()[1] == result[i]
+            assert len(features) == len(seen[i]) and all(np.array_equal(a, b) for a, b in zip(features, seen[i]))
+
+
+def test_a_network_can_be_the_learner_of_vec_env_through_act_batch():
+    os.chdir(ROOT)
+    env = ddz.VecEnv(16, seed=4, seat="landlord", opponents="rule", legal="ids")
+    wins = games = 0
+    with ddz.Agent(f"checkpoint:{NET}") as net:
+        while games < 48:
+            actions = np.array(net.act_batch(env.states()), dtype=np.int64) - ddz.FIRST_PLAY
+            _, _, rewards, dones, _ = env.step(actions)
+            games += int(dones.sum())
+            wins += int((rewards[dones] > 0).sum())
+    assert wins / games > 0.5, (wins, games)  # the network beats rule as landlord most of the time
+
+
+def test_a_vec_env_whose_opponent_cannot_start_says_why():
+    with pytest.raises(ddz.AgentError, match="no/such/model"):
+        ddz.VecEnv(2, opponents="checkpoint:/no/such/model")
+    with pytest.raises(ValueError, match="timeout"):
+        ddz.VecEnv(2, opponents=f"checkpoint:{NET}", timeout=0)

@@ -143,6 +143,9 @@ impl Agent for WithBidder {
     fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, super::Fault> {
         self.inner.try_choose(state, plays)
     }
+    fn try_choose_many(&mut self, queries: &[super::Query]) -> Result<Vec<usize>, super::Fault> {
+        self.inner.try_choose_many(queries)
+    }
     fn reset(&mut self, seed: u64) {
         self.inner.reset(seed);
     }

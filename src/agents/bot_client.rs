@@ -16,7 +16,7 @@
 //! report counts it. Either way the process is stopped and started afresh for the next game:
 //! after a time-out its late answer must never be read as the answer to a later request.
 
-use super::{Agent, Fault};
+use super::{Agent, Fault, Query};
 use crate::game::{Play, State};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use serde::{Deserialize, Serialize};
@@ -112,13 +112,40 @@ struct Process {
     stdin: ChildStdin,
     lines: Receiver<std::io::Result<String>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Disconnected once the whole of stderr is read.
+    stderr_read: Receiver<()>,
+}
+
+/// How a bot's process starts.
+#[derive(Clone, Debug)]
+enum Launch {
+    /// A command line for `sh -c` (`bot:CMD`).
+    Shell(String),
+    /// A program and its arguments, without a shell.
+    Program(Vec<String>),
+}
+
+impl Launch {
+    fn command(&self) -> Command {
+        match self {
+            Launch::Shell(line) => {
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(line);
+                c
+            }
+            Launch::Program(argv) => {
+                let mut c = Command::new(&argv[0]);
+                c.args(&argv[1..]);
+                c
+            }
+        }
+    }
 }
 
 impl Process {
-    fn start(command: &str) -> Result<Process, String> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(command)
+    fn start(launch: &Launch) -> Result<Process, String> {
+        let mut child = launch
+            .command()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -139,7 +166,9 @@ impl Process {
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = Arc::clone(&tail);
+        let (read, stderr_read) = crossbeam_channel::bounded::<()>(0);
         std::thread::spawn(move || {
+            let _read = read; // dropped at the end of stderr
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 let mut t = keep.lock().unwrap_or_else(|e| e.into_inner());
                 if t.len() == STDERR_TAIL {
@@ -148,7 +177,7 @@ impl Process {
                 t.push_back(line);
             }
         });
-        Ok(Process { child, answered: false, stdin, lines, stderr: tail })
+        Ok(Process { child, answered: false, stdin, lines, stderr: tail, stderr_read })
     }
 
     /// Sends one request line and waits for one answer line.
@@ -180,6 +209,10 @@ impl Process {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        if status.is_some() {
+            // Its last words may still be in the pipe: wait for the reader to reach the end.
+            let _ = self.stderr_read.recv_timeout(Duration::from_secs(2));
+        }
         let mut out = match status {
             Some(s) => format!("; it exited ({s})"),
             None => String::new(),
@@ -208,16 +241,52 @@ impl Drop for Process {
 
 /// An agent played by an outside program over the native bot protocol.
 pub struct BotAgent {
+    launch: Launch,
+    /// The command as error messages name it.
     command: String,
     settings: BotSettings,
     name: String,
     process: Option<Process>,
+    /// The bot answers a JSON array of play requests with the array of their answers (as
+    /// `ddz bot` does), so [`Agent::try_choose_many`] is one line each way.
+    batches: bool,
 }
 
 impl BotAgent {
-    /// The agent of `command` (started on its first request), named `name` in reports.
+    /// The agent of `command` run by `sh -c` (started on its first request), named `name` in
+    /// reports.
     pub fn new(command: &str, settings: BotSettings, name: String) -> BotAgent {
-        BotAgent { command: command.to_string(), settings, name, process: None }
+        let launch = Launch::Shell(command.to_string());
+        BotAgent { launch, command: command.to_string(), settings, name, process: None, batches: false }
+    }
+
+    /// A `ddz bot --agent SPEC` process of the ddz binary `binary`, started without a shell and
+    /// asked for many decisions in one line.
+    pub fn ddz_bot(binary: &str, spec: &str, settings: BotSettings) -> BotAgent {
+        let argv = [binary, "bot", "--agent", spec].map(str::to_string).to_vec();
+        let command = format!("{binary} bot --agent {spec}");
+        BotAgent {
+            launch: Launch::Program(argv),
+            command,
+            settings,
+            name: spec.to_string(),
+            process: None,
+            batches: true,
+        }
+    }
+
+    /// Starts a batch-taking bot and waits for its answer to an empty batch, so that a bot that
+    /// cannot start (a bad spec, a missing file) fails here, with its reason, rather than at
+    /// its first decision.
+    pub fn start(&mut self) -> Result<(), Fault> {
+        let line = self.ask_process("[]").map_err(|reason| self.fault(&reason, "[]"))?;
+        match serde_json::from_str(&line) {
+            Ok(serde_json::Value::Array(a)) if a.is_empty() => Ok(()),
+            other => {
+                self.answer_object(other.ok(), &line, "[]")?;
+                Err(self.fault(&format!("answered {:?} to an empty batch", cut(&line)), "[]"))
+            }
+        }
     }
 
     /// One request and its answer as JSON. A failure stops the process (a fresh one answers the
@@ -225,8 +294,18 @@ impl BotAgent {
     /// bot's word that the game has left its rules.
     fn ask(&mut self, request: &str) -> Result<serde_json::Map<String, serde_json::Value>, Fault> {
         let line = self.ask_process(request).map_err(|reason| self.fault(&reason, request))?;
-        let Ok(serde_json::Value::Object(answer)) = serde_json::from_str(&line) else {
-            return Err(self.fault(&format!("answered {:?}, not a JSON object", cut(&line)), request));
+        self.answer_object(serde_json::from_str(&line).ok(), &line, request)
+    }
+
+    /// An answer (`text` as it came) that is an object and neither an error nor a mismatch.
+    fn answer_object(
+        &mut self,
+        value: Option<serde_json::Value>,
+        text: &str,
+        request: &str,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, Fault> {
+        let Some(serde_json::Value::Object(answer)) = value else {
+            return Err(self.fault(&format!("answered {:?}, not a JSON object", cut(text)), request));
         };
         if let Some(why) = answer.get("mismatch") {
             return Err(Fault::Mismatch(self.describe(&text_of(why), request)));
@@ -240,9 +319,26 @@ impl BotAgent {
     fn ask_process(&mut self, request: &str) -> Result<String, String> {
         let process = match &mut self.process {
             Some(process) => process,
-            none => none.insert(Process::start(&self.command)?),
+            none => none.insert(Process::start(&self.launch)?),
         };
         process.ask(request, self.settings.timeout)
+    }
+
+    /// The index among `plays` of an answer's `"play"`.
+    fn play_index(
+        &mut self,
+        answer: &serde_json::Map<String, serde_json::Value>,
+        plays: &[Play],
+        request: &str,
+    ) -> Result<usize, Fault> {
+        let text = match answer.get("play") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            _ => return Err(self.fault("answered no \"play\" string", request)),
+        };
+        let found = Play::parse(&text).ok().and_then(|p| plays.iter().position(|q| q.cards == p.cards));
+        found.ok_or_else(|| {
+            self.fault(&format!("answered {:?}, not one of the {} legal plays", cut(&text), plays.len()), request)
+        })
     }
 
     fn describe(&self, reason: &str, request: &str) -> String {
@@ -289,14 +385,39 @@ impl Agent for BotAgent {
     fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, Fault> {
         let request = serde_json::to_string(&PlayRequest::of(state)).expect("a request serialises");
         let answer = self.ask(&request)?;
-        let text = match answer.get("play") {
-            Some(serde_json::Value::String(s)) => s.clone(),
-            _ => return Err(self.fault("answered no \"play\" string", &request)),
+        self.play_index(&answer, plays, &request)
+    }
+
+    /// One line for all the queries when the bot takes batches (the seeds are the bot's own,
+    /// drawn from each request, as for a single request); else one line each.
+    fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
+        if !self.batches {
+            return super::one_by_one(self, queries);
+        }
+        let requests: Vec<String> = queries
+            .iter()
+            .map(|q| serde_json::to_string(&PlayRequest::of(q.state)).expect("a request serialises"))
+            .collect();
+        let line = format!("[{}]", requests.join(","));
+        let text = self.ask_process(&line).map_err(|reason| self.fault(&reason, &line))?;
+        let answers = match serde_json::from_str(&text) {
+            Ok(serde_json::Value::Array(answers)) if answers.len() == queries.len() => answers,
+            Ok(serde_json::Value::Array(answers)) => {
+                let why = format!("answered {} answers to {} requests", answers.len(), queries.len());
+                return Err(self.fault(&why, &line));
+            }
+            other => {
+                self.answer_object(other.ok(), &text, &line)?;
+                return Err(self.fault(&format!("answered {:?}, not a JSON array", cut(&text)), &line));
+            }
         };
-        let found = Play::parse(&text).ok().and_then(|p| plays.iter().position(|q| q.cards == p.cards));
-        found.ok_or_else(|| {
-            self.fault(&format!("answered {:?}, not one of the {} legal plays", cut(&text), plays.len()), &request)
-        })
+        let mut picks = Vec::with_capacity(queries.len());
+        for ((answer, q), request) in answers.into_iter().zip(queries).zip(&requests) {
+            let text = answer.to_string();
+            let answer = self.answer_object(Some(answer), &text, request)?;
+            picks.push(self.play_index(&answer, q.plays, request)?);
+        }
+        Ok(picks)
     }
 
     /// Outside [`Agent::try_bid`] a fault is said on stderr and is an illegal bid.

@@ -70,6 +70,12 @@ pub trait Agent: Send {
     fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, Fault> {
         Ok(self.choose(state, plays))
     }
+    /// Several decisions at once, each answered as `reset(query.seed)` then
+    /// [`Agent::try_choose`] would answer it (which the default does, one after the other); a
+    /// network answers them all in one forward pass.
+    fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
+        one_by_one(self, queries)
+    }
     /// The bid at a bidding decision (0 = pass), one of `legal`. By default the rule bidder's
     /// ([`bid::rule_bid`]), so that every agent can play the whole game.
     fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
@@ -88,6 +94,26 @@ pub trait Agent: Send {
     fn candidates(&mut self, _state: &State, _plays: &[Play]) -> Option<Vec<Candidate>> {
         None
     }
+}
+
+/// [`Agent::try_choose_many`] one query after the other.
+pub fn one_by_one<A: Agent + ?Sized>(agent: &mut A, queries: &[Query]) -> Result<Vec<usize>, Fault> {
+    queries
+        .iter()
+        .map(|q| {
+            agent.reset(q.seed);
+            agent.try_choose(q.state, q.plays)
+        })
+        .collect()
+}
+
+/// One decision of a batch ([`Agent::try_choose_many`]): a state with a seat to act, that
+/// seat's legal plays (never empty) and the seed of the agent's draws for it.
+#[derive(Clone, Copy, Debug)]
+pub struct Query<'a> {
+    pub state: &'a State,
+    pub plays: &'a [Play],
+    pub seed: u64,
 }
 
 /// What an agent thinks of one play: its value for the agent's side (NaN: not considered) and,

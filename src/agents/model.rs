@@ -1,7 +1,7 @@
 //! Greedy on the Q network: the play with the highest Q(s, a) (with a score head, among the
 //! plays whose expected points are within the network's margin of the best).
 
-use super::{Agent, Candidate};
+use super::{Agent, Candidate, Fault, Query};
 use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
 use crate::game::{MoveList, Play, State};
 use crate::model::{QNet, Values};
@@ -81,6 +81,15 @@ impl ModelAgent {
         out
     }
 
+    /// The network's greedy choice at each decision, all in one forward pass.
+    pub fn greedy_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<usize> {
+        if decisions.is_empty() {
+            return Vec::new();
+        }
+        let margin = self.net.score_margin().unwrap_or(0.0);
+        self.values_many(decisions).iter().map(|v| greedy(&v.q, v.points.as_deref(), margin)).collect()
+    }
+
     /// Plays every world to the end with the network greedy in every seat, all the worlds'
     /// decisions of a round in one batch; the returns of each world.
     pub fn rollouts(&mut self, worlds: Vec<State>) -> Vec<[f64; 3]> {
@@ -115,10 +124,8 @@ impl ModelAgent {
                 }
             }
             let decisions: Vec<(&State, &[Play])> = asked.iter().map(|&i| (&worlds[i], &plays[i][..])).collect();
-            let values = if decisions.is_empty() { Vec::new() } else { self.values_many(&decisions) };
-            let margin = self.net.score_margin().unwrap_or(0.0);
-            for (k, &i) in asked.iter().enumerate() {
-                pick[i] = greedy(&values[k].q, values[k].points.as_deref(), margin);
+            for (choice, &i) in self.greedy_many(&decisions).into_iter().zip(&asked) {
+                pick[i] = choice;
             }
             for &i in &live {
                 let play = plays[i][pick[i]];
@@ -169,6 +176,17 @@ impl Agent for ModelAgent {
         }
         self.greedy(state, plays)
     }
+    /// One forward pass for every query with more than one play (the network draws nothing, so
+    /// the seeds do not matter): the choices [`Agent::choose`] makes one by one.
+    fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
+        let asked: Vec<usize> = (0..queries.len()).filter(|&k| queries[k].plays.len() > 1).collect();
+        let decisions: Vec<(&State, &[Play])> = asked.iter().map(|&k| (queries[k].state, queries[k].plays)).collect();
+        let mut picks = vec![0; queries.len()];
+        for (choice, &k) in self.greedy_many(&decisions).into_iter().zip(&asked) {
+            picks[k] = choice;
+        }
+        Ok(picks)
+    }
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
         Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
     }
@@ -198,6 +216,32 @@ mod tests {
         assert_eq!(greedy(&q, Some(&points), 0.0), 1, "margin 0: the best points");
         assert_eq!(greedy(&q, Some(&points), 10.0), 0, "every play within: Q alone");
         assert_eq!(greedy(&[0.1], Some(&[f32::NAN]), 1.0), 0, "one play is chosen whatever its values");
+    }
+
+    #[test]
+    fn a_batch_of_decisions_gets_the_choices_made_one_at_a_time() {
+        use crate::agents::{Agent, Query, RandomAgent};
+        let model =
+            ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], score_head: true, ..Default::default() };
+        let mut net = ModelAgent::new(QNet::cpu(&model, 4), "tiny");
+        let (mut rng, mut random) = (StdRng::seed_from_u64(3), RandomAgent::new(3));
+        let mut positions: Vec<(State, MoveList)> = Vec::new();
+        for _ in 0..6 {
+            let mut state = State::new(Default::default());
+            state.deal_random(&mut rng);
+            while !state.is_terminal() {
+                let mut plays = MoveList::new();
+                state.legal_plays_into(&mut plays);
+                let k = random.choose(&state, &plays);
+                positions.push((state.clone(), plays.clone()));
+                state.apply_play(plays[k]).unwrap();
+            }
+        }
+        let queries: Vec<Query> = positions.iter().map(|(s, p)| Query { state: s, plays: p, seed: 0 }).collect();
+        let batched = net.try_choose_many(&queries).unwrap();
+        let alone: Vec<usize> = positions.iter().map(|(s, p)| net.choose(s, p)).collect();
+        assert_eq!(batched, alone);
+        assert!(alone.iter().any(|&k| k > 0), "the choices are not all the first play");
     }
 
     #[test]

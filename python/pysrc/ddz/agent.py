@@ -82,6 +82,24 @@ class Agent:
         answer = self._ask(request)
         return self._action(state, request, answer)
 
+    def act_batch(self, states) -> list:
+        """``act`` for many states at once (e.g. ``VecEnv.states()``), in order: a process agent
+        gets them all in one request line and a network answers them in one forward pass. Each
+        answer is the one ``act`` gives for that state."""
+        states = list(states)
+        for state in states:
+            if state.is_terminal() or state.is_chance_node():
+                raise ValueError("act_batch() needs states where a seat is to act (no chance or terminal node)")
+        if self._local is not None:
+            return [self._local.step(state) for state in states]
+        if not states:
+            return []
+        requests = [self._request(state) for state in states]
+        answers = self._ask(requests)
+        if not isinstance(answers, list) or len(answers) != len(states):
+            raise AgentError(f"{self}: answered {str(answers)[:300]} to a batch of {len(states)} requests")
+        return [self._action(s, r, self._checked(a, r)) for s, r, a in zip(states, requests, answers)]
+
     def close(self) -> None:
         """Stops the agent's process (nothing for the in-process agents)."""
         proc, self._proc = self._proc, None
@@ -146,7 +164,7 @@ class Agent:
         text = self._stderr.read().decode("utf-8", "replace").strip()
         return text[-2000:] or "(nothing on stderr)"
 
-    def _ask(self, request: dict) -> dict:
+    def _ask(self, request):
         if self._proc is None:
             raise AgentError(f"{self}: closed")
         line = json.dumps(request)
@@ -164,8 +182,12 @@ class Agent:
             reply = json.loads(answer)
         except json.JSONDecodeError:
             raise AgentError(f"{self}: answered {answer.strip()!r} (not JSON) to {line}") from None
-        if "error" in reply:
-            raise AgentError(f"{self}: {reply['error']} (request {line})")
+        return self._checked(reply, request)
+
+    def _checked(self, reply, request):
+        """The answer to ``request``, unless it is the bot's error."""
+        if isinstance(reply, dict) and "error" in reply:
+            raise AgentError(f"{self}: {reply['error']} (request {json.dumps(request)[:300]})")
         return reply
 
     # ---- requests and answers ----
