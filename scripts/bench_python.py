@@ -19,7 +19,9 @@ separate venv (.venv-bench) on first use, away from the project's venv.
 - vecenv_rule_ids / vecenv_net_ids: VecEnv(256, legal="ids") with rule opponents, or with the
   default network (models/dmc-default-2h) as both opponents, played by one `ddz bot` process
   that inherits the pin to CPU 0 and gets every round's waiting decisions in one line; these
-  report the opponents' decisions/s as well.
+  report the opponents' decisions/s as well;
+- agent_net: the State API loop with the same network as both farmers through
+  ddz.Agent.act, one request line per decision (the learner, the landlord, random).
 """
 
 import argparse
@@ -137,6 +139,29 @@ def vecenv(seconds, seed, legal, seat="landlord", opponents="random"):
     return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed, "opponent_decisions_per_s": opponent}
 
 
+def worker_agent_net(seconds, seed):
+    """Games through the State API, the landlord random, both farmers ddz.Agent(network).act:
+    one request line per decision, against VecEnv's one line per round of 256 games."""
+    import ddz
+
+    game, rng = ddz.Game(), random.Random(seed)
+    with ddz.Agent(f"checkpoint:{NETWORK}") as net:
+        opponent = 0
+        start, games, learner = time.perf_counter(), 0, 0
+        while time.perf_counter() - start < seconds:
+            state = game.new_dealt_state(rng.randrange(2**63))
+            while not state.is_terminal():
+                if state.current_player() == 0:
+                    state.apply_action(rng.choice(state.legal_actions()))
+                    learner += 1
+                else:
+                    state.apply_action(net.act(state))
+                    opponent += 1
+            games += 1
+        elapsed = time.perf_counter() - start
+    return {"games_per_s": games / elapsed, "decisions_per_s": learner / elapsed, "opponent_decisions_per_s": opponent / elapsed}
+
+
 WORKERS = {
     "state_api": worker_state_api,
     "pyspiel": worker_pyspiel,
@@ -148,6 +173,7 @@ WORKERS = {
     "vecenv_selfplay_ids": lambda s, seed: vecenv(s, seed, "ids", seat="all"),
     "vecenv_rule_ids": lambda s, seed: vecenv(s, seed, "ids", opponents="rule"),
     "vecenv_net_ids": lambda s, seed: vecenv(s, seed, "ids", opponents=f"checkpoint:{NETWORK}"),
+    "agent_net": worker_agent_net,
 }
 IN_BENCH_VENV = {"pyspiel", "rlcard"}
 
@@ -186,6 +212,8 @@ def summarise(results):
         / med["state_api"]["decisions_per_s"],
         "vecenv_net_over_rule_opponent_decisions": med["vecenv_net_ids"]["opponent_decisions_per_s"]
         / med["vecenv_rule_ids"]["opponent_decisions_per_s"],
+        "vecenv_net_over_agent_net_opponent_decisions": med["vecenv_net_ids"]["opponent_decisions_per_s"]
+        / med["agent_net"]["opponent_decisions_per_s"],
         "vecenv_mask_over_state_api_features_decisions": med["vecenv_mask"]["decisions_per_s"]
         / med["state_api_features"]["decisions_per_s"],
     }

@@ -19,7 +19,7 @@ use crate::agents::bot_client::{BidRequest, PlayRequest as NativeRequest};
 use crate::agents::{Agent, Query, decide};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
-use crate::lines::{brief, serve_json_lines};
+use crate::lines::{RequestError, brief, serve_json_lines};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -29,20 +29,23 @@ use std::io::{BufRead, Write};
 pub const KEEP_RUNNING: &str = ">>>BOTZONE_REQUEST_KEEP_RUNNING<<<";
 
 /// Why a request got `{"error": …}` instead of a play.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum BotError {
-    /// Not JSON, or not a request of the protocol.
-    #[error("bad request: {0}")]
-    BadRequest(String),
-    /// A field that does not parse: its name and why.
-    #[error("{field}: {reason}")]
-    Field { field: String, reason: String },
+    /// Not a request of the protocol, or a field that does not parse.
+    #[error(transparent)]
+    Request(#[from] RequestError),
     /// Well-formed, but no game is like that (cards that do not add up, plays out of turn…).
     #[error("{0}")]
     Impossible(String),
     /// The Botzone session's requests and our answers do not line up.
     #[error("{0}")]
     Session(String),
+}
+
+impl From<serde_json::Error> for BotError {
+    fn from(e: serde_json::Error) -> BotError {
+        BotError::Request(RequestError::Json(e))
+    }
 }
 
 impl From<String> for BotError {
@@ -178,12 +181,11 @@ enum Request {
 /// A request of the native protocol, told by its keys (parsed once: the kind of request is a
 /// key of the object, not text found in the line).
 fn parse_request(text: &str) -> Result<Request, BotError> {
-    let bad = |e: serde_json::Error| BotError::BadRequest(e.to_string());
-    let value: serde_json::Value = serde_json::from_str(text).map_err(bad)?;
+    let value: serde_json::Value = serde_json::from_str(text)?;
     if value.get("seat_index").is_some() {
-        return serde_json::from_value(value).map(Request::Bid).map_err(bad);
+        return Ok(Request::Bid(serde_json::from_value(value)?));
     }
-    serde_json::from_value(value).map(Request::Play).map_err(bad)
+    Ok(Request::Play(serde_json::from_value(value)?))
 }
 
 /// A batch: a JSON array of requests → the array of their answers in order, each the answer
@@ -192,8 +194,7 @@ fn parse_request(text: &str) -> Result<Request, BotError> {
 /// its place. The play requests go to the agent together: a network answers them in one
 /// forward pass.
 fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
-    let items: Vec<Box<serde_json::value::RawValue>> =
-        serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    let items: Vec<Box<serde_json::value::RawValue>> = serde_json::from_str(line)?;
     let mut answers: Vec<Result<serde_json::Value, BotError>> = Vec::with_capacity(items.len());
     let mut plays: Vec<(usize, State, Vec<Play>, u64)> = Vec::new();
     for (k, item) in items.iter().enumerate() {
@@ -224,7 +225,7 @@ fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, 
 /// Answers a bid request with the agent's bid (0 = pass). The other hands are dealt at random
 /// (seeded by the request); the agent sees only its own.
 pub fn answer_bid(agent: &mut dyn Agent, line: &str) -> Result<u8, BotError> {
-    let req: BidRequest = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    let req: BidRequest = serde_json::from_str(line)?;
     bid_request(agent, req, seed_of(line))
 }
 
@@ -269,13 +270,12 @@ fn bid_state(seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<Sta
 /// it: the seat's cards and the public record as given, the hidden cards dealt at random from
 /// `seed`. What `ddz serve`'s advice answers from.
 pub fn native_position(value: serde_json::Value, seed: u64) -> Result<State, BotError> {
-    let bad = |e: serde_json::Error| BotError::BadRequest(e.to_string());
     if value.get("seat_index").is_some() {
-        let req: BidRequest = serde_json::from_value(value).map_err(bad)?;
+        let req: BidRequest = serde_json::from_value(value)?;
         let hand = Counts::parse(&req.hand).map_err(|e| field("hand", e.to_string()))?;
         return bid_state(req.seat_index, hand, &req.bids, seed);
     }
-    play_state(serde_json::from_value(value).map_err(bad)?, seed)
+    play_state(serde_json::from_value(value)?, seed)
 }
 
 /// A request's seed: the same request, the same hidden cards and the same answer.
@@ -308,7 +308,7 @@ fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
 
 /// Answers one native request with the agent's play.
 pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, BotError> {
-    let req: NativeRequest = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    let req: NativeRequest = serde_json::from_str(line)?;
     play_request(agent, req, seed_of(line))
 }
 
@@ -322,7 +322,7 @@ fn play_request(agent: &mut dyn Agent, req: NativeRequest, seed: u64) -> Result<
 
 /// The play position of a parsed native request, the hidden cards dealt from `seed`.
 fn play_state(req: NativeRequest, seed: u64) -> Result<State, BotError> {
-    let field = |field: String, e: &dyn std::fmt::Display| BotError::Field { field, reason: e.to_string() };
+    let field = |field: String, e: &dyn std::fmt::Display| BotError::from(RequestError::field(field, e));
     let role = |name: &str, s: &str| {
         Role::parse(s).ok_or_else(|| {
             field(name.into(), &format!("unknown seat {s:?}: use landlord, landlord_down or landlord_up"))
@@ -480,7 +480,7 @@ impl BotzoneSession {
 
     /// Records a request: the full form starts the session anew, a single one adds a turn.
     fn take_request(&mut self, line: &str) -> Result<(), BotError> {
-        let bad = |what: &str, e: serde_json::Error| BotError::BadRequest(format!("{what}{e}"));
+        let bad = |what: &str, e: serde_json::Error| BotError::from(RequestError::Malformed(format!("{what}{e}")));
         let value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad("", e))?;
         if let Some(requests) = value.get("requests") {
             let requests: Vec<BotzoneRequest> =
@@ -509,9 +509,13 @@ impl BotzoneSession {
 
     /// A play request: the first one sets our cards (and role, in the bidding version).
     fn take_play(&mut self, req: BotzoneRequest) -> Result<(), BotError> {
-        let history = req.history.ok_or_else(|| BotError::BadRequest("request: missing field `history`".into()))?;
+        let history = req
+            .history
+            .ok_or_else(|| BotError::from(RequestError::Malformed("request: missing field `history`".into())))?;
         if self.turns.is_empty() {
-            let missing = |f: &str| BotError::BadRequest(format!("request: the first play request needs `{f}`"));
+            let missing = |f: &str| {
+                BotError::from(RequestError::Malformed(format!("request: the first play request needs `{f}`")))
+            };
             self.own = req.own.ok_or_else(|| missing("own"))?;
             self.public = req.publiccard.ok_or_else(|| missing("publiccard"))?;
             self.role = match (req.landlord, req.pos) {
@@ -568,7 +572,7 @@ impl BotzoneSession {
     fn public_history(&self, me: Role) -> Result<Vec<(Role, Play)>, BotError> {
         let before = [Role::ALL[(me.index() + 1) % 3], Role::ALL[(me.index() + 2) % 3]];
         let play_of = |ids: &[u32], what: String| -> Result<Play, BotError> {
-            let cards = ids_to_counts(ids).map_err(|e| BotError::Field { field: what.clone(), reason: e })?;
+            let cards = ids_to_counts(ids).map_err(|e| BotError::from(RequestError::field(what.clone(), e)))?;
             crate::game::classify(cards).ok_or_else(|| BotError::Impossible(format!("{what}: {cards} is not a play")))
         };
         let mut history: Vec<(Role, Play)> = Vec::new();
@@ -609,14 +613,15 @@ type BidRequestIds = (Vec<u32>, Vec<u8>);
 /// A Botzone bid request's cards and earlier bids, if the line is one (a single request with `bid`
 /// and no `history`, or a full form whose last request is).
 fn botzone_bid_request(line: &str) -> Result<Option<BidRequestIds>, BotError> {
-    let value: serde_json::Value = serde_json::from_str(line).map_err(|e| BotError::BadRequest(e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_str(line)?;
     let last = match value.get("requests") {
         Some(requests) => requests.as_array().and_then(|r| r.last()).cloned().unwrap_or_default(),
         None => value,
     };
     match serde_json::from_value::<BotzoneRequest>(last) {
         Ok(req) if req.is_bid() => {
-            let own = req.own.ok_or_else(|| BotError::BadRequest("a bid request needs `own`".into()))?;
+            let own =
+                req.own.ok_or_else(|| BotError::from(RequestError::Malformed("a bid request needs `own`".into())))?;
             Ok(Some((own, req.bid.unwrap_or_default())))
         }
         _ => Ok(None),
@@ -633,7 +638,7 @@ fn answer_botzone_bid(agent: &mut dyn Agent, own: &[u32], bids: &[u8], seed: u64
 }
 
 fn field(name: &str, reason: String) -> BotError {
-    BotError::Field { field: name.into(), reason }
+    RequestError::field(name, reason).into()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -11,6 +11,28 @@ pub enum LineError {
     NotUtf8 { column: usize },
 }
 
+/// Why a line sent to a line server (`ddz bot`, `ddz moves`, `ddz solve`) is not a request it
+/// can read: the one error of the three protocols.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// Not JSON, or JSON that is not a request of the protocol.
+    #[error("bad request: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A request the protocol does not allow (a part missing, more cards than the deck has).
+    #[error("bad request: {0}")]
+    Malformed(String),
+    /// A field that does not parse: its name and why.
+    #[error("{field}: {reason}")]
+    Field { field: String, reason: String },
+}
+
+impl RequestError {
+    /// The error of field `field`, for `reason`.
+    pub fn field(field: impl Into<String>, reason: impl std::fmt::Display) -> RequestError {
+        RequestError::Field { field: field.into(), reason: reason.to_string() }
+    }
+}
+
 /// One line: its number (from 1) and its text, without the line ending.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {

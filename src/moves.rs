@@ -6,7 +6,7 @@
 
 use crate::cards::Counts;
 use crate::game::{Play, legal_plays_vec};
-use crate::lines::serve_json_lines;
+use crate::lines::{RequestError, serve_json_lines};
 use serde::Deserialize;
 use std::io::{BufRead, Write};
 
@@ -18,24 +18,13 @@ struct Request {
     rival: String,
 }
 
-/// Why a request line got no answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MovesError {
-    #[error("bad request: {0}")]
-    BadRequest(String),
-    /// A field that does not parse: its name and why.
-    #[error("{field}: {reason}")]
-    Field { field: &'static str, reason: String },
-}
-
 /// The answer to one request line.
-pub fn answer(line: &str) -> Result<Vec<String>, MovesError> {
-    let req: Request = serde_json::from_str(line).map_err(|e| MovesError::BadRequest(e.to_string()))?;
-    let field = |field, e: &dyn std::fmt::Display| MovesError::Field { field, reason: e.to_string() };
-    let hand = Counts::parse(&req.hand).map_err(|e| field("hand", &e))?;
+pub fn answer(line: &str) -> Result<Vec<String>, RequestError> {
+    let req: Request = serde_json::from_str(line)?;
+    let hand = Counts::parse(&req.hand).map_err(|e| RequestError::field("hand", e))?;
     let rival = match req.rival.trim() {
         "" | "pass" => None,
-        text => Some(Play::parse(text).map_err(|e| field("rival", &e))?),
+        text => Some(Play::parse(text).map_err(|e| RequestError::field("rival", e))?),
     };
     // The hand and the play on the table come from one deck.
     if let Some(r) = &rival {
@@ -49,7 +38,7 @@ pub fn answer(line: &str) -> Result<Vec<String>, MovesError> {
                 crate::cards::rank_char(rank),
                 Counts::full_deck().get(rank)
             );
-            return Err(MovesError::BadRequest(reason));
+            return Err(RequestError::Malformed(reason));
         }
     }
     let mut legal: Vec<String> = legal_plays_vec(hand, rival.as_ref()).iter().map(|p| p.to_string()).collect();

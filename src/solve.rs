@@ -11,7 +11,7 @@
 
 use crate::cards::Counts;
 use crate::game::{Play, Role};
-use crate::lines::serve_json_lines;
+use crate::lines::{RequestError, serve_json_lines};
 use crate::search::{Position, Solver};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -35,13 +35,11 @@ struct Rival {
 }
 
 /// Why a request line got no answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum SolveError {
-    #[error("bad request: {0}")]
-    BadRequest(String),
-    /// A field that does not parse: its name and why.
-    #[error("{field}: {reason}")]
-    Field { field: String, reason: String },
+    /// Not a request of the protocol.
+    #[error(transparent)]
+    Request(#[from] RequestError),
     #[error(transparent)]
     Position(#[from] crate::search::PositionError),
     #[error("gave up after {0} positions (raise --max-nodes, or ask about a smaller position)")]
@@ -52,26 +50,23 @@ pub enum SolveError {
 }
 
 fn seat(field: &str, name: &str) -> Result<u8, SolveError> {
-    Role::parse(name).map(|r| r.index() as u8).ok_or_else(|| SolveError::Field {
-        field: field.into(),
-        reason: format!("unknown seat {name:?}: use landlord, landlord_down or landlord_up"),
-    })
+    let unknown = || format!("unknown seat {name:?}: use landlord, landlord_down or landlord_up");
+    Role::parse(name).map(|r| r.index() as u8).ok_or_else(|| RequestError::field(field, unknown()).into())
 }
 
 /// The position a request describes, checked.
 pub fn position(line: &str) -> Result<Position, SolveError> {
-    let req: Request = serde_json::from_str(line).map_err(|e| SolveError::BadRequest(e.to_string()))?;
+    let req: Request = serde_json::from_str(line).map_err(RequestError::from)?;
     let mut hands: [Option<Counts>; 3] = [None; 3];
     for (name, cards) in &req.hands {
         let s = seat("hands", name)?;
         let field = format!("hands.{name}");
-        hands[s as usize] = Some(Counts::parse(cards).map_err(|e| SolveError::Field { field, reason: e.to_string() })?);
+        hands[s as usize] = Some(Counts::parse(cards).map_err(|e| RequestError::field(field, e))?);
     }
     let rival = match &req.rival {
         None => None,
         Some(r) => {
-            let play = Play::parse(&r.play)
-                .map_err(|e| SolveError::Field { field: "rival.play".into(), reason: e.to_string() })?;
+            let play = Play::parse(&r.play).map_err(|e| RequestError::field("rival.play", e))?;
             Some((play, seat("rival.seat", &r.seat)?))
         }
     };
