@@ -33,10 +33,29 @@ pub const fn rank_capacity(rank: u8) -> u8 {
 /// Why a card string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CardError {
+    /// A character that is not one of `3456789TJQKA2BR`, in a text other than `pass`.
     #[error("unknown card character {ch:?} at position {pos} in {text:?} (expected one of 3456789TJQKA2BR)")]
-    UnknownChar { ch: char, pos: usize, text: String },
+    UnknownChar {
+        /// The character.
+        ch: char,
+        /// Its position, in characters from 0, in the text with surrounding whitespace trimmed.
+        pos: usize,
+        /// The whole text as given.
+        text: String,
+    },
+    /// More cards of one rank than the deck holds.
     #[error("impossible cards {text:?}: {count} × {rank} but the deck has only {capacity}")]
-    TooMany { text: String, rank: char, count: u8, capacity: u8 },
+    TooMany {
+        /// The whole text as given.
+        text: String,
+        /// The rank's character.
+        rank: char,
+        /// The count at which the text was rejected: one more than `capacity`.
+        count: u8,
+        /// How many of that rank the deck holds (4, or 1 for a joker).
+        capacity: u8,
+    },
+    /// A dense card id outside 0..54 (see [`Card::id`]).
     #[error("card id {0} is out of range 0..54")]
     BadCardId(u32),
 }
@@ -57,6 +76,7 @@ pub fn rank_of_char(ch: char) -> Option<u8> {
 pub struct Card(u8);
 
 impl Card {
+    /// The card of `rank` (0..15) in suit slot `suit` (0..4; only 0 for a joker).
     pub fn new(rank: u8, suit: u8) -> Card {
         debug_assert!(rank < NUM_RANKS as u8 && suit < rank_capacity(rank));
         Card(rank * 4 + suit)
@@ -69,6 +89,7 @@ impl Card {
     pub fn id(self) -> u8 {
         if self.0 >= 56 { 53 } else { self.0 }
     }
+    /// The card with dense id `id` (0..54, jokers 52 and 53); any other id is [`CardError::BadCardId`].
     pub fn from_id(id: u32) -> Result<Card, CardError> {
         match id {
             0..=52 => Ok(Card(id as u8)),
@@ -76,9 +97,11 @@ impl Card {
             _ => Err(CardError::BadCardId(id)),
         }
     }
+    /// Rank index 0..15, indexing [`RANK_CHARS`].
     pub fn rank(self) -> u8 {
         self.0 / 4
     }
+    /// Suit slot 0..4 (always 0 for a joker).
     pub fn suit(self) -> u8 {
         self.0 % 4
     }
@@ -118,6 +141,7 @@ pub struct Counts(pub u64);
 const NIBBLE_LOW: u64 = 0x111_1111_1111_1111; // bit 0 of each of the 15 nibbles
 
 impl Counts {
+    /// No cards: also the cards of a pass.
     pub const EMPTY: Counts = Counts(0);
 
     /// The whole deck: four of each rank 3..2, one of each joker.
@@ -129,14 +153,17 @@ impl Counts {
         c
     }
 
+    /// How many cards of `rank` (0..15) the multiset holds.
     #[inline]
     pub fn get(self, rank: u8) -> u8 {
         ((self.0 >> (rank * 4)) & 0xF) as u8
     }
+    /// Adds `n` cards of `rank`; a count must stay at most 15 or it spills into the next rank.
     #[inline]
     pub fn add(&mut self, rank: u8, n: u8) {
         self.0 += (n as u64) << (rank * 4);
     }
+    /// A copy with `n` more cards of `rank`, as [`Counts::add`].
     #[inline]
     pub fn with(mut self, rank: u8, n: u8) -> Counts {
         self.add(rank, n);
@@ -150,6 +177,7 @@ impl Counts {
         let bytes = (x & 0x0F0F_0F0F_0F0F_0F0F) + ((x >> 4) & 0x0F0F_0F0F_0F0F_0F0F);
         (bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
     }
+    /// Whether there are no cards (a pass).
     #[inline]
     pub fn is_empty(self) -> bool {
         self.0 == 0
@@ -174,6 +202,7 @@ impl Counts {
         debug_assert!(other.is_subset_of(self));
         Counts(self.0 - other.0)
     }
+    /// Both multisets together, count by count; a count must stay at most 15.
     #[inline]
     pub fn plus(self, other: Counts) -> Counts {
         Counts(self.0 + other.0)
@@ -182,6 +211,7 @@ impl Counts {
     pub fn iter(self) -> impl Iterator<Item = (u8, u8)> {
         (0..NUM_RANKS as u8).map(move |r| (r, self.get(r))).filter(|&(_, n)| n > 0)
     }
+    /// The count of every rank, indexed by rank.
     pub fn to_array(self) -> [u8; NUM_RANKS] {
         std::array::from_fn(|r| self.get(r as u8))
     }
@@ -242,37 +272,47 @@ impl std::str::FromStr for Counts {
 pub struct CardSet(pub u64);
 
 impl CardSet {
+    /// No cards.
     pub const EMPTY: CardSet = CardSet(0);
 
+    /// All 54 cards.
     pub fn full_deck() -> CardSet {
         Card::deck().collect()
     }
+    /// Whether `card` is in the set.
     #[inline]
     pub fn contains(self, card: Card) -> bool {
         self.0 & card.bit() != 0
     }
+    /// Adds `card` (no change if it is already in).
     #[inline]
     pub fn insert(&mut self, card: Card) {
         self.0 |= card.bit();
     }
+    /// Takes `card` out (no change if it is not in).
     #[inline]
     pub fn remove(&mut self, card: Card) {
         self.0 &= !card.bit();
     }
+    /// Number of cards, 0..=54.
     #[inline]
     pub fn len(self) -> u32 {
         self.0.count_ones()
     }
+    /// Whether there are no cards.
     #[inline]
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// The cards in either set.
     pub fn union(self, other: CardSet) -> CardSet {
         CardSet(self.0 | other.0)
     }
+    /// The cards of `self` that are not in `other`.
     pub fn minus(self, other: CardSet) -> CardSet {
         CardSet(self.0 & !other.0)
     }
+    /// Whether the two sets share a card.
     pub fn intersects(self, other: CardSet) -> bool {
         self.0 & other.0 != 0
     }
@@ -284,6 +324,7 @@ impl CardSet {
         let x = (x & 0x3333_3333_3333_3333) + ((x >> 2) & 0x3333_3333_3333_3333);
         Counts(x)
     }
+    /// The cards in bit order: by rank, then suit (so by ascending [`Card::id`]).
     pub fn iter(self) -> impl Iterator<Item = Card> {
         let mut bits = self.0;
         std::iter::from_fn(move || {

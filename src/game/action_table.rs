@@ -19,12 +19,15 @@ pub const NUM_ACTIONS: usize = 27_472;
 pub struct ActionId(pub u16);
 
 impl ActionId {
+    /// The id of `pass`.
     pub const PASS: ActionId = ActionId(0);
+    /// The id as an index, 0..[`NUM_ACTIONS`].
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 
+/// Every play with its id, and the way back from cards to id; get it with [`ActionTable::get`].
 pub struct ActionTable {
     plays: Vec<Play>,
     by_cards: FxHashMap<Counts, ActionId>,
@@ -60,15 +63,19 @@ impl ActionTable {
         ActionTable { plays, by_cards, kind_ranges }
     }
 
+    /// Number of ids: [`NUM_ACTIONS`].
     pub fn len(&self) -> usize {
         self.plays.len()
     }
+    /// Whether the table has no ids (never true).
     pub fn is_empty(&self) -> bool {
         self.plays.is_empty()
     }
+    /// The play of `id`; panics if `id` is out of range.
     pub fn play(&self, id: ActionId) -> &Play {
         &self.plays[id.index()]
     }
+    /// Every play, indexed by id.
     pub fn plays(&self) -> &[Play] {
         &self.plays
     }

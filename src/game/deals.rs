@@ -18,16 +18,32 @@ pub enum DealError {
     /// A deal line that is not a deal: the field at fault and why.
     #[error("{0}")]
     Invalid(String),
+    /// A deal file that could not be read or holds no deals.
     #[error("{path}: {reason}")]
-    Read { path: PathBuf, reason: String },
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// A line of a deal file that is not UTF-8 or not a valid deal.
     #[error("{path}:{line}: {reason}")]
-    Line { path: PathBuf, line: usize, reason: String },
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The line number, from 1.
+        line: usize,
+        /// Why the line was rejected.
+        reason: String,
+    },
 }
 
 /// Three 17-card hands (seat 0 is the landlord) and the 3-card bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deal {
+    /// The 17-card hands by seat: landlord, landlord_down, landlord_up (without the bottom).
     pub hands: [CardSet; 3],
+    /// The 3 bottom cards, which go to the landlord.
     pub bottom: CardSet,
 }
 
@@ -64,7 +80,9 @@ pub fn generate_deals(n: usize, seed: u64) -> Vec<Deal> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DealSet {
+    /// The set for development: sweeps, priors, thresholds, defaults.
     Dev,
+    /// The held-out set, only for reported figures.
     Test,
 }
 
@@ -72,18 +90,21 @@ pub enum DealSet {
 pub const DEAL_SET_SIZE: usize = 2000;
 
 impl DealSet {
+    /// The seed the set's deals are generated from.
     pub fn seed(self) -> u64 {
         match self {
             DealSet::Dev => 20261129,
             DealSet::Test => 20261201,
         }
     }
+    /// The name the command line uses: `dev` or `test`.
     pub fn name(self) -> &'static str {
         match self {
             DealSet::Dev => "dev",
             DealSet::Test => "test",
         }
     }
+    /// The set's [`DEAL_SET_SIZE`] deals, generated on each call.
     pub fn deals(self) -> Vec<Deal> {
         generate_deals(DEAL_SET_SIZE, self.seed())
     }
@@ -93,7 +114,9 @@ impl DealSet {
 /// or a deal file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DealSource {
+    /// A built-in set.
     Set(DealSet),
+    /// A JSONL deal file in the module's format.
     File(PathBuf),
 }
 
@@ -145,6 +168,7 @@ fn ids(set: CardSet) -> Vec<u32> {
 }
 
 impl Deal {
+    /// The deal as one line of the file format (no newline), card ids ascending within each field.
     pub fn to_json(&self) -> String {
         serde_json::to_string(&DealLine {
             landlord: ids(self.hands[0]),
@@ -155,6 +179,8 @@ impl Deal {
         .unwrap()
     }
 
+    /// Parses one line of the file format; [`DealError::Invalid`] names the fault (bad JSON or field, a card
+    /// id outside 0..54, a wrong card count, or a card given twice).
     pub fn from_json(text: &str) -> Result<Deal, DealError> {
         let line: DealLine = serde_json::from_str(text).map_err(|e| DealError::Invalid(e.to_string()))?;
         let set = |name: &str, v: &[u32], size: usize| -> Result<CardSet, DealError> {
@@ -187,6 +213,7 @@ impl Deal {
     }
 }
 
+/// Writes `deals` to `path` in the file format, one a line, replacing any file there.
 pub fn write_deals(path: &Path, deals: &[Deal]) -> std::io::Result<()> {
     use std::io::Write;
     // Streamed: the text of millions of deals is never held whole.

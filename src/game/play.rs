@@ -8,9 +8,13 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(u8)]
 pub enum Kind {
+    /// No cards: the seat declines to answer the play to beat.
     Pass,
+    /// One card.
     Solo,
+    /// Two cards of one rank.
     Pair,
+    /// Three cards of one rank.
     Trio,
     /// Trio with one solo kicker.
     TrioSolo,
@@ -30,11 +34,14 @@ pub enum Kind {
     FourTwoSolo,
     /// Four of a kind with two distinct pairs.
     FourTwoPair,
+    /// Four cards of one rank: beats any play but a higher bomb or the rocket.
     Bomb,
+    /// Both jokers: beats every play.
     Rocket,
 }
 
 impl Kind {
+    /// Every type, in declaration (action-table) order.
     pub const ALL: [Kind; 15] = [
         Kind::Pass,
         Kind::Solo,
@@ -52,6 +59,7 @@ impl Kind {
         Kind::Bomb,
         Kind::Rocket,
     ];
+    /// Number of types.
     pub const COUNT: usize = Kind::ALL.len();
 
     /// Cards per rank of the play's core (the part that sets its main rank).
@@ -101,15 +109,21 @@ impl Kind {
 /// length (number of core ranks: 1 except for chains and airplanes).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Play {
+    /// The cards, as a rank multiset.
     pub cards: Counts,
+    /// The type.
     pub kind: Kind,
+    /// Main rank: the lowest rank of the core (0 for a pass, the black joker for the rocket).
     pub main: u8,
+    /// Number of core ranks: the chain length for chains and airplanes, 0 for a pass, 1 otherwise.
     pub len: u8,
 }
 
 impl Play {
+    /// The pass: no cards.
     pub const PASS: Play = Play { cards: Counts::EMPTY, kind: Kind::Pass, main: 0, len: 0 };
 
+    /// Whether this is the pass.
     pub fn is_pass(&self) -> bool {
         self.kind == Kind::Pass
     }
@@ -167,8 +181,10 @@ impl fmt::Debug for Play {
 /// Why a text is not a play.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlayError {
+    /// The text is not valid card notation.
     #[error(transparent)]
     Cards(#[from] crate::cards::CardError),
+    /// The cards form no play; holds the trimmed text.
     #[error("{0:?} is not a valid play under the standard rules")]
     NotAPlay(String),
 }

@@ -13,6 +13,7 @@ use crate::cards::{Card, CardSet, Counts, NUM_CARDS};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// Number of players; seats are 0..2.
 pub const NUM_PLAYERS: usize = 3;
 /// Cards dealt to each player before the bottom is handed out.
 pub const HAND_SIZE: usize = 17;
@@ -40,6 +41,7 @@ pub struct GameConfig {
     pub bidding: bool,
     /// The landlord when bidding is off.
     pub landlord_seat: u8,
+    /// How a finished game is scored.
     pub scoring: Scoring,
     /// Double a spring (farmers never played) or anti-spring (landlord played only once).
     pub spring: bool,
@@ -57,6 +59,7 @@ impl Default for GameConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
+    /// The seat that took the bottom and plays alone against the two farmers.
     Landlord,
     /// The farmer who plays right after the landlord.
     LandlordDown,
@@ -65,10 +68,13 @@ pub enum Role {
 }
 
 impl Role {
+    /// The three roles in play order from the landlord, indexed by [`Role::index`].
     pub const ALL: [Role; 3] = [Role::Landlord, Role::LandlordDown, Role::LandlordUp];
+    /// Position in [`Role::ALL`]: landlord 0, landlord_down 1, landlord_up 2.
     pub fn index(self) -> usize {
         self as usize
     }
+    /// Snake-case name: `landlord`, `landlord_down` or `landlord_up`.
     pub const fn name(self) -> &'static str {
         match self {
             Role::Landlord => "landlord",
@@ -76,20 +82,27 @@ impl Role {
             Role::LandlordUp => "landlord_up",
         }
     }
+    /// The role a [`Role::name`] names, if any.
     pub fn parse(s: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|r| r.name() == s)
     }
+    /// Whether the role is a farmer (not the landlord).
     pub fn is_farmer(self) -> bool {
         self != Role::Landlord
     }
 }
 
+/// Where a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// Cards are being dealt: every node is a chance node.
     Deal,
+    /// Seats bid for the landlord (only with bidding on).
     Bid,
+    /// The landlord is known and seats play in turn.
     Play,
+    /// The game is over: a seat emptied its hand, or nobody bid.
     Over,
 }
 
@@ -97,8 +110,11 @@ pub enum Phase {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
+    /// A chance outcome: the next card dealt.
     Deal(Card),
+    /// A bid: 0 = pass, else 1..=3 points.
     Bid(u8),
+    /// A play or pass by action-table id (serialised as its notation).
     Play(#[serde(with = "play_notation")] ActionId),
 }
 
@@ -129,14 +145,28 @@ impl fmt::Display for Action {
     }
 }
 
+/// Why a state call failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GameError {
+    /// `chance_outcomes` was called outside the deal; holds the phase it was in.
     #[error("chance_outcomes() called at a {0:?} node, which is not a chance node")]
     NotChanceNode(Phase),
+    /// An action the rules do not allow here; the state is unchanged.
     #[error("illegal action {action} {} in phase {phase:?}: {reason}", player.map_or("at a chance node".into(), |p| format!("for player {p}")))]
-    Illegal { action: String, player: Option<u8>, phase: Phase, reason: String },
+    Illegal {
+        /// The action, as text.
+        action: String,
+        /// The seat to act; `None` at a chance or terminal node and for a fixed deal.
+        player: Option<u8>,
+        /// The phase the state was in.
+        phase: Phase,
+        /// Why the action is illegal.
+        reason: String,
+    },
+    /// An action applied to a game that is over.
     #[error("the game is over")]
     Terminal,
+    /// A saved state that is not valid JSON or replays an illegal action; says which.
     #[error("bad saved state: {0}")]
     BadSave(String),
 }
@@ -144,10 +174,13 @@ pub enum GameError {
 /// One entry of the public play record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlayRecord {
+    /// The seat that made the play.
     pub seat: u8,
+    /// The play, `pass` included.
     pub play: Play,
 }
 
+/// A game from the first card dealt to the result: hands, bids, plays and the full action history.
 #[derive(Clone, Debug)]
 pub struct State {
     config: GameConfig,
@@ -190,6 +223,7 @@ pub fn new_initial_state() -> State {
 }
 
 impl State {
+    /// A new game under `config`, at the first chance node (nothing dealt yet).
     pub fn new(config: GameConfig) -> State {
         State {
             config,
@@ -216,15 +250,19 @@ impl State {
 
     // ---- the OpenSpiel-style API ----
 
+    /// The rules of this game.
     pub fn config(&self) -> &GameConfig {
         &self.config
     }
+    /// The current phase.
     pub fn phase(&self) -> Phase {
         self.phase
     }
+    /// Whether the next action is a card dealt (the deal phase).
     pub fn is_chance_node(&self) -> bool {
         self.phase == Phase::Deal
     }
+    /// Whether the game is over.
     pub fn is_terminal(&self) -> bool {
         self.phase == Phase::Over
     }
@@ -335,6 +373,7 @@ impl State {
         }
     }
 
+    /// Every action applied since the start, in order: deals, bids, plays.
     pub fn history(&self) -> &[Action] {
         &self.history
     }
@@ -550,6 +589,7 @@ impl State {
 
     // ---- what the encoder, agents and tools read ----
 
+    /// The cards `seat` holds now (the landlord's with the bottom once known); panics if `seat` > 2.
     pub fn hand(&self, seat: u8) -> Counts {
         self.hands[seat as usize]
     }
@@ -561,6 +601,7 @@ impl State {
     pub fn dealt_hands(&self) -> [CardSet; NUM_PLAYERS] {
         self.dealt
     }
+    /// The bottom cards dealt so far (3 once the deal is done), kept after they join the landlord.
     pub fn bottom(&self) -> CardSet {
         self.bottom
     }
@@ -568,12 +609,15 @@ impl State {
     pub fn bottom_revealed(&self) -> bool {
         self.landlord.is_some()
     }
+    /// How many cards `seat` holds now; panics if `seat` > 2.
     pub fn cards_left(&self, seat: u8) -> u32 {
         self.hands[seat as usize].len()
     }
+    /// Every card `seat` has played so far; panics if `seat` > 2.
     pub fn played_by(&self, seat: u8) -> Counts {
         self.played[seat as usize]
     }
+    /// The landlord's seat, `None` until it is known (and for good if nobody bid).
     pub fn landlord(&self) -> Option<u8> {
         self.landlord
     }
@@ -582,27 +626,35 @@ impl State {
     pub fn same_side(&self, a: u8, b: u8) -> bool {
         (Some(a) == self.landlord) == (Some(b) == self.landlord)
     }
+    /// The role of `seat`, `None` until the landlord is known.
     pub fn role(&self, seat: u8) -> Option<Role> {
         self.landlord.map(|l| Role::ALL[((seat + 3 - l) % 3) as usize])
     }
+    /// The seat that has `role`, `None` until the landlord is known.
     pub fn seat_of(&self, role: Role) -> Option<u8> {
         self.landlord.map(|l| (l + role as u8) % 3)
     }
+    /// The bids made so far, in turn from the first bidder (0 = pass).
     pub fn bids(&self) -> &[u8] {
         &self.bids
     }
+    /// The base stake: the winning bid (1..=3) once bidding ends, 1 before it and without bidding.
     pub fn base(&self) -> u8 {
         self.base
     }
+    /// Bombs and rockets played so far (each doubles the stake in score mode).
     pub fn bombs_played(&self) -> u8 {
         self.bombs
     }
+    /// Every play and pass so far, in order, with its seat.
     pub fn play_record(&self) -> &[PlayRecord] {
         &self.record
     }
+    /// The seat that emptied its hand, `None` while the game runs or if nobody bid.
     pub fn winner(&self) -> Option<u8> {
         self.winner
     }
+    /// How many cards have been dealt, 0..=54.
     pub fn dealt_count(&self) -> usize {
         self.dealt_count as usize
     }
