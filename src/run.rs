@@ -16,32 +16,54 @@ use crate::model::{ModelConfig, QNet, WeightsError, load_weights_file, save_weig
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// Version of `meta.json` this build writes and reads; a checkpoint of another version is refused.
 pub const META_FORMAT: u32 = 1;
 
 /// Everything besides the weights that a resumed run needs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Meta {
+    /// The `meta.json` version, [`META_FORMAT`].
     pub format: u32,
+    /// Learner steps (updates) so far.
     pub step: u64,
+    /// Frames (decisions) learned so far.
     pub frames: u64,
+    /// Finished games the learner has taken in so far.
     pub games: u64,
+    /// Training time so far, in seconds, summed over all sessions of the run.
     pub elapsed_seconds: f64,
     /// Deals are seeded by (run seed, game index): the next index continues the sequence.
     pub next_game_index: u64,
     /// Pool snapshots by learner step (files in RUN/pool).
     pub pool_steps: Vec<u64>,
+    /// The network's shape the weights were saved with; loading into another shape is refused.
     pub model: ModelConfig,
 }
 
+/// Why a run folder or one of its checkpoints could not be read, written or taken.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// A weights file could not be read, written or loaded into the network.
     #[error(transparent)]
     Weights(#[from] WeightsError),
+    /// A checkpoint's `meta.json` is corrupt, of another format, or of another model.
     #[error("{path}: {reason}")]
-    Meta { path: PathBuf, reason: String },
+    Meta {
+        /// The `meta.json` file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file or folder operation failed.
     #[error("{path}: {reason}")]
-    Io { path: PathBuf, reason: String },
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
+    /// The run has no checkpoint; the path is its checkpoints folder.
     #[error("no checkpoint in {0}")]
     None(PathBuf),
     /// Another session trains in the folder.
@@ -49,7 +71,12 @@ pub enum RunError {
         "{path} is held by another training session ({holder}); two sessions on one run would \
          interleave their checkpoints: wait for it to stop, or train in another --run-dir"
     )]
-    Locked { path: PathBuf, holder: String },
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+        /// Who holds it: the PID and start time the lock file names.
+        holder: String,
+    },
 }
 
 /// A session's hold on its run folder: an OS lock on `RUN/lock`, released when this value is
@@ -115,7 +142,6 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), RunError> {
     std::fs::rename(&tmp, path).map_err(io(path))
 }
 
-/// One line per training session: when, from where, its budget and command line.
 /// Runs one of the project's plotting scripts (`scripts/NAME`) with the project venv's Python,
 /// installing matplotlib there on first use; `args` follow the script's name.
 pub fn run_plot_script(name: &str, args: &[&std::ffi::OsStr]) -> Result<(), PlotError> {
@@ -148,18 +174,25 @@ pub fn run_plot_script(name: &str, args: &[&std::ffi::OsStr]) -> Result<(), Plot
 /// Why a plot was not drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
+    /// matplotlib is missing from the project venv and could not be installed.
     #[error("could not install matplotlib into the venv")]
     NoMatplotlib,
+    /// The script could not be started.
     #[error("starting scripts/{script}: {source}")]
     Start {
+        /// The script's name in `scripts/`.
         script: String,
+        /// Why it did not start.
         #[source]
         source: std::io::Error,
     },
+    /// The script exited with an error; its stderr.
     #[error("plotting failed: {0}")]
     Failed(String),
 }
 
+/// The run's session log, `RUN/sessions.jsonl`, one JSON line per training session: when, from
+/// where, its budget and command line.
 pub fn sessions_file(run: &Path) -> PathBuf {
     run.join("sessions.jsonl")
 }
@@ -167,12 +200,15 @@ pub fn sessions_file(run: &Path) -> PathBuf {
 pub fn eval_dir(run: &Path) -> PathBuf {
     run.join("eval")
 }
+/// The folder of a run's checkpoints, `RUN/checkpoints`.
 pub fn checkpoints_dir(run: &Path) -> PathBuf {
     run.join("checkpoints")
 }
+/// The folder of a run's pool snapshots, `RUN/pool`.
 pub fn pool_dir(run: &Path) -> PathBuf {
     run.join("pool")
 }
+/// The pool snapshot of learner step `step`.
 pub fn pool_file(run: &Path, step: u64) -> PathBuf {
     pool_dir(run).join(format!("step-{step:09}.safetensors"))
 }
@@ -287,6 +323,8 @@ pub fn load(dir: &Path, net: &mut QNet) -> Result<Meta, RunError> {
     Ok(meta)
 }
 
+/// Reads a checkpoint folder's `meta.json`; an error when it is missing, corrupt or of
+/// another [`META_FORMAT`].
 pub fn read_meta(dir: &Path) -> Result<Meta, RunError> {
     let path = dir.join("meta.json");
     let text = std::fs::read_to_string(&path).map_err(io(&path))?;

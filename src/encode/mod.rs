@@ -56,33 +56,54 @@ pub const PLANE: usize = NUM_RANKS * 4;
 /// Plays kept in the history feature.
 pub const HISTORY_LEN: usize = 15;
 
+/// State offset of the own hand's plane.
 pub const OFF_HAND: usize = 0;
+/// State offset of the plane of cards the next seat has played so far.
 pub const OFF_PLAYED_NEXT: usize = OFF_HAND + PLANE;
+/// State offset of the plane of cards the previous seat has played so far.
 pub const OFF_PLAYED_PREV: usize = OFF_PLAYED_NEXT + PLANE;
+/// State offset of the unseen cards' plane: deck − own hand − everything played.
 pub const OFF_UNSEEN: usize = OFF_PLAYED_PREV + PLANE;
+/// State offset of the landlord's bottom cards (zero until shown).
 pub const OFF_BOTTOM: usize = OFF_UNSEEN + PLANE;
+/// State offset of the play to beat (zero when leading).
 pub const OFF_RIVAL: usize = OFF_BOTTOM + PLANE;
+/// State offset of the last [`HISTORY_LEN`] plays, most recent first, one plane each.
 pub const OFF_HISTORY: usize = OFF_RIVAL + PLANE;
+/// State offset of the cards left of own, next and prev seat, each ÷ 20.
 pub const OFF_CARDS_LEFT: usize = OFF_HISTORY + HISTORY_LEN * PLANE;
+/// State offset of the bombs and rockets played so far (÷ 4, at most 1).
 pub const OFF_BOMBS: usize = OFF_CARDS_LEFT + 3;
+/// State offset of the own role one-hot: landlord, landlord_down, landlord_up (zero while unknown).
 pub const OFF_ROLE: usize = OFF_BOMBS + 1;
+/// State offset of the round index: plays and passes so far ÷ 100, at most 1.
 pub const OFF_ROUND: usize = OFF_ROLE + 3;
+/// State offset of the bids of own, next and prev seat (÷ 3).
 pub const OFF_BIDS: usize = OFF_ROUND + 1;
+/// State offset of the flags whether own, next and prev seat has bid.
 pub const OFF_HAS_BID: usize = OFF_BIDS + 3;
+/// State offset of the cards-left one-hots of own, next and prev seat, [`CARDS_LEFT_SLOTS`] each.
 pub const OFF_CARDS_LEFT_ONE_HOT: usize = OFF_HAS_BID + 3;
 /// Slots per seat in the cards-left one-hot: 0 to 20 cards.
 pub const CARDS_LEFT_SLOTS: usize = 21;
+/// State offset of who made the play to beat: next, prev (zero when leading).
 pub const OFF_RIVAL_SEAT: usize = OFF_CARDS_LEFT_ONE_HOT + 3 * CARDS_LEFT_SLOTS;
 /// Length of the state features.
 pub const STATE_DIM: usize = OFF_RIVAL_SEAT + 2;
 /// The state features of the first layout (before the cards-left one-hot and the rival's seat).
 pub const STATE_DIM_V1: usize = OFF_CARDS_LEFT_ONE_HOT;
 
+/// Action offset of the play's cards plane.
 pub const OFF_ACTION_CARDS: usize = 0;
+/// Action offset of the play type one-hot, in [`Kind`] order.
 pub const OFF_ACTION_KIND: usize = OFF_ACTION_CARDS + PLANE;
+/// Action offset of the main rank one-hot (all zero for a pass).
 pub const OFF_ACTION_MAIN: usize = OFF_ACTION_KIND + Kind::COUNT;
+/// Action offset of the length one-hot: core ranks, 0 to 12.
 pub const OFF_ACTION_LEN: usize = OFF_ACTION_MAIN + NUM_RANKS;
+/// Action offset of the kicker cards' plane.
 pub const OFF_ACTION_KICKERS: usize = OFF_ACTION_LEN + 13;
+/// Action offset of the plane of the own hand after the play.
 pub const OFF_ACTION_HAND_AFTER: usize = OFF_ACTION_KICKERS + PLANE;
 /// Length of the action features.
 pub const ACTION_DIM: usize = OFF_ACTION_HAND_AFTER + PLANE;
@@ -254,11 +275,17 @@ pub fn legal_mask(state: &State) -> Result<Vec<bool>, MaskError> {
 /// Why [`legal_mask`] has no mask.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MaskError {
+    /// No seat is to act: a chance (dealing) or terminal node.
     #[error("legal_mask: not a decision node")]
     NoDecision,
     /// A decision without a legal play: an engine bug, with the state to reproduce it.
     #[error("empty legal mask for seat {seat}: engine bug; state {state}")]
-    Empty { seat: u8, state: String },
+    Empty {
+        /// The seat to act.
+        seat: u8,
+        /// The state as JSON.
+        state: String,
+    },
 }
 
 #[cfg(test)]

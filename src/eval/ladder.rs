@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 /// One rung: a short label for tables and the agent it stands for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// The name tables and pairing files use.
     pub label: String,
+    /// The agent.
     pub spec: AgentSpec,
     /// Plays only the first `slow_deals` deals of the set.
     pub slow: bool,
@@ -70,6 +72,7 @@ pub struct LadderConfig {
     pub deal_set: String,
     /// Deals a slow agent's pairings play (a prefix of the set).
     pub slow_deals: usize,
+    /// Threads of each fixed-landlord pairing (pairings with bidding play in one thread).
     pub threads: usize,
     /// The whole game with bidding: every deal in all six seatings (each agent alone against
     /// two copies of the other in each seat), as `ddz eval --bidding` plays it.
@@ -97,41 +100,66 @@ struct Kept {
 /// One cell of the matrix, from the row's side.
 #[derive(Clone, Debug, Serialize)]
 pub struct Cell {
+    /// Deals the pairing played.
     pub deals: usize,
+    /// Games counted in WP (forfeits count, rule mismatches do not; with bidding, the
+    /// contested games).
     pub games: u32,
+    /// The row's wins among `games`.
     pub wins: u32,
+    /// The row's WP: `wins` / `games` (NaN without games).
     pub wp: f64,
+    /// Half-width of the 95% interval of `wp`.
     pub wp_ci95: f64,
-    /// WP of the row's agent as landlord and as farmers, with their 95% CIs.
+    /// WP of the row's agent as landlord.
     pub wp_landlord: f64,
+    /// Half-width of the 95% interval of `wp_landlord`.
     pub wp_landlord_ci95: f64,
+    /// WP of the row's agent as farmers.
     pub wp_farmers: f64,
+    /// Half-width of the 95% interval of `wp_farmers`.
     pub wp_farmers_ci95: f64,
+    /// The row's average points per game.
     pub adp: f64,
+    /// Half-width of the 95% interval of `adp`.
     pub adp_ci95: f64,
+    /// Games left out because a bot said they left its rules (0 with bidding).
     pub rule_mismatches: u32,
+    /// Games the row's agent gave up, counted as lost (0 with bidding).
     pub forfeits: u32,
 }
 
 /// A rating with its 95% interval (Elo scale, mean 1500).
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Rating {
+    /// The fitted rating.
     pub rating: f64,
+    /// Lower end of the 95% interval (2.5% bootstrap quantile).
     pub low: f64,
+    /// Upper end of the 95% interval (97.5% bootstrap quantile).
     pub high: f64,
 }
 
+/// A played ladder: the roster, the matrix of pairings and the ratings, in roster order.
 #[derive(Debug, Serialize)]
 pub struct Ladder {
+    /// The deal set's name, as reports state it.
     pub deal_set: String,
+    /// Deals in the set (what the pairings of agents that are not slow play).
     pub deals: usize,
+    /// Deals the pairings of a slow agent play (at most `deals`).
     pub slow_deals: usize,
+    /// Each agent's label.
     pub labels: Vec<String>,
+    /// Each agent's spec.
     pub specs: Vec<String>,
+    /// Whether each agent is slow (plays only the first `slow_deals` deals).
     pub slow: Vec<bool>,
-    /// cells[i][j]: agent i against agent j; None on the diagonal.
+    /// `cells[i][j]`: agent i against agent j; None on the diagonal.
     pub cells: Vec<Vec<Option<Cell>>>,
+    /// Each agent's rating, fitted to every game.
     pub ratings: Vec<Rating>,
+    /// The rules the games were played under.
     pub rules: &'static str,
     /// Whether the games were played with bidding (all six seatings).
     pub bidding: bool,
@@ -382,6 +410,8 @@ impl Ladder {
         order
     }
 
+    /// The report as Markdown: ratings from the highest down, the WP matrix, faults and the
+    /// agents' specs.
     pub fn markdown(&self) -> String {
         let order = self.order();
         let slow = if self.slow.contains(&true) {

@@ -18,25 +18,45 @@ use serde::Serialize;
 use std::io::IsTerminal;
 use std::time::Instant;
 
+/// Why an evaluation, league, ladder or learning curve could not be completed.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
+    /// An agent could not be built: an unknown spec, a bad setting or weights that do not load.
     #[error(transparent)]
     Agent(#[from] AgentError),
+    /// A thread playing deals panicked.
     #[error("an evaluation thread panicked")]
     Panicked,
+    /// A league or ladder was given fewer than two agents.
     #[error("a league needs at least two agents")]
     LeagueTooSmall,
+    /// The deal set is empty.
     #[error("no deals to play")]
     NoDeals,
+    /// A run folder or checkpoint could not be read.
     #[error(transparent)]
     Run(#[from] crate::run::RunError),
+    /// A learning-curve or ladder file could not be read, parsed or written.
     #[error("{path}: {reason}")]
-    Curve { path: std::path::PathBuf, reason: String },
+    Curve {
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A plot could not be drawn.
     #[error("no plot: {0}")]
     Plot(#[from] crate::run::PlotError),
     /// An agent could not answer (a `bot:` that crashed, timed out or answered nonsense).
     #[error("deal {deal} ({seating}): {reason}")]
-    Fault { deal: usize, seating: String, reason: String },
+    Fault {
+        /// The deal's number in the set.
+        deal: usize,
+        /// Who was landlord and who farmers.
+        seating: String,
+        /// The agent's fault.
+        reason: String,
+    },
 }
 
 /// The rules of fixed-landlord evaluation, as reports state them.
@@ -47,9 +67,11 @@ pub const RULES_SPRING: &str = "no bidding (seat 0 of each deal is the landlord)
 /// The outcome of one game from the landlord's side.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct GameOutcome {
+    /// Whether the landlord's side won (false for a game left out by a rule mismatch).
     pub landlord_won: bool,
     /// The landlord side's points: ±2·2^(bombs + rockets).
     pub landlord_points: f64,
+    /// Answers outside the legal list in this game, of both sides.
     pub illegal_plays: u32,
     /// Where an agent gave the game up (`on_error=forfeit`): whether it was the landlord's side.
     /// That side lost, for the stake of the game so far.
@@ -100,11 +122,14 @@ pub fn play_deal_with(
 /// A mean with the half-width of its 95% confidence interval (normal approximation).
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Estimate {
+    /// The sample mean.
     pub mean: f64,
+    /// Half-width of the 95% confidence interval: 1.96 standard errors.
     pub ci95: f64,
 }
 
 impl Estimate {
+    /// The mean of `values` and its interval; both NaN for no values, an interval of 0 for one.
     pub fn of(values: &[f64]) -> Estimate {
         let n = values.len() as f64;
         if values.is_empty() {
@@ -125,9 +150,13 @@ impl std::fmt::Display for Estimate {
 /// One seating's results, from A's side.
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatingResult {
+    /// Games counted in WP and ADP.
     pub games: usize,
+    /// A's win probability: the share of games A's side won.
     pub wp: Estimate,
+    /// A's average points per game (negative when it loses points).
     pub adp: Estimate,
+    /// Illegal answers in these games, of both sides.
     pub illegal_plays: u32,
     /// Games A's side gave up (`on_error=forfeit`), counted as lost.
     #[serde(skip_serializing_if = "is_zero")]
@@ -144,18 +173,26 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+/// The result of A against B on a deal set, both seatings (the report of `ddz eval`).
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchReport {
     /// The rules the games were played under.
     pub rules: &'static str,
+    /// Agent A's spec.
     pub a: String,
+    /// Agent B's spec.
     pub b: String,
+    /// Deals played, each twice.
     pub deals: usize,
+    /// The games with A as landlord and B as farmers.
     pub a_as_landlord: SeatingResult,
+    /// The games with B as landlord and A as farmers.
     pub a_as_farmers: SeatingResult,
     /// Both seatings together.
     pub overall: SeatingResult,
+    /// Wall-clock time of the evaluation, in seconds.
     pub seconds: f64,
+    /// Games played per second of wall-clock time.
     pub games_per_s: f64,
 }
 
@@ -285,6 +322,7 @@ fn play_chunk(
 }
 
 impl MatchReport {
+    /// Illegal answers over all games, of both agents.
     pub fn illegal_plays(&self) -> u32 {
         self.overall.illegal_plays
     }

@@ -7,21 +7,36 @@ use crate::runtime::Device;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// A whole training configuration, one field per section of `configs/dmc.toml`; a missing
+/// section or key takes its default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
+    /// `[run]`: run folder, seed and learner device.
     pub run: RunConfig,
+    /// `[budget]`: where training stops.
     pub budget: BudgetConfig,
+    /// `[reward]`: what each decision learns from the game's result.
     pub reward: RewardConfig,
+    /// `[actors]`: the self-play threads and their exploration.
     pub actors: ActorConfig,
+    /// `[pool]`: the frozen opponents and the share of self-play and rule games.
     pub pool: PoolConfig,
+    /// `[learner]`: batch, optimiser and learning-rate schedule.
     pub learner: LearnerConfig,
+    /// `[model]`: the Q network's shape and optional parts.
     pub model: ModelConfig,
+    /// `[checkpoint]`: how often checkpoints are written and how many are kept.
     pub checkpoint: CheckpointConfig,
+    /// `[log]`: TensorBoard and console scalars.
     pub log: LogConfig,
+    /// `[eval]`: evaluation of checkpoints during training.
     pub eval: EvalConfig,
+    /// `[broker]`: actors in other processes over Redis.
     pub broker: BrokerConfig,
+    /// `[game]`: fixed landlord or bidding, and spring scoring.
     pub game: GameSection,
+    /// `[auxiliary]`: how the training-only parts of the network learn.
     pub auxiliary: AuxiliaryConfig,
 }
 
@@ -48,7 +63,10 @@ pub struct AuxiliaryConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HandGradient {
+    /// The Q loss also shapes the hand prediction it reads (`"joint"`).
     Joint,
+    /// The prediction enters the Q head without gradient; only its own loss trains it
+    /// (`"detached"`).
     Detached,
 }
 
@@ -126,6 +144,7 @@ impl Default for EvalConfig {
     }
 }
 
+/// Where the run lives, how its games are dealt and where the learner runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
@@ -147,11 +166,15 @@ impl Default for RunConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct BudgetConfig {
+    /// Stop after this many learned decisions (frames).
     pub max_frames: u64,
+    /// Stop after this many finished games.
     pub max_games: u64,
+    /// Stop after this many seconds of this session; must not be negative.
     pub max_seconds: f64,
 }
 
+/// What each decision learns from the game's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RewardConfig {
@@ -188,6 +211,7 @@ impl Default for RewardConfig {
     }
 }
 
+/// How actors pick their training plays: `"epsilon"` or `"softmax"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Exploration {
@@ -197,6 +221,7 @@ pub enum Exploration {
     Softmax,
 }
 
+/// The actor threads that play the training games, and how they explore.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ActorConfig {
@@ -204,9 +229,13 @@ pub struct ActorConfig {
     pub count: usize,
     /// Games each actor plays at once; their decisions share one forward pass.
     pub games_in_flight: usize,
+    /// How a training play is picked: epsilon-greedy or softmax over Q.
     pub exploration: Exploration,
+    /// Epsilon-greedy: probability of a uniformly random legal play, in [0, 1].
     pub epsilon: f64,
+    /// Softmax temperature at frame 0; must be positive.
     pub temperature_start: f64,
+    /// Softmax temperature after `temperature_anneal_frames`; must be positive.
     pub temperature_end: f64,
     /// Frames over which the temperature goes from start to end.
     pub temperature_anneal_frames: u64,
@@ -226,6 +255,7 @@ impl Default for ActorConfig {
     }
 }
 
+/// The pool of frozen snapshots the learning side plays against.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PoolConfig {
@@ -258,11 +288,15 @@ impl Default for PoolConfig {
     }
 }
 
+/// The learner's updates: batch, optimiser, learning-rate schedule and threads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LearnerConfig {
+    /// Frames per update; each frame is learned once.
     pub batch_size: usize,
+    /// Learning rate at frame 0; must be positive.
     pub lr: f64,
+    /// `"adam"` or `"rmsprop"`.
     pub optimizer: Optimizer,
     /// Gradient-norm clip, of each role's network on its own when per-role (0 = off).
     pub grad_clip: f64,
@@ -274,6 +308,7 @@ pub struct LearnerConfig {
     pub threads: i32,
     /// Frames over which the learning rate falls linearly from `lr` to `lr_end` (0 = constant `lr`).
     pub lr_decay_frames: u64,
+    /// Learning rate from `lr_decay_frames` on; must be positive.
     pub lr_end: f64,
 }
 
@@ -318,9 +353,11 @@ impl Default for LearnerConfig {
     }
 }
 
+/// How often checkpoints are written and how many are kept.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CheckpointConfig {
+    /// Minutes between periodic checkpoints; 0 = only at the end.
     pub every_minutes: f64,
     /// Checkpoints kept (older ones are deleted).
     pub keep_last: usize,
@@ -332,9 +369,11 @@ impl Default for CheckpointConfig {
     }
 }
 
+/// What training logs and how often.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LogConfig {
+    /// Write TensorBoard events to RUN/tb.
     pub tensorboard: bool,
     /// Write scalars every this many learner steps.
     pub every_steps: u64,
@@ -348,20 +387,40 @@ impl Default for LogConfig {
     }
 }
 
+/// Why a training configuration could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The file could not be read.
     #[error("cannot read config {path}: {reason}")]
-    Read { path: PathBuf, reason: String },
+    Read {
+        /// The config file.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
+    /// The text is not valid TOML for this config (including unknown keys).
     #[error("config {path}: {reason}")]
-    Parse { path: PathBuf, reason: String },
+    Parse {
+        /// Where the text came from.
+        path: PathBuf,
+        /// The TOML error, with line and key.
+        reason: String,
+    },
+    /// The config parsed but a value is out of range.
     #[error("config {path}: {reason}")]
-    Invalid { path: PathBuf, reason: String },
+    Invalid {
+        /// Where the text came from.
+        path: PathBuf,
+        /// What is wrong, naming the key.
+        reason: String,
+    },
     /// A value no run can use; the reason names the key.
     #[error("{0}")]
     Value(String),
 }
 
 impl TrainConfig {
+    /// Reads, parses and validates the config file at `path`.
     pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigError::Read { path: path.into(), reason: e.to_string() })?;
@@ -376,6 +435,7 @@ impl TrainConfig {
         Ok(config)
     }
 
+    /// Checks every value a run needs in range (and the model's sizes); the error names the key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.model.validate().map_err(|e| ConfigError::Value(e.to_string()))?;
         if let Some((key, value)) = self.numbers().into_iter().find(|(_, v)| !v.is_finite()) {
@@ -451,10 +511,12 @@ impl TrainConfig {
         ]
     }
 
+    /// The whole config as TOML, every key set; it parses back to an equal config.
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).expect("a config always serialises")
     }
 
+    /// Actor threads to start: `actors.count`, or one per available core when it is 0.
     pub fn actor_count(&self) -> usize {
         if self.actors.count > 0 {
             self.actors.count
