@@ -16,7 +16,7 @@
 //! `{"response":n}`, and its first play request adds `landlord`, `pos` and `finalbid`.
 
 use crate::agents::bot_client::{BidRequest, PlayRequest as NativeRequest};
-use crate::agents::{Agent, Query, decide};
+use crate::agents::{Agent, Query, decide, legal_bid};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, State};
 use crate::lines::{RequestError, brief, serve_json_lines};
@@ -239,8 +239,7 @@ fn bid_for(agent: &mut dyn Agent, seat_index: u8, hand: Counts, bids: &[u8], see
     let state = bid_state(seat_index, hand, bids, seed)?;
     agent.reset(seed);
     let legal = state.legal_bids_vec();
-    let bid = agent.bid(&state, &legal);
-    Ok(if legal.contains(&bid) { bid } else { 0 })
+    Ok(legal_bid(agent.bid(&state, &legal), &legal).0)
 }
 
 /// The bidding position of seat `seat_index` with `hand` after `bids`, the other hands dealt

@@ -38,7 +38,7 @@ pub use ismcts::{Guide, IsmctsAgent};
 pub use model::ModelAgent;
 #[cfg(feature = "torch")]
 pub use pimc::{PimcAgent, PimcSettings};
-pub use play::{Decision, Everyone, SeatFault, Seating, Sides, decide, play_out, try_decide};
+pub use play::{Decision, Everyone, SeatFault, Seating, Sides, decide, legal_bid, play_out, try_decide};
 pub use random::RandomAgent;
 pub use rule::RuleAgent;
 #[cfg(feature = "torch")]

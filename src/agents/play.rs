@@ -78,10 +78,15 @@ pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Resul
 /// ones is illegal (returns true) and a pass is made instead.
 pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<bool, Fault> {
     let legal = state.legal_bids_vec();
-    let wanted = agent.try_bid(state, &legal)?;
-    let ok = legal.contains(&wanted);
-    state.apply_action(Action::Bid(if ok { wanted } else { 0 })).expect("a legal bid applies");
-    Ok(!ok)
+    let (bid, illegal) = legal_bid(agent.try_bid(state, &legal)?, &legal);
+    state.apply_action(Action::Bid(bid)).expect("a legal bid applies");
+    Ok(illegal)
+}
+
+/// The bid made when an agent answers `wanted` at a decision whose legal bids are `legal`: that
+/// bid, or a pass (always legal) when it is not one of them; and whether it was not.
+pub fn legal_bid(wanted: u8, legal: &[u8]) -> (u8, bool) {
+    if legal.contains(&wanted) { (wanted, false) } else { (0, true) }
 }
 
 /// An agent's fault and the seat it played, which ended a game early.

@@ -103,8 +103,8 @@ fn advise(agent: &mut dyn Agent, state: &State) -> Advice {
     let name = agent.name();
     if state.phase() == Phase::Bid {
         let bids = state.legal_bids_vec();
-        let bid = agent.bid(state, &bids);
-        return Advice::Bid { agent: name, bid: if bids.contains(&bid) { bid } else { 0 }, bids };
+        let (bid, _) = crate::agents::legal_bid(agent.bid(state, &bids), &bids);
+        return Advice::Bid { agent: name, bid, bids };
     }
     let mut plays: Vec<Play> = Vec::new();
     state.legal_plays_into(&mut plays);
