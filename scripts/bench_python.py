@@ -244,7 +244,7 @@ def main():
         opp = f"{m['opponent_decisions_per_s']:>12,.0f}" if "opponent_decisions_per_s" in m else ""
         print(f"{name:<20} {m['games_per_s']:>12,.0f} {m['decisions_per_s']:>14,.0f} {opp}")
     for k, v in ratios.items():
-        print(f"{k}: {v:.1f}x")
+        print(f"{k}: {v:.2f}x")
     if args.json:
         report = {"seconds": args.seconds, "runs": args.runs, "one_core": True, "medians": med, "ratios": ratios, "all": results}
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
