@@ -37,13 +37,23 @@ use crate::search::{AlphaBetaSettings, FinalChoice, IsmctsSettings, Keying};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// An agent by name, parsed from and printed as the names the module docs list; build it with
+/// [`AgentSpec::build`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentSpec {
+    /// `random`: a uniformly random legal play.
     Random,
+    /// `rule`: the hand-written rule agent.
     Rule,
+    /// `checkpoint:PATH`: the network's greedy play, from a checkpoint folder, a weights file
+    /// or a run folder (its newest checkpoint).
     Checkpoint(PathBuf),
+    /// `pimc:NET?knobs`: perfect-information Monte Carlo over drawn worlds with the network.
     Pimc(PathBuf, PimcSettings),
+    /// `ismcts:GUIDE?knobs`: information-set MCTS guided by a network, `rule` or `random`.
     Ismcts(GuideSpec, IsmctsKnobs),
+    /// `alphabeta:GUIDE?knobs`: depth-limited alpha-beta over drawn worlds, valued by a network
+    /// or `heuristic`.
     AlphaBeta(GuideSpec, AlphaBetaKnobs),
     /// The rule-model PIMC while the game fits the rule agent, else ISMCTS with belief; the
     /// plays of the other side needed first.
@@ -58,15 +68,22 @@ pub enum AgentSpec {
 /// hand-shape heuristic.
 #[derive(Clone, Debug, PartialEq)]
 pub enum GuideSpec {
+    /// A network: a checkpoint folder, weights file or run folder.
     Network(PathBuf),
+    /// Rollouts of the rule agent (ISMCTS only).
     Rule,
+    /// Random rollouts (ISMCTS only).
     Random,
+    /// The hand-shape heuristic at the frontier (alpha-beta only).
     Heuristic,
 }
 
+/// The knobs of an `ismcts:` agent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IsmctsKnobs {
+    /// The search's settings (`sims`, `c`, `ms`, `worlds`, `final`, `key`).
     pub settings: IsmctsSettings,
+    /// What a leaf is worth with a network guide (`leaf`; default the network's value).
     pub leaf: Leaf,
     /// Belief temperature of the root worlds (network guides only; 0 = uniform).
     pub belief: f64,
@@ -78,10 +95,14 @@ impl Default for IsmctsKnobs {
     }
 }
 
+/// The knobs of an `alphabeta:` agent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AlphaBetaKnobs {
+    /// The search's settings (`depth`, `top`).
     pub settings: AlphaBetaSettings,
+    /// Worlds drawn per decision (`worlds`: 1 to 100,000; default 8).
     pub worlds: usize,
+    /// Time budget per decision in milliseconds (`ms`: at most an hour; default 0, none).
     pub ms: u64,
 }
 
@@ -91,17 +112,27 @@ impl Default for AlphaBetaKnobs {
     }
 }
 
+/// Why an agent name does not parse or its agent cannot be built.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
+    /// A name of no known kind.
     #[error(
         "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs], auto:NET, \
          alphabeta:GUIDE[?knobs], douzero:DIR or bot:CMD (see ddz eval --help)"
     )]
     Unknown(String),
+    /// A known kind with a bad path, guide, command or knob.
     #[error("agent {spec:?}: {reason}")]
-    Setting { spec: String, reason: String },
+    Setting {
+        /// The name as given.
+        spec: String,
+        /// What is wrong, naming the knob.
+        reason: String,
+    },
+    /// A network's (the bidding network's included) or DouZero's weights could not be loaded.
     #[error(transparent)]
     Weights(#[from] WeightsError),
+    /// A run folder's newest checkpoint could not be found or read.
     #[error(transparent)]
     Run(#[from] crate::run::RunError),
     /// A built agent that could not answer (a `bot:` program that failed).

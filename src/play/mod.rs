@@ -34,10 +34,14 @@ pub struct Session {
 /// What happened at the table between two of the person's decisions.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Event {
+    /// An agent bid.
     Bid {
+        /// The seat that bid.
         seat: u8,
+        /// Its bid: 0 = pass, else 1 to 3.
         bid: u8,
     },
+    /// An agent played or passed.
     Play(PlayRecord),
     /// Everyone passed in the bidding: the cards were dealt again.
     Redeal,
@@ -97,9 +101,11 @@ impl Session {
         Ok(Session { state, human, agents: seats, names, hinter, source: source.into(), deals: 1, seed })
     }
 
+    /// The real state, every hand included: not for showing the person (see [`Session::view`]).
     pub fn state(&self) -> &State {
         &self.state
     }
+    /// The person's seat (0 to 2).
     pub fn human(&self) -> u8 {
         self.human
     }
@@ -107,6 +113,7 @@ impl Session {
     pub fn names(&self) -> &[String; 3] {
         &self.names
     }
+    /// Whether the game has ended.
     pub fn is_over(&self) -> bool {
         self.state.is_terminal()
     }
@@ -309,6 +316,7 @@ pub struct CardView {
     pub rank: char,
     /// `♠♥♣♦`, empty for a joker.
     pub suit: String,
+    /// Whether the card is drawn red (hearts, diamonds and the big joker).
     pub red: bool,
 }
 
@@ -325,29 +333,39 @@ impl CardView {
 /// One seat as the person sees it.
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatView {
+    /// The seat (0 to 2).
     pub seat: u8,
+    /// `landlord`, `landlord_down` or `landlord_up`; empty while the landlord is unknown.
     pub role: &'static str,
     /// `you` or the agent's spec.
     pub name: String,
+    /// How many cards the seat holds now.
     pub cards_left: u32,
 }
 
 /// A play on the table.
 #[derive(Clone, Debug, Serialize)]
 pub struct PlayView {
+    /// The seat that played.
     pub seat: u8,
+    /// The play's cards as text (`33`, `34567`), or `pass`.
     pub play: String,
 }
 
 /// The end of a game from the person's side.
 #[derive(Clone, Debug, Serialize)]
 pub struct ResultView {
+    /// The seat that emptied its hand.
     pub winner: u8,
+    /// Whether the landlord won.
     pub landlord_won: bool,
+    /// Whether the person's side won.
     pub you_won: bool,
     /// The person's points: ± the stake, doubled for the landlord.
     pub points: f64,
+    /// Bombs and rockets played (each doubles the stake).
     pub bombs: u8,
+    /// Whether the game ended in a spring or an anti-spring (which doubles the stake).
     pub spring: bool,
 }
 
@@ -355,18 +373,25 @@ pub struct ResultView {
 /// known), the public plays and the cards left — never the other hands.
 #[derive(Clone, Debug, Serialize)]
 pub struct View {
+    /// The person's seat (0 to 2).
     pub you: u8,
     /// None while bidding.
     pub landlord: Option<u8>,
     /// The bids so far: (seat, bid), 0 = pass.
     pub bids: Vec<(u8, u8)>,
+    /// The three seats, in seat order.
     pub seats: Vec<SeatView>,
+    /// The person's cards.
     pub hand: Vec<CardView>,
+    /// The bottom cards; empty until the landlord is known.
     pub bottom: Vec<CardView>,
+    /// The seat to bid or play; None once the game is over.
     pub to_move: Option<u8>,
     /// The play to beat, when someone leads a trick the person must follow.
     pub rival: Option<PlayView>,
+    /// Every play and pass so far, in order.
     pub history: Vec<PlayView>,
+    /// How the game ended; None while it runs.
     pub result: Option<ResultView>,
 }
 
@@ -441,14 +466,19 @@ impl Refused {
 /// A game's setup that cannot be: an unknown seat, or agents that are not one or two specs.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
+    /// A seat that is no role name and not `random`.
     #[error("unknown seat {0:?}: use landlord, landlord_down, landlord_up or random")]
     Seat(String),
+    /// An agent spec that does not parse.
     #[error("agent {spec:?}: {source}")]
     Agent {
+        /// The spec as given.
         spec: String,
+        /// Why it does not parse.
         #[source]
         source: AgentError,
     },
+    /// Neither one nor two agent specs were given; holds how many were.
     #[error("{0} agents given: give one (for both seats) or two, comma-separated")]
     AgentCount(usize),
 }

@@ -19,27 +19,51 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use tensorboard_rs::summary_writer::SummaryWriter;
 
+/// Why pretraining could not run or wrote no model.
 #[derive(Debug, thiserror::Error)]
 pub enum PretrainError {
+    /// No game was given (the logs held no valid game).
     #[error("no valid games to learn from")]
     NoGames,
+    /// No training decision has two or more legal plays (of `player`'s seats, with `player`).
     #[error("the logs hold no decision with a choice (by the player asked for, where one is)")]
     NoDecisions,
     /// A setting no pretraining can use: its name and why.
     #[error("{key}: {reason}")]
-    Invalid { key: &'static str, reason: String },
+    Invalid {
+        /// The setting's name, as in [`PretrainConfig`].
+        key: &'static str,
+        /// What is wrong with its value.
+        reason: String,
+    },
+    /// The model config is invalid, or the best weights do not fit the network.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// The network or its optimizer could not be built.
     #[error(transparent)]
     Learner(#[from] LearnerError),
+    /// The model file could not be written.
     #[error(transparent)]
     Weights(#[from] WeightsError),
+    /// The output folder or `pretrain.json` could not be created or written.
     #[error("{path}: {reason}")]
-    Io { path: PathBuf, reason: String },
+    Io {
+        /// The output folder.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
     /// Training made the network worse than it started, its loss stopped being a number, or
     /// its weights ran away.
     #[error("training diverged by step {step}: {reason}; no model was written (try a lower --lr than {lr})")]
-    Diverged { step: u64, reason: String, lr: f64 },
+    Diverged {
+        /// Learner steps taken when training stopped.
+        step: u64,
+        /// What went wrong: the loss, the validation loss or the largest weight.
+        reason: String,
+        /// The learning rate used.
+        lr: f64,
+    },
 }
 
 /// How much worse than the untrained network the best validation loss may be before the run
@@ -73,10 +97,15 @@ fn divergence(untrained: f64, best: &Best, last_loss: f64) -> Option<String> {
 /// One decision to imitate: the state before it, the legal plays and the one chosen.
 #[derive(Clone)]
 pub struct Sample {
+    /// The state before the decision.
     pub state: State,
+    /// The seat that decided (0 to 2).
     pub seat: u8,
+    /// The legal plays, in the engine's order (two or more).
     pub plays: Vec<Play>,
+    /// The index in `plays` of the play the log chose.
     pub chosen: usize,
+    /// Whether the log recorded the bottom (if not, the encoded state leaves it out).
     pub bottom_known: bool,
 }
 
@@ -130,10 +159,15 @@ pub fn decisions(
     (out, dropped)
 }
 
+/// Settings of a supervised warm start; [`PretrainConfig::validate`] checks them.
 #[derive(Clone, Debug, Serialize)]
 pub struct PretrainConfig {
+    /// Learner steps at most (at least 1; default 3000).
     pub steps: u64,
+    /// Decisions per step, drawn at random from the training decisions (at least 1; default
+    /// 256).
     pub batch_size: usize,
+    /// Adam's learning rate (positive and finite; default 1e-4).
     pub lr: f64,
     /// Share of games held out for validation.
     pub val_share: f64,
@@ -141,8 +175,11 @@ pub struct PretrainConfig {
     pub val_every: u64,
     /// Stop after this many validations without a better validation loss.
     pub patience: u32,
+    /// Seeds the validation split, the batches and the initial weights (default 1).
     pub seed: u64,
+    /// The network to train; an RL run starting from the result must use the same.
     pub model: ModelConfig,
+    /// Where the network computes (default `auto`).
     pub device: Device,
     /// Imitate only the seats this player played, by the logs' `players` (`human`: people's
     /// decisions, not the agents' they played against); `None`: every seat.
@@ -191,23 +228,36 @@ impl Default for PretrainConfig {
     }
 }
 
+/// What a pretraining run did; also written to `pretrain.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct PretrainSummary {
+    /// Games learned from, training and validation together.
     pub games: usize,
+    /// Invalid games the log reader left out.
     pub skipped_games: usize,
+    /// Training decisions.
     pub train_samples: usize,
+    /// Validation decisions (from the held-out games).
     pub val_samples: usize,
+    /// Decisions dropped as repeats of an (information state, play) pair already taken.
     pub duplicates_dropped: usize,
+    /// Learner steps taken.
     pub steps: u64,
+    /// The lowest validation loss measured: that of the model written.
     pub best_val_loss: f64,
+    /// The share (0 to 1) of validation decisions whose best-scored play was the one chosen, for
+    /// the model written.
     pub best_val_top1: f64,
     /// No game was held out (too few games for `val_share`): the "validation" figures were
     /// measured on training decisions.
     pub validated_on_training_data: bool,
+    /// The loss of the last training batch.
     pub final_train_loss: f64,
+    /// Stopped after `patience` validations without a better validation loss.
     pub stopped_early: bool,
     /// Stopped by Ctrl-C or SIGTERM (the best model so far was written).
     pub interrupted: bool,
+    /// The model written (`out/model.safetensors`).
     pub checkpoint: PathBuf,
 }
 

@@ -43,7 +43,11 @@ use trajectory::BidFrame;
 #[derive(Clone, Debug)]
 pub enum Start {
     /// A new run in `config.run.dir`, from random weights or from a weights file.
-    Fresh { init_from: Option<PathBuf> },
+    Fresh {
+        /// A weights file or checkpoint folder to start from (`--init-from`); None draws the
+        /// initial weights from `run.seed`.
+        init_from: Option<PathBuf>,
+    },
     /// Continue the run in `config.run.dir` from its newest checkpoint.
     Resume,
 }
@@ -52,10 +56,15 @@ pub enum Start {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
+    /// Ctrl-C, SIGTERM or SIGHUP asked the run to stop.
     Interrupted,
+    /// `budget.max_frames` frames were learned.
     MaxFrames,
+    /// `budget.max_games` games were counted.
     MaxGames,
+    /// This session ran `budget.max_seconds` seconds.
     MaxSeconds,
+    /// No game can arrive any more: every in-process actor hung up and there is no broker.
     ActorsStopped,
 }
 
@@ -71,50 +80,83 @@ impl std::fmt::Display for StopReason {
     }
 }
 
+/// What a training session did, as [`train`] and [`Trainer::run`] return it.
 #[derive(Debug, Clone, Serialize)]
 pub struct TrainSummary {
+    /// The run folder.
     pub run_dir: PathBuf,
+    /// The final checkpoint's folder.
     pub checkpoint: PathBuf,
+    /// Learner steps of the run, earlier sessions included.
     pub steps: u64,
+    /// Frames learned by the run, earlier sessions included.
     pub frames: u64,
+    /// Games counted by the run, earlier sessions included.
     pub games: u64,
     /// Seconds of this session.
     pub seconds: f64,
     /// Frames learned per second in this session.
     pub frames_per_s: f64,
+    /// Games counted per second in this session.
     pub games_per_s: f64,
+    /// The loss of the last learner step (0 when this session made none).
     pub last_loss: f64,
-    /// Mean loss over the first and the last tenth of this session's steps.
+    /// Mean loss over the first tenth of this session's steps (NaN when it made none).
     pub early_loss: f64,
+    /// Mean loss over the last tenth of this session's steps (NaN when it made none).
     pub late_loss: f64,
+    /// Why the session stopped.
     pub stopped_by: StopReason,
+    /// Moving-average win rate of the learning landlord against the pool; None without such
+    /// games.
     pub win_rate_vs_pool_landlord: Option<f64>,
+    /// Moving-average win rate of the learning farmers against the pool; None without such
+    /// games.
     pub win_rate_vs_pool_farmers: Option<f64>,
     /// Moving-average win rates in the games against the rule agent (`pool.rule_share`).
     pub win_rate_vs_rule_landlord: Option<f64>,
+    /// The same for the learning farmers against the rule agent.
     pub win_rate_vs_rule_farmers: Option<f64>,
 }
 
+/// Why training could not start or go on.
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
+    /// The config cannot be read, does not parse, or is invalid.
     #[error(transparent)]
     Config(#[from] config::ConfigError),
+    /// A fresh run was asked for in a folder that already holds checkpoints.
     #[error("{0} already holds a run: continue it with --resume {0}, or pick another --run-dir")]
     RunExists(PathBuf),
+    /// A file or folder of the run could not be created or written.
     #[error("{path}: {reason}")]
-    Io { path: PathBuf, reason: String },
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
+    /// The learner failed to build or to take a step.
     #[error(transparent)]
     Learner(#[from] LearnerError),
+    /// The run folder, its lock, checkpoints or weights files failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The Redis broker failed.
     #[error(transparent)]
     Broker(#[from] BrokerError),
+    /// An in-process actor thread panicked; holds its panic message.
     #[error("an actor thread failed: {0}")]
     Actor(String),
     /// Training stopped before learner step `step`; the checkpoints written before stay, and
     /// none is written after.
     #[error("learner step {step}: {reason}; training stopped, the last checkpoint is the last good one")]
-    NonFinite { step: u64, reason: String },
+    NonFinite {
+        /// The learner step that could not be taken.
+        step: u64,
+        /// The learner's reason, with how many batches in a row were refused.
+        reason: String,
+    },
 }
 
 impl From<WeightsError> for TrainError {
@@ -141,6 +183,8 @@ struct Counters {
     games: u64,
 }
 
+/// One training session of a run: the learner, its actors and the run folder it holds.
+/// Drive it with [`Trainer::run`], or step by step as the module docs describe.
 pub struct Trainer {
     cfg: Arc<TrainConfig>,
     run: PathBuf,

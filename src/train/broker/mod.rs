@@ -31,33 +31,91 @@ pub const PROTOCOL: u32 = 2;
 /// The consumer group (and consumer) of the learner.
 const GROUP: &str = "learner";
 
+/// What can go wrong between a learner, its actors and Redis.
 #[derive(Debug, thiserror::Error)]
 pub enum BrokerError {
+    /// The broker address does not parse as a Redis URL.
     #[error("{url} is not a Redis URL ({reason}); write redis://HOST:PORT/")]
-    BadUrl { url: String, reason: String },
+    BadUrl {
+        /// The address as given, its password masked.
+        url: String,
+        /// Why the Redis client refused it.
+        reason: String,
+    },
+    /// A run name that is empty or holds characters other than ASCII letters, digits, '.', '_'
+    /// and '-'.
     #[error("run name {0:?}: use letters, digits, '.', '_' and '-' only")]
     BadRunName(String),
+    /// Redis did not answer when the link was first opened.
     #[error("cannot reach Redis at {url}: {reason}")]
-    Unreachable { url: String, reason: String },
+    Unreachable {
+        /// The Redis URL, its password masked.
+        url: String,
+        /// The connection error.
+        reason: String,
+    },
+    /// A Redis command failed with an error not worth waiting out (or while stopping).
     #[error("Redis at {url}: {reason}")]
-    Redis { url: String, reason: String },
+    Redis {
+        /// The Redis URL, its password masked.
+        url: String,
+        /// Redis's error.
+        reason: String,
+    },
+    /// Another live learner holds the lease on this run name.
     #[error(
         "run {run} is in use by another learner (its lease, {owner}, is live); stop that learner or pick another --run name"
     )]
-    RunInUse { run: String, owner: String },
+    RunInUse {
+        /// The run name.
+        run: String,
+        /// The lease holder's token (host, process id and start time).
+        owner: String,
+    },
+    /// A fresh learner found another run's keys under this name (a resume from another folder
+    /// counts as fresh).
     #[error(
         "run {run} in Redis at {url} already holds a run (learner folder {dir}); continue it with --resume {dir}, \
          pick another --run name, or delete its keys: redis-cli -u {url} --scan --pattern 'ddz:{run}:*' | xargs redis-cli -u {url} del"
     )]
-    RunExists { run: String, url: String, dir: String },
+    RunExists {
+        /// The run name.
+        run: String,
+        /// The Redis URL, its password masked.
+        url: String,
+        /// The run folder of the learner that wrote the stored run, on its machine ("?" when
+        /// its meta does not parse).
+        dir: String,
+    },
+    /// An actor cannot play the learner's run: another protocol or feature sizes, a meta or
+    /// config that does not parse here, or a config that differs from the actor's own.
     #[error("run {run}: {reason}")]
-    Mismatch { run: String, reason: String },
+    Mismatch {
+        /// The run name.
+        run: String,
+        /// What differs.
+        reason: String,
+    },
+    /// No learner published the run's meta within the actor's wait.
     #[error(
         "no learner has published run {run} in Redis at {url} after {seconds} s (start `ddz train --broker {url}` first)"
     )]
-    NoRun { run: String, url: String, seconds: f64 },
+    NoRun {
+        /// The run name.
+        run: String,
+        /// The Redis URL, its password masked.
+        url: String,
+        /// How long the actor waited, in seconds.
+        seconds: f64,
+    },
+    /// The run's status is "finished": its learner has stopped and reads no more games.
     #[error("run {run} has finished: its learner stopped")]
-    Finished { run: String },
+    Finished {
+        /// The run name.
+        run: String,
+    },
+    /// A stop was asked for (Ctrl-C or a signal, see [`crate::runtime::interrupted`]) while
+    /// waiting on Redis or the learner.
     #[error("stopped")]
     Stopped,
 }
@@ -69,10 +127,13 @@ pub struct Keys {
 }
 
 impl Keys {
+    /// The keys of run `run`; [`BrokerError::BadRunName`] unless it is non-empty and only
+    /// ASCII letters, digits, '.', '_' and '-'.
     pub fn new(run: &str) -> Result<Keys, BrokerError> {
         let ok = !run.is_empty() && run.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
         if ok { Ok(Keys { run: run.to_string() }) } else { Err(BrokerError::BadRunName(run.to_string())) }
     }
+    /// The run name.
     pub fn run(&self) -> &str {
         &self.run
     }
@@ -99,15 +160,16 @@ impl Keys {
     pub fn bid_weights(&self) -> String {
         self.key("bid_weights")
     }
+    /// The version of the newest weights; actors poll it to know when to fetch `weights`.
     pub fn version(&self) -> String {
         self.key("version")
     }
-    /// Frames learned (anneals the actors' softmax temperature).
     /// The channel on which each new version is announced (`redis-cli subscribe` watches a
     /// run; actors read `version` instead, which survives their reconnects).
     pub fn published(&self) -> String {
         self.key("published")
     }
+    /// Frames learned (anneals the actors' softmax temperature).
     pub fn frames(&self) -> String {
         self.key("frames")
     }
@@ -115,6 +177,7 @@ impl Keys {
     pub fn pool(&self) -> String {
         self.key("pool")
     }
+    /// The pool snapshot (safetensors) taken at learner step `step`.
     pub fn pool_entry(&self, step: u64) -> String {
         self.key(&format!("pool:{step}"))
     }
@@ -135,9 +198,13 @@ impl Keys {
 /// What a learner tells actors about its run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunMeta {
+    /// The learner's [`PROTOCOL`].
     pub protocol: u32,
+    /// The learner's ddz version.
     pub ddz: String,
+    /// Features per state ([`crate::encode::STATE_DIM`]).
     pub state_dim: usize,
+    /// Features per action ([`crate::encode::ACTION_DIM`]).
     pub action_dim: usize,
     /// The learner's run folder, on its machine.
     pub dir: String,
@@ -146,6 +213,7 @@ pub struct RunMeta {
 }
 
 impl RunMeta {
+    /// This build's meta, for a run in folder `dir` with config `config` (TOML).
     pub fn ours(dir: &str, config: String) -> RunMeta {
         RunMeta {
             protocol: PROTOCOL,
@@ -179,19 +247,24 @@ impl RunMeta {
 /// Counters of what crossed the wire.
 #[derive(Debug, Default)]
 pub struct WireStats {
+    /// Games sent or received.
     pub games: AtomicU64,
+    /// Frames (decisions) in those games.
     pub frames: AtomicU64,
+    /// Bytes of their stream entries.
     pub bytes: AtomicU64,
     /// Entries that did not decode (skipped).
     pub bad: AtomicU64,
 }
 
 impl WireStats {
+    /// Counts `games` more games holding `frames` frames in `bytes` bytes.
     pub fn add(&self, games: u64, frames: u64, bytes: u64) {
         self.games.fetch_add(games, Ordering::Relaxed);
         self.frames.fetch_add(frames, Ordering::Relaxed);
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
+    /// Mean bytes on the wire per frame so far (0 before any frame).
     pub fn bytes_per_frame(&self) -> f64 {
         self.bytes.load(Ordering::Relaxed) as f64 / self.frames.load(Ordering::Relaxed).max(1) as f64
     }
