@@ -6,7 +6,8 @@ One run (as `ddz eval --run` calls it):
        measured on N deals, when given: the file keeps every deal set measured).
 Several runs, against the rule agent (e.g. from scratch vs from a pretrained checkpoint):
     python plot_curve.py --compare OUT.png LABEL=RUN/eval/curve.csv LABEL=RUN2/eval/curve.csv
-    Optional, right after OUT.png: --target LANDLORD FARMERS draws a goal line for each side.
+    Optional, right after OUT.png: --target LANDLORD FARMERS draws a goal line for each side;
+    --mean draws one line per run, the mean of its WP as landlord and as farmers (for many runs).
 """
 import csv
 import sys
@@ -65,12 +66,19 @@ def compare(out, specs):
         for side, goal in zip(("landlord", "farmers"), specs[1:3]):
             ax.axhline(float(goal), color=SIDE_COLORS[side], linewidth=0.8, alpha=0.6, label=f"target as {side}")
         specs = specs[3:]
+    mean = bool(specs) and specs[0] == "--mean"
+    specs = specs[1:] if mean else specs
     styles = ["-", "--", "-.", ":"]
     deals = "?"
     for k, spec in enumerate(specs):
         label, path = spec.split("=", 1)
         rows, hours = read(path)
         deals = rows[-1]["deals"] if rows else deals
+        if mean:
+            wp = [(float(r["rule_landlord_wp"]) + float(r["rule_farmers_wp"])) / 2 for r in rows]
+            ax.plot(hours, wp, styles[k // 10 % len(styles)], color=plt.get_cmap("tab10")(k % 10), marker="o",
+                    markersize=3, label=f"{label}: vs rule, mean of both sides")
+            continue
         for side in ("landlord", "farmers"):
             ax.plot(hours, [float(r[f"rule_{side}_wp"]) for r in rows], styles[k % len(styles)], color=SIDE_COLORS[side],
                     marker="o", markersize=3, label=f"{label}: vs rule, as {side}")
