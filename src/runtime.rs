@@ -45,18 +45,29 @@ pub fn interrupted() -> bool {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum Device {
+    /// The first GPU when there is one, else the CPU (the default).
     #[default]
     Auto,
+    /// The CPU.
     Cpu,
+    /// The GPU of this index, counting from 0.
     Cuda(usize),
 }
 
+/// A device name that does not parse, or a GPU that is not there.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DeviceError {
+    /// Not `auto`, `cpu`, `cuda` or `cuda:N`; holds the trimmed text.
     #[error("unknown device {0:?}: use auto, cpu, cuda or cuda:N")]
     Unknown(String),
+    /// A GPU index beyond those this machine has.
     #[error("cuda:{requested} requested but {available} CUDA device(s) are available")]
-    Unavailable { requested: usize, available: usize },
+    Unavailable {
+        /// The index asked for.
+        requested: usize,
+        /// How many CUDA devices libtorch sees.
+        available: usize,
+    },
 }
 
 impl std::str::FromStr for Device {
@@ -119,15 +130,24 @@ impl Device {
     }
 }
 
+/// The `ddz info` report: versions, devices and threads, and proof that libtorch links.
 #[derive(Debug, Serialize)]
 pub struct Info {
+    /// This crate's version.
     pub ddz_version: &'static str,
+    /// libtorch's version ([`LIBTORCH_VERSION`]).
     pub libtorch_version: &'static str,
+    /// Whether libtorch can use CUDA.
     pub cuda_available: bool,
+    /// How many CUDA devices libtorch sees.
     pub cuda_devices: i64,
+    /// Whether libtorch can use cuDNN.
     pub cudnn_available: bool,
+    /// libtorch's intra-op thread count at the time of the report.
     pub intra_op_threads: i32,
+    /// The cores this process may use (1 if unknown).
     pub cores: usize,
+    /// The result of a small matrix computation beside the value expected, as text.
     pub link_check: String,
 }
 

@@ -25,8 +25,11 @@ pub const BUILT_IN: &str = include_str!("situations.jsonl");
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}:{line}: {reason}", file.display())]
 pub struct SituationError {
+    /// The situations file (`<built-in situations>` for the built-in ones).
     pub file: PathBuf,
+    /// The 1-based line; 0 when the fault is the whole file (unreadable, or no situations).
     pub line: usize,
+    /// What is wrong, naming the situation's id and field where there is one.
     pub reason: String,
 }
 
@@ -49,43 +52,67 @@ struct SituationLine {
 /// One checked situation, ready to put to an agent.
 #[derive(Clone, Debug)]
 pub struct Situation {
+    /// A unique name, such as `win_now_lead-01`.
     pub id: String,
+    /// The rule of play it tests, such as `win_now_lead`.
     pub rule: String,
+    /// The seat to play.
     pub seat: Role,
+    /// The game at the seat's turn: its hand, the bottom and the history as given, the other
+    /// hands dealt at random to fit.
     pub state: State,
+    /// Plays a sound player makes; when not empty, the agent must choose one of them.
     pub good: Vec<Play>,
+    /// Plays a sound player must not make.
     pub bad: Vec<Play>,
+    /// Why, in one line.
     pub reason: String,
 }
 
 /// What an agent did in one situation.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verdict {
+    /// The situation's id.
     pub id: String,
+    /// The situation's rule of play.
     pub rule: String,
+    /// The agent's play, as text.
     pub play: String,
+    /// Whether the play was among the good ones (if any) and not among the bad.
     pub passed: bool,
+    /// The situation's good plays, as text.
     pub good: Vec<String>,
+    /// The situation's bad plays, as text.
     pub bad: Vec<String>,
+    /// The situation's one-line reason.
     pub reason: String,
 }
 
 /// Pass counts of one rule.
 #[derive(Clone, Debug, Serialize)]
 pub struct RuleRate {
+    /// The rule of play.
     pub rule: String,
+    /// Situations of this rule that the agent passed.
     pub passed: usize,
+    /// Situations of this rule.
     pub total: usize,
 }
 
 /// An agent's results over a file of situations.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The agent's name.
     pub agent: String,
+    /// Situations passed.
     pub passed: usize,
+    /// Situations put to the agent.
     pub total: usize,
+    /// `passed / total`, from 0 to 1 (0 when there are none).
     pub rate: f64,
+    /// Pass counts per rule, in the order the rules first appear.
     pub rules: Vec<RuleRate>,
+    /// One verdict per situation, in file order.
     pub verdicts: Vec<Verdict>,
 }
 

@@ -42,36 +42,48 @@ pub fn rules(all_pass: AllPass) -> String {
 /// One agent's results over the games it played alone against two copies of the other.
 #[derive(Clone, Debug, Serialize)]
 pub struct BiddingSide {
+    /// The agent's name, with its bidder when that is not its own.
     pub agent: String,
+    /// Games it played: three a deal, one in each seat.
     pub games: usize,
     /// Average points per game of the agent's seat (drawn games count as 0).
     pub adp: Estimate,
-    /// Share of the contested games it won.
+    /// Share of the contested games it won (NaN when none was contested).
     pub wp: f64,
-    /// Contested games (someone bid), games won of them, and of them the games it played as
-    /// landlord.
+    /// Contested games: someone bid, so a landlord played.
     pub contested: usize,
+    /// Contested games it won.
     pub won: usize,
+    /// Contested games it played as landlord.
     pub contested_as_landlord: usize,
     /// Share of the games in which it became the landlord.
     pub landlord_share: f64,
+    /// Share of its contested games as landlord that it won; `None` when it was never landlord.
     pub wp_as_landlord: Option<f64>,
+    /// Share of its contested games as a farmer that it won; `None` when it never was one.
     pub wp_as_farmer: Option<f64>,
 }
 
+/// The result of [`evaluate_bidding`]: both agents' sides and their paired difference.
 #[derive(Clone, Debug, Serialize)]
 pub struct BiddingReport {
+    /// The rules of the games, in words ([`rules`]).
     pub rules: String,
+    /// What happened when every seat passed.
     pub all_pass: AllPass,
+    /// Deals played (six games each).
     pub deals: usize,
     /// Share of the games that ended drawn because every seat passed.
     pub all_pass_share: f64,
     /// Redeals per game (with `AllPass::Redeal`).
     pub redeals_per_game: f64,
+    /// Agent A's results.
     pub a: BiddingSide,
+    /// Agent B's results.
     pub b: BiddingSide,
     /// A's average points minus B's, deal by deal (each deal's three games of each), with its CI.
     pub adp_a_minus_b: Estimate,
+    /// Illegal plays or bids that either agent answered, over all games.
     pub illegal: u32,
 }
 
@@ -167,7 +179,9 @@ fn side(agent: String, games: &[Outcome]) -> BiddingSide {
 
 /// An agent and who bids for it.
 pub struct Bidding<'a> {
+    /// The agent that plays the cards.
     pub agent: &'a AgentSpec,
+    /// Who bids for it: the agent itself, or another bidder.
     pub bidder: &'a BidderSpec,
 }
 
@@ -232,6 +246,8 @@ fn pct(x: Option<f64>) -> String {
 }
 
 impl BiddingReport {
+    /// The report as Markdown: a summary line, the rules, one table row per agent and the
+    /// paired difference.
     pub fn markdown(&self) -> String {
         let row = |s: &BiddingSide| {
             format!(

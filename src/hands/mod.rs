@@ -17,14 +17,24 @@ use rand::seq::SliceRandom;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+/// Why `ddz evaluate-hands` could not play, train or write the evaluator.
 #[derive(Debug, thiserror::Error)]
 pub enum HandsError {
+    /// The agent that plays the games out would not build or failed mid-game.
     #[error(transparent)]
     Agent(#[from] AgentError),
+    /// The evaluator's weights could not be saved.
     #[error(transparent)]
     Weights(#[from] WeightsError),
+    /// A file or folder that could not be created, written or plotted.
     #[error("{path}: {reason}")]
-    Io { path: PathBuf, reason: String },
+    Io {
+        /// The file or folder concerned.
+        path: PathBuf,
+        /// The underlying error, as text.
+        reason: String,
+    },
+    /// A setting out of range; the text names the setting and value.
     #[error("{0}")]
     Invalid(String),
     /// Training made the evaluator worse than it started: nothing is written.
@@ -32,19 +42,33 @@ pub enum HandsError {
         "training diverged: the loss on held-out training deals is {best}, the untrained evaluator's {untrained}; \
          nothing was written (try a lower --lr than {lr})"
     )]
-    Diverged { best: f64, untrained: f64, lr: f64 },
+    Diverged {
+        /// The best loss reached on the early-stopping deals (may be NaN).
+        best: f64,
+        /// The loss of the untrained evaluator on the same deals.
+        untrained: f64,
+        /// The learning rate used.
+        lr: f64,
+    },
 }
 
 /// How the evaluator is trained.
 #[derive(Clone, Debug, Serialize)]
 pub struct HandsConfig {
+    /// Games to play and label, at least 10 and at most [`crate::game::MOST_DEALS`].
     pub games: usize,
+    /// Seed of the deals, of the network's initial weights and of the batch shuffling.
     pub seed: u64,
+    /// The most passes over the training deals (training stops early after three without
+    /// improvement); at least 1.
     pub epochs: usize,
+    /// Hands per update; at least 1.
     pub batch_size: usize,
+    /// Adam's learning rate; positive and finite.
     pub lr: f64,
-    /// Share of the deals held out for calibration.
+    /// Share of the deals held out for calibration, above 0 and below 1.
     pub val_share: f64,
+    /// Threads that play the games (0 counts as 1).
     pub threads: usize,
 }
 
@@ -74,8 +98,11 @@ impl HandsConfig {
 /// One game's label: the landlord's dealt 17 cards, the bottom, and how it went for it.
 #[derive(Clone, Copy, Debug)]
 pub struct Outcome {
+    /// The landlord's 17 dealt cards, without the bottom.
     pub hand: Counts,
+    /// The 3 bottom cards the landlord took.
     pub bottom: Counts,
+    /// Whether the landlord won.
     pub won: bool,
     /// The landlord's points (bombs, rocket and spring doubling; stake 1).
     pub points: f32,
@@ -128,28 +155,38 @@ pub fn play_games(
 /// Predicted against observed in one tenth of the held-out hands (sorted by prediction).
 #[derive(Clone, Debug, Serialize)]
 pub struct Decile {
+    /// The mean predicted win chance in this tenth.
     pub predicted: f64,
+    /// The share of these hands that the landlord won.
     pub observed: f64,
+    /// How many hands fell in this tenth.
     pub hands: usize,
 }
 
+/// What training the evaluator gave, as written to `out/report.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct HandsReport {
+    /// The settings it was trained with.
     pub config: HandsConfig,
+    /// The agent that played the games out, as given.
     pub agent: String,
+    /// Training hands: two per training game (its 17-card and 20-card rows).
     pub train_hands: usize,
+    /// Held-out hands: two per held-out game.
     pub val_hands: usize,
     /// The best loss on the early-stopping hands.
     pub final_loss: f64,
-    /// Brier score of the predicted win chance on held-out hands, and of always predicting the
-    /// training win rate.
+    /// Brier score of the predicted win chance on held-out hands (lower is better).
     pub brier: f64,
+    /// Brier score of always predicting the training win rate, the baseline to beat.
     pub brier_constant: f64,
     /// Mean absolute error of the predicted points on held-out hands.
     pub points_mae: f64,
-    /// Calibration of the 17-card (bottom unknown) and 20-card (with the bottom) predictions.
+    /// Calibration of the 17-card predictions (bottom unknown), in deciles.
     pub deciles_17: Vec<Decile>,
+    /// Calibration of the 20-card predictions (with the bottom), in deciles.
     pub deciles_20: Vec<Decile>,
+    /// Where the trained weights were written.
     pub model: PathBuf,
 }
 

@@ -12,29 +12,38 @@ use tch::{Device, Kind, Tensor, nn, nn::OptimizerConfig};
 /// network learns to predict for them.
 #[derive(Clone, Debug)]
 pub struct Frame {
+    /// The state's features as the deciding seat sees them, [`STATE_DIM`] long.
     pub state: Vec<f32>,
+    /// The chosen play's features, [`ACTION_DIM`] long.
     pub action: Vec<f32>,
+    /// The Q head's label: a λ-return of the seat's reward from this decision on.
     pub target: f32,
     /// The score head's label: the game points of the decision's side (a λ-return of them, as
     /// `target` is of the reward), whatever the reward's scoring.
     pub points: f32,
+    /// The deciding seat's role, which groups [`StepStats::loss_by_role`].
     pub role: Role,
     /// The other two hands at the decision: targets of the hidden-hand head and the oracle's
     /// input, read only by training.
     pub hidden: HiddenHands,
 }
 
+/// The optimizer of the learner's updates, as configs name it (`adam`, `rmsprop`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Optimizer {
+    /// Adam with its usual defaults.
     Adam,
+    /// RMSprop with DouZero's settings.
     Rmsprop,
 }
 
 /// How the learner updates the network.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LearnerSettings {
+    /// Which optimizer updates the weights.
     pub optimizer: Optimizer,
+    /// The learning rate at the start ([`Learner::set_lr`] changes it).
     pub lr: f64,
     /// Gradient-norm clip, of each role's network on its own when per-role (0 = off).
     pub grad_clip: f64,
@@ -60,7 +69,9 @@ impl LearnerSettings {
     }
 }
 
+/// The network being trained and its optimizer: applies one update per batch of frames.
 pub struct Learner {
+    /// The network being trained.
     pub net: QNet,
     opt: nn::Optimizer,
     settings: LearnerSettings,
@@ -71,9 +82,11 @@ pub struct Learner {
 /// What one update measured.
 #[derive(Clone, Debug, Default)]
 pub struct StepStats {
+    /// The batch's total loss before the update: the Q error plus the weighted auxiliary losses.
     pub loss: f64,
     /// Loss per role (landlord, landlord_down, landlord_up); NaN when the batch had none.
     pub loss_by_role: [f64; 3],
+    /// The mean predicted Q over the batch, before the update.
     pub mean_q: f64,
     /// The learning rate of this update.
     pub lr: f64,
@@ -95,10 +108,13 @@ pub struct HandStats {
     pub placed_uniform: f64,
 }
 
+/// Why the learner could not be built or an update was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum LearnerError {
+    /// The network could not be built from its config or placed on the device.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// libtorch would not build the optimizer; holds its message.
     #[error("building the optimizer: {0}")]
     Optimizer(String),
     /// A non-finite loss or gradient: the update was refused, the weights are unchanged.
@@ -124,6 +140,7 @@ impl Learner {
         Ok(Learner { net, opt, settings, oracle_weight: 0.0 })
     }
 
+    /// The learning rate of the following updates (as [`StepStats::lr`] reports).
     pub fn set_lr(&mut self, lr: f64) {
         self.opt.set_lr(lr);
         self.settings.lr = lr;

@@ -28,6 +28,7 @@ pub enum ModelError {
     /// Weights whose names or shapes do not fit the network.
     #[error("{0}")]
     Mismatch(String),
+    /// The device asked for does not parse or is not there.
     #[error(transparent)]
     Device(#[from] DeviceError),
 }
@@ -141,6 +142,9 @@ impl ModelConfig {
         Ok(config)
     }
 
+    /// Checks the sizes before any tensor is allocated: positive layers, at most
+    /// [`MOST_WIDTH`] units a layer and [`MOST_WEIGHTS`] in all, a margin from 0 to
+    /// [`MAX_MARGIN`], and a state width ddz reads; the error names what is wrong.
     pub fn validate(&self) -> Result<(), ModelError> {
         if self.trunk.is_empty() || self.trunk.iter().chain(&self.head_hidden).chain([&self.head]).any(|&n| n <= 0) {
             return Err(ModelError::Invalid(
@@ -233,7 +237,10 @@ impl ModelConfig {
 /// A snapshot of all weights, detached from any device or thread (tensors are not `Sync`).
 #[derive(Clone, Debug)]
 pub struct Weights {
+    /// The version they were exported as (in training, the learner's step), so that holders
+    /// can tell newer weights from those they have.
     pub version: u64,
+    /// Every variable as (name, shape, values flattened in row-major order), sorted by name.
     pub tensors: Vec<(String, Vec<i64>, Vec<f32>)>,
 }
 
@@ -255,8 +262,11 @@ pub struct Guide<'a> {
 /// Q of each play, its expected points when the network has a score head, and the hidden-hand
 /// logits [B, HIDDEN_RANKS, HAND_CLASSES] of each state when the network predicts them.
 pub struct Output {
+    /// Q of each play, in the order of the actions passed.
     pub q: Tensor,
+    /// Expected game points of each play, in the same order; `None` without a score head.
     pub points: Option<Tensor>,
+    /// Hidden-hand logits [B, HIDDEN_RANKS, HAND_CLASSES]; `None` without the hidden-hand head.
     pub hands: Option<Tensor>,
 }
 
@@ -264,7 +274,9 @@ pub struct Output {
 /// score head (host memory).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Values {
+    /// Q of each play, in the order of the plays.
     pub q: Vec<f32>,
+    /// Expected game points of each play; `None` without a score head.
     pub points: Option<Vec<f32>>,
 }
 
@@ -382,7 +394,10 @@ impl Tower {
     }
 }
 
+/// The Q network: scores every legal play of a batch of decisions, with one network shared by
+/// the roles or one per role.
 pub struct QNet {
+    /// The network's variables, on its device.
     pub vs: nn::VarStore,
     config: ModelConfig,
     /// One tower, or one per role in [`Role::ALL`] order.
@@ -446,6 +461,7 @@ impl QNet {
         QNet { vs, config: config.clone(), towers, tower_params, margin }
     }
 
+    /// The layer sizes and options the network was built with.
     pub fn config(&self) -> &ModelConfig {
         &self.config
     }

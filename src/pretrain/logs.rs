@@ -15,19 +15,28 @@ use crate::lines::{Line, split_lines};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// One game in our log format (one JSON line; see the module docs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameLog {
+    /// Where the game came from, such as `synthetic:rule` or `rlcard-showdown`; empty if not
+    /// given.
     #[serde(default)]
     pub source: String,
+    /// Each seat's 17 dealt cards, in card notation (the landlord's 20 when `bottom` is `None`).
     pub hands: [String; 3],
+    /// The 3 bottom cards, or `None` when the source does not record them.
     pub bottom: Option<String>,
+    /// The landlord's seat, 0 to 2.
     pub landlord: u8,
+    /// The bids in turn from `first_bidder` (0 = pass, else 1 to 3 points); empty when the
+    /// source records no bidding.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bids: Vec<u8>,
     /// The seat that bid first (with `bids`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub first_bidder: u8,
+    /// Every play in order, as (seat, cards or `pass`), from the landlord's lead to the end.
     pub plays: Vec<(u8, String)>,
     /// Who played each seat (`human`, an agent spec), where the source records it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -43,9 +52,13 @@ fn is_zero(n: &u8) -> bool {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}{}{}: {reason}", file.display(), line.map(|l| format!(":{l}")).unwrap_or_default(), move_no.map(|m| format!(": move {m}")).unwrap_or_default())]
 pub struct LogError {
+    /// The log file.
     pub file: PathBuf,
+    /// The 1-based line of the game; `None` for a file that is one game or cannot be read.
     pub line: Option<usize>,
+    /// The 1-based play that failed; `None` for a fault before the plays or of the whole game.
     pub move_no: Option<usize>,
+    /// What is wrong.
     pub reason: String,
 }
 
@@ -53,15 +66,19 @@ pub struct LogError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}{reason}", move_no.map(|m| format!("move {m}: ")).unwrap_or_default())]
 pub struct ReplayError {
+    /// The 1-based play that failed; `None` for a fault of the deal, the bids or the ending.
     pub move_no: Option<usize>,
+    /// What is wrong.
     pub reason: String,
 }
 
 /// Why another format's game could not be imported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ImportError {
+    /// The text is not a game of that format, or holds a card it does not name.
     #[error("{0}")]
     Format(String),
+    /// The game converted but does not replay through the engine.
     #[error(transparent)]
     Replay(#[from] ReplayError),
 }
@@ -72,6 +89,7 @@ pub type Replayed = (GameLog, ReplayedGame);
 /// A log replayed through the engine: the final state (its history holds every decision).
 #[derive(Debug)]
 pub struct ReplayedGame {
+    /// The finished game, its history holding every bid and play.
     pub state: State,
     /// Whether the log recorded the bottom (if not, the encoder must not show one).
     pub bottom_known: bool,

@@ -41,17 +41,22 @@ pub enum FinalChoice {
     Value,
 }
 
+/// The knobs of a search; the default is 100 simulations, no time limit, a fresh world per
+/// simulation and mover keying.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IsmctsSettings {
     /// Exploration constant of UCT / PUCT.
     pub uct_c: f64,
+    /// Simulations per search (at least one runs).
     pub max_simulations: u32,
     /// Stop early when this much time has passed (checked between simulations).
     pub time_limit: Option<Duration>,
     /// Draw this many root worlds once and cycle through them; `None` draws a fresh world for
     /// every simulation.
     pub max_world_samples: Option<usize>,
+    /// How the root's action is picked once the simulations are done.
     pub final_choice: FinalChoice,
+    /// Whose information state names a node.
     pub keying: Keying,
     /// How many visits an evaluator's action value counts for.
     pub prior_weight: f64,
@@ -83,6 +88,8 @@ pub struct Evaluation {
     pub action_values: Option<Vec<f64>>,
 }
 
+/// Values the leaves of a search: a rollout, or a network's values of the state and its
+/// actions.
 pub trait Evaluator<S: SearchState> {
     /// Values `state`, whose player to act has `actions` (its legal actions in this world).
     fn evaluate(&mut self, state: &S, actions: &[S::Action]) -> Evaluation;
@@ -120,26 +127,34 @@ struct Node<A> {
 /// One root action after a search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CandidateStats<A> {
+    /// The action.
     pub action: A,
+    /// Simulations that took it.
     pub visits: u32,
     /// The mean value for the searching player (the evaluator's value when never visited).
     pub value: f64,
 }
 
+/// The outcome of one search: the chosen action and what the root saw.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchResult<A> {
+    /// The action picked by [`IsmctsSettings::final_choice`].
     pub best: A,
     /// Every root action the search saw, in legal order.
     pub candidates: Vec<CandidateStats<A>>,
+    /// Simulations run: `max_simulations`, or fewer when the time limit stopped the search.
     pub simulations: u32,
 }
 
+/// An ISMCTS searcher; its tree is rebuilt for every search, so one value serves many.
 pub struct Ismcts<S: SearchState> {
+    /// The knobs of the following searches.
     pub settings: IsmctsSettings,
     nodes: FxHashMap<u64, Node<S::Action>>,
 }
 
 impl<S: SearchState> Ismcts<S> {
+    /// A searcher with these settings and an empty tree.
     pub fn new(settings: IsmctsSettings) -> Ismcts<S> {
         Ismcts { settings, nodes: FxHashMap::default() }
     }
