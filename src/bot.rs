@@ -26,6 +26,7 @@ use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
 use std::io::{BufRead, Write};
 
+/// The line a Botzone keep-running bot prints after each answer, asking to be kept running.
 pub const KEEP_RUNNING: &str = ">>>BOTZONE_REQUEST_KEEP_RUNNING<<<";
 
 /// Why a request got `{"error": …}` instead of a play.
@@ -640,9 +641,13 @@ fn field(name: &str, reason: String) -> BotError {
     RequestError::field(name, reason).into()
 }
 
+/// Which request format `ddz bot` serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Protocol {
+    /// ddz's own JSON requests (seat, hand, bottom, history; or a bid request).
     Native,
+    /// Botzone's FightTheLandlord (and bidding FightTheLandlord2) requests, card ids 0 to 53,
+    /// in keep-running mode.
     Botzone,
 }
 

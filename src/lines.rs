@@ -7,8 +7,12 @@ use std::io::BufRead;
 /// Why a line is not text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LineError {
+    /// The line's bytes are not UTF-8.
     #[error("not UTF-8 text (invalid byte at column {column})")]
-    NotUtf8 { column: usize },
+    NotUtf8 {
+        /// Where the first invalid byte is, in bytes from 1.
+        column: usize,
+    },
 }
 
 /// Why a line sent to a line server (`ddz bot`, `ddz moves`, `ddz solve`) is not a request it
@@ -23,7 +27,12 @@ pub enum RequestError {
     Malformed(String),
     /// A field that does not parse: its name and why.
     #[error("{field}: {reason}")]
-    Field { field: String, reason: String },
+    Field {
+        /// The field's name in the request.
+        field: String,
+        /// Why its value does not parse.
+        reason: String,
+    },
 }
 
 impl RequestError {
@@ -36,7 +45,9 @@ impl RequestError {
 /// One line: its number (from 1) and its text, without the line ending.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
+    /// The line's number, from 1.
     pub number: usize,
+    /// The line's text without its ending (`\n` or `\r\n`), or why it is not text.
     pub text: Result<String, LineError>,
 }
 

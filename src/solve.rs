@@ -40,8 +40,10 @@ pub enum SolveError {
     /// Not a request of the protocol.
     #[error(transparent)]
     Request(#[from] RequestError),
+    /// A well-formed request for a position no game can reach.
     #[error(transparent)]
     Position(#[from] crate::search::PositionError),
+    /// The node budget (`--max-nodes`) ran out before the position was solved.
     #[error("gave up after {0} positions (raise --max-nodes, or ask about a smaller position)")]
     TooBig(u64),
     /// The time budget (`--ms`) ran out: an exact solver has no half answer to give.

@@ -14,6 +14,8 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::time::{Duration, Instant};
 
+/// A player that searches a few drawn worlds with depth-limited alpha-beta and makes the play
+/// of best mean value.
 pub struct AlphaBetaAgent {
     net: Option<ModelAgent>,
     settings: AlphaBetaSettings,

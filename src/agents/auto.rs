@@ -83,6 +83,8 @@ impl Default for AutoSettings {
     }
 }
 
+/// A search agent that reads from the plays so far whether the other side plays like the rule
+/// agent or the network, and searches against the model the game supports.
 pub struct AutoAgent {
     pimc: PimcAgent,
     ismcts: IsmctsAgent,

@@ -31,6 +31,7 @@ pub enum Opponents {
 }
 
 impl Opponents {
+    /// The name in an agent spec's `opp=` knob: `net` or `rule`.
     pub fn name(self) -> &'static str {
         match self {
             Opponents::Network => "net",
@@ -47,6 +48,7 @@ pub const RULE_MISMATCH: f64 = 0.01;
 pub struct Belief {
     /// Softmax temperature over the network's Q for the other seats' plays (0 = not weighed).
     pub temperature: f64,
+    /// How the other side's past plays are weighed.
     pub opponents: Opponents,
     /// Worlds drawn for each world kept, when worlds are weighed.
     pub draws: usize,

@@ -19,12 +19,26 @@ use std::path::PathBuf;
 /// bidding network: a checkpoint or run folder of a run with bidding, or its `bid.safetensors`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum BidderSpec {
+    /// The agent's own bids: its checkpoint's bidding network if it has one, else the rule bidder.
     Own,
+    /// The rule bidder ([`super::bid::rule_bid`]).
     Rule,
-    Evaluator { path: PathBuf, thresholds: [f32; 3] },
-    Network { path: PathBuf },
+    /// Bid the highest level whose threshold the hand evaluator's win chance reaches.
+    Evaluator {
+        /// The evaluator's `.safetensors` file, or a folder holding `model.safetensors`.
+        path: PathBuf,
+        /// The win chance (0 to 1) needed to bid 1, 2 and 3.
+        thresholds: [f32; 3],
+    },
+    /// The legal bid of highest Q under a bidding network.
+    Network {
+        /// A `bid.safetensors` file, a checkpoint folder holding one, or a run folder (its newest
+        /// checkpoint's).
+        path: PathBuf,
+    },
 }
 
+/// The evaluator bidder's default win chances needed to bid 1, 2 and 3.
 pub const DEFAULT_THRESHOLDS: [f32; 3] = [0.45, 0.55, 0.65];
 
 impl std::str::FromStr for BidderSpec {

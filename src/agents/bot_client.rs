@@ -32,9 +32,13 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlayRequest {
+    /// The role of the seat to act: `landlord`, `landlord_down` or `landlord_up`.
     pub seat: String,
+    /// The seat's hand in card notation.
     pub hand: String,
+    /// The landlord's three bottom cards in card notation.
     pub bottom: String,
+    /// Every play since the first lead, in order, as (role, play) with `pass` for a pass.
     #[serde(default)]
     pub history: Vec<(String, String)>,
 }
@@ -44,8 +48,11 @@ pub struct PlayRequest {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BidRequest {
+    /// The seat's place in the bidding order: 0 bids first.
     pub seat_index: u8,
+    /// The seat's 17 cards in card notation.
     pub hand: String,
+    /// The bids made before this seat's, in turn (0 = pass).
     #[serde(default)]
     pub bids: Vec<u8>,
 }
@@ -89,6 +96,7 @@ pub struct BotSettings {
     /// The longest wait for one answer (the first answer of a fresh process may take a minute
     /// more).
     pub timeout: Duration,
+    /// What a failure to answer costs: stop the evaluation (the default) or forfeit the game.
     pub on_error: OnError,
 }
 

@@ -10,6 +10,7 @@ use crate::model::WeightsError;
 use crate::model::douzero::DouzeroNets;
 use std::path::Path;
 
+/// A player with DouZero's three networks (one per role), greedy on their Q (`douzero:DIR`).
 pub struct DouzeroAgent {
     nets: DouzeroNets,
     name: String,

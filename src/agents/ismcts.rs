@@ -23,14 +23,17 @@ pub enum Guide {
 }
 
 impl Guide {
+    /// Rollouts by the rule agent.
     pub fn rule() -> Guide {
         Guide::Rollouts(Box::new(RuleAgent::new()))
     }
+    /// Rollouts by a random agent.
     pub fn random() -> Guide {
         Guide::Rollouts(Box::new(RandomAgent::new(0)))
     }
 }
 
+/// A player that runs ISMCTS over worlds drawn from its seat's information at each decision.
 pub struct IsmctsAgent {
     guide: Guide,
     settings: IsmctsSettings,
@@ -40,6 +43,7 @@ pub struct IsmctsAgent {
 }
 
 impl IsmctsAgent {
+    /// An agent searching with `settings`, guided by `guide`; `label` is its name in reports.
     pub fn new(guide: Guide, settings: IsmctsSettings, label: impl Into<String>) -> IsmctsAgent {
         IsmctsAgent {
             guide,

@@ -28,13 +28,17 @@ pub enum Leaf {
 /// value. The mover's own Q still orders its plays: each play's value is the position's value
 /// plus the play's Q advantage over the mover's best.
 pub struct NetworkLeaf<'a> {
+    /// The network that values positions and orders plays.
     pub net: &'a mut ModelAgent,
+    /// How leaves are valued: the network's Q or a rollout by the network.
     pub leaf: Leaf,
+    /// The searching seat (0 to 2), whose Q every value comes from.
     pub observer: u8,
 }
 
 /// Rollouts with an agent (random, rule or a network) and no action values: plain UCT.
 pub struct RolloutLeaf<'a> {
+    /// The agent that plays every seat of each rollout.
     pub policy: &'a mut dyn Agent,
 }
 

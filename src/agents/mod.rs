@@ -61,6 +61,7 @@ pub enum Fault {
     Mismatch(String),
 }
 
+/// A player: picks plays (and bids) at the decisions of its seat.
 pub trait Agent: Send {
     /// A short name for reports.
     fn name(&self) -> String;
@@ -111,8 +112,11 @@ pub fn one_by_one<A: Agent + ?Sized>(agent: &mut A, queries: &[Query]) -> Result
 /// seat's legal plays (never empty) and the seed of the agent's draws for it.
 #[derive(Clone, Copy, Debug)]
 pub struct Query<'a> {
+    /// The state, with a seat to act in the play phase.
     pub state: &'a State,
+    /// The legal plays of the seat to act (never empty).
     pub plays: &'a [Play],
+    /// The seed the agent is reset with before answering.
     pub seed: u64,
 }
 
@@ -120,11 +124,14 @@ pub struct Query<'a> {
 /// for tree search, how often it was visited.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Candidate {
+    /// The play's value for the agent's side; NaN when the agent did not consider it.
     pub value: f32,
+    /// How often tree search visited the play; None for agents without a tree.
     pub visits: Option<u32>,
 }
 
 impl Candidate {
+    /// A candidate with a value and no visit count.
     pub fn value(value: f32) -> Candidate {
         Candidate { value, visits: None }
     }

@@ -6,7 +6,9 @@ use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
 use crate::game::{MoveList, Play, State};
 use crate::model::{QNet, Values};
 
+/// A player greedy on a Q network's value of each legal play.
 pub struct ModelAgent {
+    /// The Q network that values the plays.
     pub net: QNet,
     /// The bidding network trained with it, when its checkpoint has one; else bids are the
     /// rule bidder's.
@@ -17,6 +19,7 @@ pub struct ModelAgent {
 }
 
 impl ModelAgent {
+    /// An agent playing by `net`, with the rule bidder; `label` is its name in reports.
     pub fn new(net: QNet, label: impl Into<String>) -> ModelAgent {
         ModelAgent { net, bid_net: None, label: label.into(), state_buf: vec![0.0; STATE_DIM], action_buf: Vec::new() }
     }

@@ -41,6 +41,7 @@ pub struct PimcSettings {
     pub max_nodes: u64,
     /// Stop drawing worlds after this many milliseconds (0 = no limit; at least one world).
     pub ms: u64,
+    /// How plays are scored while more than `cards` cards are left.
     pub far: Far,
     /// Weigh worlds by the other seats' plays at this softmax temperature over the network's
     /// Q ([`super::belief`]); 0 = uniform worlds.
@@ -70,6 +71,8 @@ impl Default for PimcSettings {
     }
 }
 
+/// A player that scores the network's best few plays in worlds drawn from its seat's
+/// information and makes the play of best mean score.
 pub struct PimcAgent {
     net: ModelAgent,
     settings: PimcSettings,
@@ -79,6 +82,7 @@ pub struct PimcAgent {
 }
 
 impl PimcAgent {
+    /// An agent over `net` with `settings`; `label` is its name in reports.
     pub fn new(net: ModelAgent, settings: PimcSettings, label: impl Into<String>) -> PimcAgent {
         PimcAgent { net, settings, rng: SmallRng::seed_from_u64(0), label: label.into(), last: LastDecision::default() }
     }

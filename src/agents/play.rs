@@ -9,6 +9,7 @@ use crate::game::{Action, MoveList, Phase, Play, State};
 
 /// Which agent plays which seat.
 pub trait Seating {
+    /// The agent that plays `seat` (0 to 2).
     fn agent(&mut self, seat: u8) -> &mut dyn Agent;
 }
 
@@ -21,7 +22,9 @@ impl Seating for [Box<dyn Agent>; 3] {
 
 /// One agent for the landlord (seat 0) and one for both farmers.
 pub struct Sides<'a> {
+    /// The agent of seat 0.
     pub landlord: &'a mut dyn Agent,
+    /// The agent of seats 1 and 2.
     pub farmers: &'a mut dyn Agent,
 }
 
@@ -93,7 +96,9 @@ pub fn legal_bid(wanted: u8, legal: &[u8]) -> (u8, bool) {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("seat {seat}: {fault}")]
 pub struct SeatFault {
+    /// The seat whose agent failed (0 to 2).
     pub seat: u8,
+    /// Why it gave no answer.
     pub fault: Fault,
 }
 

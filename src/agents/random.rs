@@ -5,11 +5,13 @@ use crate::game::{Play, State};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
+/// A player that picks uniformly among the legal plays, from seeded draws.
 pub struct RandomAgent {
     rng: SmallRng,
 }
 
 impl RandomAgent {
+    /// An agent whose draws start from `seed` (each game reseeds it through `reset`).
     pub fn new(seed: u64) -> RandomAgent {
         RandomAgent { rng: SmallRng::seed_from_u64(seed) }
     }

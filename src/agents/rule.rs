@@ -6,10 +6,12 @@ use super::Agent;
 use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
 use crate::game::{Kind, Play, State, classify};
 
+/// The deterministic rule-based player this module describes.
 #[derive(Default)]
 pub struct RuleAgent;
 
 impl RuleAgent {
+    /// The rule agent (it has no settings or state).
     pub fn new() -> RuleAgent {
         RuleAgent
     }

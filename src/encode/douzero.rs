@@ -26,12 +26,15 @@ use crate::game::{Kind, Role, State};
 
 /// Numbers per card multiset.
 pub const CARDS: usize = 54;
-/// `x` of the landlord and of a farmer, the candidate play included.
+/// `x`'s length for the landlord, the candidate play included.
 pub const LANDLORD_X: usize = 373;
+/// `x`'s length for a farmer, the candidate play included.
 pub const FARMER_X: usize = 484;
-/// Moves in `z`, and its shape.
+/// Moves in `z`.
 pub const Z_MOVES: usize = 15;
+/// Rows of `z`.
 pub const Z_ROWS: usize = 5;
+/// Numbers per row of `z`: three moves' card multisets.
 pub const Z_COLS: usize = 3 * CARDS;
 
 /// `x`'s length for a role.
@@ -43,8 +46,11 @@ pub fn x_len(role: Role) -> usize {
 /// so far by role (a pass is empty).
 #[derive(Clone, Debug, PartialEq)]
 pub struct View {
+    /// The seat's role.
     pub role: Role,
+    /// The seat's hand.
     pub hand: Counts,
+    /// Every move since the first lead, in order, with the role that made it (a pass is empty).
     pub moves: Vec<(Role, Counts)>,
 }
 
@@ -64,6 +70,7 @@ impl View {
 /// DouZero's observation of a view: `x` without the candidate play, and `z`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Observation {
+    /// The observing seat's role, which picks the network and the layout of `x`.
     pub role: Role,
     /// `x_len(role) - CARDS` numbers; each candidate's row is these and then its cards.
     pub x_state: Vec<f32>,

@@ -83,7 +83,9 @@ impl Action {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
 pub struct ActionParseError {
+    /// The text as given.
     pub text: String,
+    /// Why it is not an action.
     pub reason: String,
 }
 

@@ -12,7 +12,9 @@ use tch::{Device, Kind, Tensor, nn, nn::Module, nn::OptimizerConfig};
 /// Bids a seat can make: 0 (pass) to 3.
 pub const BIDS: usize = 4;
 
+/// A small MLP from a bidding decision's features to the Q of each of the [`BIDS`] bids.
 pub struct BidNet {
+    /// The network's variables (on the CPU).
     pub vs: nn::VarStore,
     body: nn::Sequential,
 }
@@ -49,10 +51,12 @@ impl BidNet {
         *legal.iter().max_by(|a, b| q[**a as usize].total_cmp(&q[**b as usize])).expect("a legal bid")
     }
 
+    /// A host copy of every weight, sorted by name, tagged with `version`.
     pub fn export(&self, version: u64) -> Weights {
         export_store(&self.vs, version)
     }
 
+    /// Copies `weights` into the network; an error when their names or shapes do not fit it.
     pub fn import(&mut self, weights: &Weights) -> Result<(), ModelError> {
         import_store(&self.vs, weights)
     }
@@ -79,11 +83,13 @@ impl BidNet {
 
 /// Adam on the squared error between Q(s, bid) and the bid's label.
 pub struct BidLearner {
+    /// The network being trained.
     pub net: BidNet,
     opt: nn::Optimizer,
 }
 
 impl BidLearner {
+    /// A fresh network drawn from `seed`, trained at learning rate `lr`.
     pub fn new(seed: u64, lr: f64) -> BidLearner {
         let net = BidNet::cpu(seed);
         let opt = nn::Adam::default().build(&net.vs, lr).expect("Adam builds on a CPU var store");

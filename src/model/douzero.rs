@@ -77,12 +77,16 @@ impl DouzeroNet {
 
 /// The three networks of a DouZero agent, by role.
 pub struct DouzeroNets {
+    /// The landlord's network.
     pub landlord: DouzeroNet,
+    /// The network of the farmer who plays right before the landlord.
     pub landlord_up: DouzeroNet,
+    /// The network of the farmer who plays right after the landlord.
     pub landlord_down: DouzeroNet,
 }
 
 impl DouzeroNets {
+    /// The network of `role`.
     pub fn of(&self, role: Role) -> &DouzeroNet {
         match role {
             Role::Landlord => &self.landlord,

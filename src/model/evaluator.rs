@@ -19,7 +19,9 @@ pub struct HandValue {
     pub points: f32,
 }
 
+/// The hand evaluator's network: a hand's features to its [`HandValue`].
 pub struct HandNet {
+    /// The network's variables (on the CPU).
     pub vs: nn::VarStore,
     body: nn::Sequential,
 }
@@ -71,6 +73,7 @@ impl HandNet {
 
 /// Adam on win (cross-entropy) and points (squared error, scaled down) together.
 pub struct HandTrainer {
+    /// The network being trained.
     pub net: HandNet,
     opt: nn::Optimizer,
 }
@@ -79,6 +82,7 @@ pub struct HandTrainer {
 const POINTS_SCALE: f64 = 4.0;
 
 impl HandTrainer {
+    /// A fresh network drawn from `seed`, trained at learning rate `lr`.
     pub fn new(seed: u64, lr: f64) -> HandTrainer {
         let net = HandNet::cpu(seed);
         let opt = nn::Adam::default().build(&net.vs, lr).expect("Adam builds on a CPU var store");
@@ -90,7 +94,7 @@ impl HandTrainer {
         tch::no_grad(|| loss(&self.net.forward(features), wins, points).double_value(&[]))
     }
 
-    /// Copies the weights of `other` (the best so far, for early stopping).
+    /// Copies the trained network's weights into `best` (the best so far, for early stopping).
     pub fn keep(&self, best: &mut HandNet) {
         best.vs.copy(&self.net.vs).expect("the same network shape");
     }

@@ -16,7 +16,9 @@ pub struct ChoiceBatch {
     pub states: Vec<f32>,
     /// N × `ACTION_DIM` features.
     pub actions: Vec<f32>,
+    /// N indices: the decision (0 to B − 1) each play belongs to.
     pub owner: Vec<i64>,
+    /// N indices: each play's place among its decision's plays.
     pub positions: Vec<i64>,
     /// B indices into each decision's plays.
     pub chosen: Vec<i64>,
@@ -24,7 +26,9 @@ pub struct ChoiceBatch {
     pub widest: usize,
 }
 
+/// A Q network learning to imitate recorded choices, with its Adam optimizer.
 pub struct Imitation {
+    /// The network being trained.
     pub net: QNet,
     opt: nn::Optimizer,
 }

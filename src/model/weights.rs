@@ -3,16 +3,37 @@
 use super::qnet::QNet;
 use std::path::{Path, PathBuf};
 
+/// Why weights could not be saved or loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum WeightsError {
+    /// No file (or folder) at the path.
     #[error("checkpoint {0} does not exist")]
     NotFound(PathBuf),
+    /// The file is not readable safetensors or holds values that are not finite (or a DouZero
+    /// checkpoint could not be converted).
     #[error("checkpoint {path} is corrupt or not a safetensors file: {reason}")]
-    Corrupt { path: PathBuf, reason: String },
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The file's tensor names or shapes are not the network's.
     #[error("checkpoint {path} does not match this network: {reason}")]
-    Mismatch { path: PathBuf, reason: String },
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// What differs.
+        reason: String,
+    },
+    /// Writing the file (or renaming it into place) failed.
     #[error("writing {path}: {reason}")]
-    Write { path: PathBuf, reason: String },
+    Write {
+        /// The file that was being written.
+        path: PathBuf,
+        /// The I/O or libtorch error.
+        reason: String,
+    },
     /// Published weights (bytes from Redis) that do not read back.
     #[error("{0}")]
     Bytes(String),

@@ -11,6 +11,7 @@ use super::ismcts::Evaluator;
 use crate::game::{Action, ActionTable, State};
 use std::time::Instant;
 
+/// How deep and how wide alpha-beta searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AlphaBetaSettings {
     /// Plies searched below the position (a ply is one player's play or pass).
@@ -25,7 +26,9 @@ impl Default for AlphaBetaSettings {
     }
 }
 
+/// A depth-limited alpha-beta search over one world, valued by an evaluator at the frontier.
 pub struct AlphaBeta<'e> {
+    /// The depth and width of each search.
     pub settings: AlphaBetaSettings,
     evaluator: &'e mut dyn Evaluator<State>,
     /// Positions visited in the last search.
@@ -39,6 +42,7 @@ pub struct AlphaBeta<'e> {
 const CLOCK_EVERY: u64 = 16;
 
 impl<'e> AlphaBeta<'e> {
+    /// A search with `settings` that values its frontier with `evaluator`; no deadline.
     pub fn new(settings: AlphaBetaSettings, evaluator: &'e mut dyn Evaluator<State>) -> AlphaBeta<'e> {
         AlphaBeta { settings, evaluator, nodes: 0, deadline: None, timed_out: false }
     }

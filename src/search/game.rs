@@ -5,12 +5,18 @@
 use crate::game::{Action, State};
 use std::hash::{Hash, Hasher};
 
+/// A game state as search sees it: players, chance, legal actions, returns and resampling
+/// from a player's information.
 pub trait SearchState: Clone {
+    /// A move of the game (a chance outcome included).
     type Action: Copy + Eq + std::hash::Hash + std::fmt::Debug;
+    /// How many players the game has.
     fn num_players(&self) -> usize;
     /// The player to act; `None` at chance and terminal nodes.
     fn current_player(&self) -> Option<usize>;
+    /// Whether the game is over.
     fn is_terminal(&self) -> bool;
+    /// Whether chance moves next (a card is dealt).
     fn is_chance_node(&self) -> bool;
     /// Outcomes of a chance node with their probabilities.
     fn chance_outcomes(&self) -> Vec<(Self::Action, f64)>;

@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 /// What makes a position impossible.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
+    /// The position cannot arise in a game: why.
     #[error("{0}")]
     Impossible(String),
 }
@@ -27,6 +28,7 @@ pub struct Position {
     pub hands: [Counts; 3],
     /// Seats that take part: all three, or two for a two-player puzzle.
     pub seated: [bool; 3],
+    /// The seat to move (0 to 2).
     pub to_move: u8,
     /// The play to beat and the seat that made it; `None` when `to_move` leads.
     pub rival: Option<(Play, u8)>,
@@ -151,6 +153,7 @@ pub struct Solver {
 const CLOCK_EVERY: u64 = 1024;
 
 impl Solver {
+    /// A solver with an empty transposition table, no node limit and no deadline.
     pub fn new() -> Solver {
         Solver::default()
     }
