@@ -13,24 +13,37 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// The distributed bench's result: the learner's frames/s with actors in process and over
+/// Redis, Redis's memory with the stream at its cap, and what one core does alone.
 #[derive(Debug, Clone, Serialize)]
 pub struct DistributedReport {
+    /// Actor threads in each run, in process and in the actor process alike.
     pub actor_threads: usize,
+    /// Each run's time budget, in seconds.
     pub seconds_per_run: f64,
+    /// The learner's frames/s with its actors in process, per run.
     pub in_process_frames_per_s: Vec<f64>,
+    /// The learner's frames/s fed by the actor process over Redis, per run.
     pub distributed_frames_per_s: Vec<f64>,
+    /// The median of the in-process runs.
     pub in_process_median: f64,
+    /// The median of the runs over Redis.
     pub distributed_median: f64,
     /// median(distributed ÷ in-process) over the runs.
     pub ratio_median: f64,
     /// Stream entry bytes over frames, as the learner read them (median of the runs).
     pub bytes_per_frame: f64,
+    /// Finished games the stream holds at most (`broker.stream_cap`).
     pub stream_cap: u64,
     /// Redis's `used_memory` before the fill, and at its most with the stream at the cap.
     pub redis_memory_empty_bytes: u64,
+    /// Redis's `used_memory` at its most while the stream filled to the cap, in bytes.
     pub redis_memory_at_cap_bytes: u64,
+    /// The stream's length (games) when Redis's memory was at its most.
     pub stream_len_at_cap: u64,
+    /// The Redis URL the bench used: `--broker`'s, or that of the redis-server it started.
     pub redis: String,
+    /// What one core does alone.
     pub alone: Capacities,
 }
 
@@ -39,8 +52,11 @@ pub struct DistributedReport {
 /// libtorch thread on CPU) and its cost of decoding a frame off the wire.
 #[derive(Debug, Clone, Serialize)]
 pub struct Capacities {
+    /// One actor thread's frames/s, with nothing to wait for.
     pub actor_frames_per_s_per_thread: f64,
+    /// The learner's frames/s on frames ready in memory.
     pub learner_frames_per_s: f64,
+    /// Nanoseconds to decode a frame of the `bits` wire layout.
     pub decode_ns_per_frame: f64,
     /// learner ÷ actor: the actor threads (cores) one learner keeps up with.
     pub actor_threads_per_learner: f64,

@@ -33,38 +33,57 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Why a bench could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
+    /// A file the reference needs (the venv's Python or its script) is not there.
     #[error("the reference needs {0}")]
     Missing(PathBuf),
+    /// pip could not install the reference's packages (named) into the venv.
     #[error("could not install {0} into the venv")]
     Install(String),
+    /// The reference could not be run, or printed no JSON line with the value asked for.
     #[error("the reference failed: {0}")]
     Reference(String),
+    /// `--seconds` was not positive or `--runs` was 0.
     #[error("--seconds must be positive and --runs at least 1")]
     Budget,
+    /// A training run failed.
     #[error(transparent)]
     Train(#[from] TrainError),
+    /// An agent could not be built.
     #[error(transparent)]
     Agent(#[from] crate::agents::AgentError),
+    /// The web server bench failed: starting the server, or a request of a client.
     #[error("the web server bench: {0}")]
     Serve(String),
+    /// The distributed bench failed: Redis or the actor process could not be started or
+    /// reached, or the actor made too few frames for a batch.
     #[error("{0}")]
     Redis(String),
 }
 
+/// One run of the engine bench (or the medians of several).
 #[derive(Debug, Clone, Serialize)]
 pub struct EngineRun {
+    /// Complete random games played per second.
     pub games_per_s: f64,
+    /// Decisions made per second in those games.
     pub decisions_per_s: f64,
+    /// Move-generator calls per second on 20-card leads.
     pub lead20_calls_per_s: f64,
+    /// Legal plays per such call, on average.
     pub lead20_plays_per_call: f64,
 }
 
+/// The engine bench's result: every run, their medians and the reference's, when timed.
 #[derive(Debug, Clone, Serialize)]
 pub struct EngineReport {
+    /// Each run's figures, in order.
     pub runs: Vec<EngineRun>,
+    /// The median of each figure over the runs, each taken on its own.
     pub median: EngineRun,
+    /// How long each measurement of a run lasted, in seconds.
     pub seconds_per_run: f64,
     /// OpenSpiel's dou_dizhu random games/s per run, when asked for (`--reference`).
     pub reference_games_per_s: Vec<f64>,
@@ -141,6 +160,7 @@ impl Reference {
     }
 }
 
+/// The median of `v` (the mean of the middle two for an even count); panics when `v` is empty.
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -228,10 +248,14 @@ pub fn bench_engine(
     Ok(EngineReport { runs, median: medians, seconds_per_run, reference_games_per_s, speedup_vs_reference })
 }
 
+/// The train bench's result: the trainer's frames/s in each run, and DouZero's when timed.
 #[derive(Debug, Clone, Serialize)]
 pub struct TrainBenchReport {
+    /// Frames learned per second in each run, in order.
     pub frames_per_s_runs: Vec<f64>,
+    /// The median of those.
     pub frames_per_s_median: f64,
+    /// Each run's time budget, in seconds.
     pub seconds_per_run: f64,
     /// DouZero's trainer, timed before each run when asked for (`--reference`).
     pub douzero_frames_per_s_runs: Vec<f64>,
@@ -281,12 +305,17 @@ pub fn bench_train(
 /// Solver speed at one size: positions with `cards` cards left in all (or the nearest fewer).
 #[derive(Debug, Clone, Serialize)]
 pub struct SolveSize {
+    /// The size asked for: cards left in all three hands, at most.
     pub cards: u32,
+    /// Positions timed (fewer than asked when the games gave too few).
     pub positions: usize,
     /// Positions solved within the node budget; the others count as unsolved.
     pub solved: usize,
+    /// Median solving time of the solved positions, in milliseconds (NaN when none was solved).
     pub median_ms: f64,
+    /// 90th percentile of those times, in milliseconds (NaN when none was solved).
     pub p90_ms: f64,
+    /// Median nodes searched per solved position (NaN when none was solved).
     pub median_nodes: f64,
     /// All nodes over all solving time.
     pub nodes_per_s: f64,
@@ -379,10 +408,15 @@ pub fn decision_positions(n: usize, seed: u64) -> Vec<State> {
 /// One agent's time per decision.
 #[derive(Clone, Debug, Serialize)]
 pub struct AgentTiming {
+    /// The agent's spec, as written.
     pub agent: String,
+    /// Decisions timed (one per position).
     pub decisions: usize,
+    /// Median time per decision, in milliseconds.
     pub median_ms: f64,
+    /// 90th percentile of the time per decision, in milliseconds.
     pub p90_ms: f64,
+    /// Mean time per decision, in milliseconds.
     pub mean_ms: f64,
     /// Median over the first agent's median.
     pub ratio_to_first: f64,

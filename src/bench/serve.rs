@@ -23,30 +23,41 @@ use std::time::{Duration, Instant};
 /// What was measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct ServeReport {
+    /// The server's two agents, as specs (the first also advises).
     pub agents: [String; 2],
     /// Games played one at a time for the latency.
     pub latency_games: usize,
     /// Play requests timed in those games.
     pub latency_plays: usize,
+    /// Median time of those play requests, in milliseconds.
     pub median_ms: f64,
+    /// 90th percentile of those times, in milliseconds.
     pub p90_ms: f64,
     /// Games played at once.
     pub concurrent_games: usize,
+    /// Of those, the games that reached their result without an error.
     pub concurrent_finished: usize,
+    /// Wall time of the games played at once, in seconds.
     pub concurrent_seconds: f64,
+    /// Median time of a play request in the games played at once, in milliseconds.
     pub concurrent_median_ms: f64,
+    /// 90th percentile of those times, in milliseconds.
     pub concurrent_p90_ms: f64,
     /// Games in the log file, and how many of them replay to the end.
     pub logged: usize,
+    /// Logged games that replay through the engine to the end.
     pub replayed: usize,
     /// Every game finished and logged.
     pub nothing_lost: bool,
     /// `/api/advise` answers (the first agent advising), one client at a time.
     pub advice_requests: usize,
+    /// Median time of an advice request, in milliseconds.
     pub advice_median_ms: f64,
+    /// 90th percentile of those times, in milliseconds.
     pub advice_p90_ms: f64,
     /// The same positions asked by [`ADVICE_CLIENTS`] clients at once.
     pub advice_concurrent_median_ms: f64,
+    /// 90th percentile of the advice times with the clients at once, in milliseconds.
     pub advice_concurrent_p90_ms: f64,
 }
 

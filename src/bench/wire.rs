@@ -18,9 +18,12 @@ use rand::rngs::SmallRng;
 use serde::Serialize;
 use std::time::Instant;
 
+/// One way to send a finished game: its size and the cost on each side, per frame.
 #[derive(Debug, Clone, Serialize)]
 pub struct WireOption {
+    /// `bits`, `floats` or `record`.
     pub name: &'static str,
+    /// Bytes sent per frame.
     pub bytes_per_frame: f64,
     /// The actor's cost: encoding the message (for `record`, nothing beyond keeping the plays).
     pub actor_ns_per_frame: f64,
@@ -28,10 +31,14 @@ pub struct WireOption {
     pub learner_ns_per_frame: f64,
 }
 
+/// The wire bench's result: every option, timed on the same games.
 #[derive(Debug, Clone, Serialize)]
 pub struct WireReport {
+    /// Rule self-play games the options were timed on.
     pub games: usize,
+    /// Frames (decisions) in those games.
     pub frames: usize,
+    /// Timed runs over those games (at least 1).
     pub runs: usize,
     /// Medians over the runs.
     pub options: Vec<WireOption>,

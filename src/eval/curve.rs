@@ -11,20 +11,27 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
+/// One checkpoint on the learning curve: where the run stood and its results on one deal set.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CurvePoint {
+    /// The checkpoint's learner step.
     pub step: u64,
+    /// Frames learned by then.
     pub frames: u64,
+    /// Finished games the learner had taken in by then.
     pub games: u64,
     /// Training time when the checkpoint was written.
     pub hours: f64,
+    /// Deals played, each in both seatings.
     pub deals: usize,
     /// (WP as landlord, WP as farmers) against each opponent.
     pub vs_random: (f64, f64),
+    /// (WP as landlord, WP as farmers) against the rule agent.
     pub vs_rule: (f64, f64),
     /// Further opponents (e.g. snapshots of another run): (name, landlord WP, farmers WP).
     #[serde(default)]
     pub vs_others: Vec<(String, f64, f64)>,
+    /// Illegal answers over all these games, of both sides.
     pub illegal_plays: u32,
 }
 
@@ -115,10 +122,13 @@ pub struct BackgroundEval {
 }
 
 impl BackgroundEval {
+    /// Evaluation of `run` on the first `deals` deals of the built-in set; with 0, it never plays.
     pub fn new(run: &Path, deals: usize) -> BackgroundEval {
         BackgroundEval { run: run.to_path_buf(), deals, worker: None }
     }
 
+    /// Starts a round on the checkpoints not yet on the curve, unless the previous round is
+    /// still playing; errors are said on stderr, never returned.
     pub fn checkpoint_written(&mut self) {
         if self.deals == 0 || self.worker.as_ref().is_some_and(|w| !w.is_finished()) {
             return;

@@ -6,17 +6,23 @@ use crate::agents::AgentSpec;
 use crate::game::Deal;
 use serde::Serialize;
 
+/// A round robin's result: pairwise WP and ADP, ratings, and every match.
 #[derive(Debug, Serialize)]
 pub struct League {
+    /// The agents' specs, in the order of the rows and columns.
     pub agents: Vec<String>,
     /// wp[i][j]: WP of agent i against agent j (both seatings); NaN on the diagonal.
     pub wp: Vec<Vec<f64>>,
+    /// `adp[i][j]`: ADP of agent i against agent j (both seatings); NaN on the diagonal.
     pub adp: Vec<Vec<f64>>,
     /// Elo-scale ratings (mean 1500).
     pub rating: Vec<f64>,
+    /// Each pair's match, (0, 1), (0, 2), …, (1, 2), …, the first agent of each pair as A.
     pub matches: Vec<MatchReport>,
 }
 
+/// Plays every pair of `agents` on `deals` (both seatings) on `threads` threads, with a progress
+/// bar; fewer than two agents is an error.
 pub fn round_robin(agents: &[AgentSpec], deals: &[Deal], threads: usize) -> Result<League, EvalError> {
     let n = agents.len();
     if n < 2 {
@@ -61,6 +67,7 @@ fn bradley_terry(wp: &[Vec<f64>]) -> Vec<f64> {
 }
 
 impl League {
+    /// The WP matrix as a Markdown table, each cell with its ADP, and a rating column.
     pub fn markdown(&self) -> String {
         let mut out = String::from("| WP (row vs column) |");
         for a in &self.agents {

@@ -49,7 +49,10 @@ macro_rules! say {
 /// What the server plays and how far it lets itself grow.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
+    /// The agents of the two seats the person does not take, in seat order; they also advise.
     pub agents: [AgentSpec; 2],
+    /// Where game logs go: finished games to `games.jsonl`, unfinished ones to
+    /// `unfinished.jsonl`.
     pub log_dir: PathBuf,
     /// Live games at most; a new game beyond it is refused (503) until one ends or expires.
     /// Finished games are kept for their last view only while there is room.
@@ -65,6 +68,8 @@ pub struct ServeConfig {
 }
 
 impl ServeConfig {
+    /// `agents` logging to `log_dir`, with the defaults: 256 live games, 30 new games per client
+    /// and minute, 30 minutes idle, request bodies of 4096 bytes, no bidding.
     pub fn new(agents: [AgentSpec; 2], log_dir: PathBuf) -> ServeConfig {
         ServeConfig {
             agents,
@@ -225,7 +230,9 @@ struct PlayBody {
 /// A game as the page receives it.
 #[derive(Serialize)]
 pub struct GameReply {
+    /// The game's id, for its routes (32 hex digits).
     pub id: String,
+    /// What the person's seat may see now.
     pub view: View,
     /// The agents' plays since the person's last play, in order.
     pub agent_plays: Vec<PlayView>,
@@ -235,9 +242,12 @@ pub struct GameReply {
     pub saved: Option<bool>,
 }
 
+/// One play or bid of an agent, as the page shows it.
 #[derive(Serialize)]
 pub struct PlayView {
+    /// The seat that played (0 to 2).
     pub seat: u8,
+    /// The play's cards in text, or `bid N` for a bid.
     pub play: String,
 }
 

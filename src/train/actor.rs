@@ -30,8 +30,11 @@ use std::sync::{Arc, Mutex, RwLock};
 pub struct Shared {
     /// The newest published weights, and the bidding network's (when games start with bids).
     pub weights: Mutex<(Arc<Weights>, Option<Arc<Weights>>)>,
+    /// The version of the newest published weights; an actor reloads when it differs from its own.
     pub version: AtomicU64,
+    /// The frozen snapshots actors draw their opponents from.
     pub pool: RwLock<Pool>,
+    /// Set to make the actors stop, each after the round of play it is in.
     pub stop: AtomicBool,
     /// Index of the next game to deal (deal seed = (run seed, index)).
     pub next_game: AtomicU64,
@@ -53,6 +56,8 @@ impl Shared {
         }
     }
 
+    /// Makes `weights` (and the bidding network's `bid`) the newest, for actors to take in at
+    /// their next sync.
     pub fn publish(&self, weights: Weights, bid: Option<Weights>) {
         let version = weights.version;
         *self.weights.lock().unwrap() = (Arc::new(weights), bid.map(Arc::new));
@@ -63,18 +68,24 @@ impl Shared {
 /// Which side learns in a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Learning {
+    /// Every seat plays the current weights and learns.
     AllSeats,
+    /// Only the landlord learns; the farmers are the opponent.
     Landlord,
+    /// Only the two farmers learn; the landlord is the opponent.
     Farmers,
 }
 
 /// A finished game as the learner sees it.
 #[derive(Debug)]
 pub struct GameMsg {
+    /// The learning seats' decisions, labelled.
     pub frames: Vec<Frame>,
+    /// Which side learned in the game.
     pub learning: Learning,
     /// The side that did not learn was the rule agent.
     pub vs_rule: bool,
+    /// The landlord won the game.
     pub landlord_won: bool,
     /// The game's bidding decisions, labelled (empty without bidding).
     pub bids: Vec<BidFrame>,
@@ -170,6 +181,8 @@ struct Frozen {
     net: QNet,
 }
 
+/// One actor thread's games in flight ([`TrainConfig`]'s `actors.games_in_flight`), its
+/// networks and its opponents.
 pub struct Actor {
     cfg: Arc<TrainConfig>,
     shared: Arc<Shared>,

@@ -13,12 +13,18 @@ use tensorboard_rs::summary_writer::SummaryWriter;
 /// The unit the progress bar counts in: the budget that is set, seconds first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BarUnit {
+    /// `budget.max_seconds` is set.
     Seconds,
+    /// `budget.max_frames` is set (and no time budget).
     Frames,
+    /// `budget.max_games` is set (and neither of the others).
     Games,
+    /// No budget: a spinner instead of a bar.
     Unbounded,
 }
 
+/// A run's TensorBoard writer (when `log.tensorboard`), progress bar and moving-average win
+/// rates of the learning side.
 pub struct Monitor {
     tb: Option<SummaryWriter>,
     bar: ProgressBar,
@@ -92,6 +98,8 @@ impl Monitor {
         }
     }
 
+    /// Counts a finished game toward the learning side's win rate (against the pool, or the
+    /// rule agent when `vs_rule`); games in which every seat learned count in none.
     pub fn record_game(&mut self, learning: Learning, vs_rule: bool, landlord_won: bool) {
         let (landlord, farmers) = if vs_rule {
             (&mut self.rule_landlord, &mut self.rule_farmers)
@@ -115,6 +123,9 @@ impl Monitor {
         (rate(&self.rule_landlord), rate(&self.rule_farmers))
     }
 
+    /// Shows the loss, frames/s and win rates on the bar and, with TensorBoard, writes them at
+    /// learner step `step` with the rest of `stats`, the games/s, the queue depth, the pool's
+    /// size and the frames learned.
     #[allow(clippy::too_many_arguments)]
     pub fn scalars(
         &mut self,
@@ -178,6 +189,8 @@ impl Monitor {
         }
     }
 
+    /// Moves the bar to where the run stands: `seconds` of this session, or frames or games so
+    /// far, whichever the bar counts.
     pub fn progress(&self, seconds: f64, frames: u64, games: u64) {
         match self.unit {
             BarUnit::Seconds => self.bar.set_position(seconds as u64),
@@ -187,12 +200,14 @@ impl Monitor {
         }
     }
 
+    /// Writes the TensorBoard scalars out to disk.
     pub fn flush(&mut self) {
         if let Some(tb) = self.tb.as_mut() {
             tb.flush();
         }
     }
 
+    /// Flushes and clears the bar, at the end of the session.
     pub fn finish(&mut self) {
         self.flush();
         self.bar.finish_and_clear();

@@ -3,14 +3,18 @@
 use crate::model::Weights;
 use std::sync::Arc;
 
+/// One frozen snapshot of the learner.
 #[derive(Clone, Debug)]
 pub struct PoolEntry {
     /// Learner step at which the snapshot was taken (its name).
     pub step: u64,
+    /// Frames the learner had learned when the snapshot was taken (0 where unknown).
     pub frames: u64,
+    /// The snapshot's network weights.
     pub weights: Arc<Weights>,
 }
 
+/// Frozen snapshots sorted by step, at most `capacity` of them.
 #[derive(Debug, Default)]
 pub struct Pool {
     entries: Vec<PoolEntry>,
@@ -18,15 +22,19 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// An empty pool holding at most `capacity` snapshots (at least 1).
     pub fn new(capacity: usize) -> Pool {
         Pool { entries: Vec::new(), capacity: capacity.max(1) }
     }
+    /// Snapshots in the pool.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
+    /// The pool holds no snapshot.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+    /// The snapshots, oldest step first.
     pub fn entries(&self) -> &[PoolEntry] {
         &self.entries
     }

@@ -14,8 +14,11 @@ use crate::model::Frame;
 /// A decision recorded during the game, before the result is known.
 #[derive(Clone, Debug)]
 pub struct Decision {
+    /// The seat that decided (0 to 2).
     pub seat: u8,
+    /// The seat's state features (`STATE_DIM`).
     pub state: Vec<f32>,
+    /// The chosen play's action features (`ACTION_DIM`).
     pub action: Vec<f32>,
     /// Q of the chosen play under the network that chose it, when there was a choice.
     pub q: Option<f32>,
@@ -28,8 +31,11 @@ pub struct Decision {
 /// A bidding decision, labelled with the points its seat's side made.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BidFrame {
+    /// The bidding decision's features (`BID_DIM`).
     pub features: Vec<f32>,
+    /// The bid made: 0 (pass) to 3.
     pub bid: u8,
+    /// The label: the points the seat's side made in the game ([`points`]).
     pub target: f32,
 }
 

@@ -23,23 +23,31 @@ use crate::model::Frame;
 const MAGIC: &[u8; 4] = b"DDZG";
 const HEADER: usize = 4 + 4 + 8 + 8 + 4;
 
+/// How features are written; its value is the layout byte of the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
+    /// One bit per feature, and the features neither 0 nor 1 as index and value.
     Bits = 5,
+    /// Every feature as a little-endian f32.
     Floats = 6,
 }
 
+/// Why bytes are not a message this ddz can read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum WireError {
+    /// The bytes do not start with `DDZG`.
     #[error("not a ddz game: it does not start with DDZG")]
     Magic,
+    /// A layout byte this ddz does not know (another version wrote it).
     #[error(
         "layout {0} is unknown to this ddz (5 = bits, 6 = floats; 1 to 4 came from a ddz before frames carried the hidden hands (1, 2) and the points label (3, 4): run actors and learner of one version)"
     )]
     Layout(u8),
+    /// The message ends early; the number is its length in bytes.
     #[error("cut short: {0} bytes where more were due")]
     Truncated(usize),
+    /// A count or value out of its range, or bytes left after the end.
     #[error("{0}")]
     Invalid(String),
 }

@@ -27,6 +27,7 @@ type Published = (u64, Arc<Vec<u8>>, Option<Arc<Vec<u8>>>, u64);
 /// A finished game read from the stream, with its entry id (acknowledged once it is learned).
 pub type Arrival = (String, GameMsg);
 
+/// The learner's connection to its run in Redis, holding the run name's lease.
 pub struct LearnerLink {
     link: Link,
     keys: Keys,
@@ -37,6 +38,7 @@ pub struct LearnerLink {
     pool: BTreeMap<u64, Arc<Vec<u8>>>,
     last_beat: Instant,
     stop: Arc<AtomicBool>,
+    /// What the stream reader has taken in so far.
     pub stats: Arc<WireStats>,
 }
 

@@ -19,8 +19,11 @@ use std::time::{Duration, Instant};
 /// and none deals the learner's own actors' (which count from 0).
 const INDEX_SHIFT: u32 = 40;
 
+/// What `ddz actor` is told: where the run is and how to play for it.
 pub struct ActorOptions {
+    /// The Redis URL.
     pub url: String,
+    /// The run's name in Redis (its keys' prefix).
     pub run: String,
     /// Actor threads; 0 = one per core.
     pub threads: usize,
@@ -28,19 +31,26 @@ pub struct ActorOptions {
     pub check: Option<TrainConfig>,
     /// How long to wait for the run's learner; 0 = no bound.
     pub wait_seconds: f64,
+    /// No progress line on stderr.
     pub quiet: bool,
 }
 
+/// What an actor process did, once it stopped.
 #[derive(Debug, Clone, Serialize)]
 pub struct ActorReport {
+    /// Finished games sent.
     pub games: u64,
+    /// Frames (decisions) in those games.
     pub frames: u64,
+    /// Bytes of their stream entries.
     pub bytes: u64,
+    /// Wall time from the actors' start, in seconds.
     pub seconds: f64,
     /// Seconds spent waiting for room in the stream (the learner behind).
     pub waited_seconds: f64,
     /// Weights versions taken in.
     pub versions: u64,
+    /// Why it stopped: `the learner finished` or `interrupted`.
     pub stopped_by: String,
 }
 
