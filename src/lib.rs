@@ -16,6 +16,9 @@
 //! - `serve`: the web page and its JSON API.
 //! - `bench`: times the engine, the trainer, the search agents and the web server.
 
+// Every public item says what it is for; clippy's -D warnings (scripts/test) keeps it so.
+#![warn(missing_docs)]
+
 pub mod agents;
 #[cfg(feature = "torch")]
 pub mod bench;
