@@ -62,6 +62,23 @@ pub enum Fault {
 }
 
 /// A player: picks plays (and bids) at the decisions of its seat.
+///
+/// Any agent plays whole games through [`play_out`]; here the rule agent as landlord against
+/// random farmers on a fixed deal:
+///
+/// ```
+/// use ddz::agents::{RandomAgent, RuleAgent, Sides, play_out};
+/// use ddz::game::{State, generate_deals};
+///
+/// let deal = &generate_deals(1, 3)[0];
+/// let mut state = State::new(Default::default());
+/// state.deal_hands(deal.hands, deal.bottom).unwrap();
+/// let (mut rule, mut random) = (RuleAgent::new(), RandomAgent::new(1));
+/// let seats = &mut Sides { landlord: &mut rule, farmers: &mut random };
+/// let illegal = play_out(&mut state, seats, |_, _, _, _| {}).unwrap();
+/// assert_eq!(illegal, 0);
+/// assert!(state.is_terminal());
+/// ```
 pub trait Agent: Send {
     /// A short name for reports.
     fn name(&self) -> String;

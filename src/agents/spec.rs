@@ -39,6 +39,18 @@ use std::time::Duration;
 
 /// An agent by name, parsed from and printed as the names the module docs list; build it with
 /// [`AgentSpec::build`].
+///
+/// ```
+/// use ddz::agents::AgentSpec;
+///
+/// let spec: AgentSpec = "ismcts:rule?sims=50".parse().unwrap();
+/// // Printed with every knob, the name parses back to the same agent.
+/// assert!(spec.to_string().starts_with("ismcts:rule?sims=50&c=1"), "{spec}");
+/// assert_eq!(spec.to_string().parse::<AgentSpec>().unwrap(), spec);
+/// let _agent: Box<dyn ddz::agents::Agent> = spec.build().unwrap();
+/// let bad = "ismcts:rule?sims=banana".parse::<AgentSpec>().unwrap_err();
+/// assert!(bad.to_string().contains("sims"), "{bad}");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentSpec {
     /// `random`: a uniformly random legal play.

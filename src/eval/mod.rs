@@ -231,6 +231,18 @@ pub fn progress_bar(games: u64) -> ProgressBar {
 /// A against B on every deal, both seatings, on all cores; `progress` counts the games
 /// (`ProgressBar::hidden()` for none). Agents are built once per thread and reset per deal, so
 /// the results do not depend on the number of threads.
+///
+/// ```
+/// use ddz::agents::AgentSpec;
+/// use ddz::eval::evaluate;
+/// use ddz::game::generate_deals;
+/// use indicatif::ProgressBar;
+///
+/// let deals = generate_deals(50, 1);
+/// let report = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 2, &ProgressBar::hidden()).unwrap();
+/// assert_eq!(report.overall.games, 100); // each deal in both seatings
+/// assert!(report.overall.wp.mean > 0.5, "rule beats random: {}", report.markdown());
+/// ```
 pub fn evaluate(
     a: &AgentSpec,
     b: &AgentSpec,

@@ -181,6 +181,26 @@ pub struct PlayRecord {
 }
 
 /// A game from the first card dealt to the result: hands, bids, plays and the full action history.
+///
+/// A whole game with the rule agent in every seat:
+///
+/// ```
+/// use ddz::agents::{Agent, RuleAgent};
+/// use ddz::game::{MoveList, State};
+/// use rand::SeedableRng;
+///
+/// let mut state = State::new(Default::default()); // no bidding: seat 0 is the landlord
+/// state.deal_random(&mut rand::rngs::StdRng::seed_from_u64(7));
+/// let (mut rule, mut plays) = (RuleAgent::new(), MoveList::new());
+/// while state.current_player().is_some() {
+///     state.legal_plays_into(&mut plays);
+///     let k = rule.choose(&state, &plays);
+///     state.apply_play(plays[k]).expect("a legal play applies");
+/// }
+/// let winner = state.winner().expect("someone emptied a hand");
+/// assert_eq!(state.hand(winner).len(), 0);
+/// assert!(state.returns()[winner as usize] > 0.0);
+/// ```
 #[derive(Clone, Debug)]
 pub struct State {
     config: GameConfig,
