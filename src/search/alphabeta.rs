@@ -7,7 +7,7 @@
 //! The search itself sees the whole world it is given; an honest agent gives it worlds drawn
 //! from its own seat's information ([`crate::game::State::resample_from_infostate`]).
 
-use super::ismcts::Evaluator;
+use super::evaluator::Evaluator;
 use crate::game::{Action, ActionTable, State};
 use std::time::Instant;
 
