@@ -182,7 +182,11 @@ enum Request {
 /// A request of the native protocol, told by its keys (parsed once: the kind of request is a
 /// key of the object, not text found in the line).
 fn parse_request(text: &str) -> Result<Request, BotError> {
-    let value: serde_json::Value = serde_json::from_str(text)?;
+    request_of(serde_json::from_str(text)?)
+}
+
+/// The request a parsed JSON value is: a bid request has `seat_index`.
+fn request_of(value: serde_json::Value) -> Result<Request, BotError> {
     if value.get("seat_index").is_some() {
         return Ok(Request::Bid(serde_json::from_value(value)?));
     }
@@ -270,12 +274,13 @@ fn bid_state(seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<Sta
 /// it: the seat's cards and the public record as given, the hidden cards dealt at random from
 /// `seed`. What `ddz serve`'s advice answers from.
 pub fn native_position(value: serde_json::Value, seed: u64) -> Result<State, BotError> {
-    if value.get("seat_index").is_some() {
-        let req: BidRequest = serde_json::from_value(value)?;
-        let hand = Counts::parse(&req.hand).map_err(|e| field("hand", e.to_string()))?;
-        return bid_state(req.seat_index, hand, &req.bids, seed);
+    match request_of(value)? {
+        Request::Bid(req) => {
+            let hand = Counts::parse(&req.hand).map_err(|e| field("hand", e.to_string()))?;
+            bid_state(req.seat_index, hand, &req.bids, seed)
+        }
+        Request::Play(req) => play_state(req, seed),
     }
-    play_state(serde_json::from_value(value)?, seed)
 }
 
 /// A request's seed: the same request, the same hidden cards and the same answer.
