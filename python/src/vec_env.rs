@@ -101,8 +101,10 @@ impl VecEnv {
     /// a bot's decisions of all the games waiting for it are asked in one batch per round, and a
     /// finished game is scored into `out` (None: not counted) and dealt again, in row order.
     fn settle(&mut self, mut out: Option<&mut Outcome>) -> Result<(), Fault> {
+        // Only the rows the bot has just played in can have moved since the last round.
+        let mut rows: Vec<usize> = (0..self.slots.len()).collect();
         loop {
-            let waiting: Vec<usize> = (0..self.slots.len()).filter(|&i| self.settle_row(i, &mut out)).collect();
+            let waiting: Vec<usize> = rows.into_iter().filter(|&i| self.settle_row(i, &mut out)).collect();
             let VecEnv { opponents: Opponents::Bot(bot), slots, opponent_decisions, .. } = self else { return Ok(()) };
             if waiting.is_empty() {
                 return Ok(());
@@ -115,6 +117,7 @@ impl VecEnv {
                 let slot = &mut slots[i];
                 slot.state.apply_play(slot.legal[k]).expect("the bot's play is one of the legal plays");
             }
+            rows = waiting;
         }
     }
 
