@@ -64,7 +64,7 @@ impl std::str::FromStr for BidderSpec {
             return Err(bad("no evaluator path".into()));
         }
         let mut thresholds = DEFAULT_THRESHOLDS;
-        for (key, value) in super::spec::parse_knobs(query).map_err(bad)? {
+        for (key, value) in super::knobs::pairs(query).map_err(|e| bad(e.to_string()))? {
             let k = match key {
                 "t1" => 0,
                 "t2" => 1,

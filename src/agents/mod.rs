@@ -15,6 +15,7 @@ pub mod bot_client;
 pub mod douzero;
 #[cfg(feature = "torch")]
 pub mod ismcts;
+pub mod knobs;
 #[cfg(feature = "torch")]
 pub mod leaf;
 #[cfg(feature = "torch")]

@@ -2,32 +2,31 @@
 //!
 //! - `random`, `rule`, `checkpoint:PATH` (a checkpoint folder, a `.safetensors` file, or a run
 //!   folder: its newest checkpoint);
-//! - `pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout&belief=0&opp=net&draws=4&steps=30`:
-//!   the network's best plays scored over drawn worlds, exactly in the endgame, by network
-//!   rollouts before ([`super::pimc`]); `opp=rule` models the other side as the rule agent;
-//! - `ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0`: information-set
-//!   MCTS ([`super::ismcts`]) guided by a network (PUCT) or by `rule` / `random` rollouts (UCT);
-//! - `auto:NET?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0&net_steps=30`: the
-//!   rule-model PIMC while the game fits the rule agent and not the network, ISMCTS with belief
-//!   once it does not fit the rule agent, both weighed by the seat's prior while it cannot tell
-//!   yet ([`super::auto`]);
-//! - `alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0`: depth-limited alpha-beta over drawn worlds
-//!   ([`super::alphabeta`]) with the network's value, or the `heuristic` hand shape, at the
-//!   frontier.
-//!
+//! - `pimc:NET?knobs`: the network's best plays scored over drawn worlds, exactly in the
+//!   endgame, by network rollouts before ([`super::pimc`]); `opp=rule` models the other side as
+//!   the rule agent;
+//! - `ismcts:GUIDE?knobs`: information-set MCTS ([`super::ismcts`]) guided by a network (PUCT)
+//!   or by `rule` / `random` rollouts (UCT);
+//! - `auto:NET?knobs`: the rule-model PIMC while the game fits the rule agent and not the
+//!   network, ISMCTS with belief once it does not fit the rule agent, both weighed by the seat's
+//!   prior while it cannot tell yet ([`super::auto`]);
+//! - `alphabeta:GUIDE?knobs`: depth-limited alpha-beta over drawn worlds ([`super::alphabeta`])
+//!   with the network's value, or the `heuristic` hand shape, at the frontier;
 //! - `douzero:DIR`: DouZero's checkpoints (`landlord*.ckpt`, `landlord_up*.ckpt`,
 //!   `landlord_down*.ckpt`, as its trainer writes them) played natively ([`super::douzero`]);
-//! - `bot:CMD?timeout_ms=10000&on_error=fail`: a program speaking the native bot protocol
-//!   ([`super::bot_client`]), started once per worker with `sh -c CMD`; `on_error=forfeit` turns
-//!   its failures into lost games. CMD may be quoted (`bot:"CMD"?…`), and must be where it holds
-//!   a `?`.
+//! - `bot:CMD?knobs`: a program speaking the native bot protocol ([`super::bot_client`]),
+//!   started once per worker with `sh -c CMD`. CMD may be quoted (`bot:"CMD"?…`), and must be
+//!   where it holds a `?`.
 //!
-//! NET is `checkpoint:PATH` or just PATH. The values shown are the defaults; `ms` is a time budget
-//! per decision (0 = none), `worlds=0` in ismcts draws a fresh world for every simulation.
+//! NET is `checkpoint:PATH` or just PATH. Each kind's knobs are one table here ([`PIMC`],
+//! [`ISMCTS`], [`AUTO`], [`ALPHABETA`], [`BOT`]): it parses them, prints the canonical name
+//! (knobs at their default left out, so a name says what differs), and writes [`help`] and the
+//! tables of docs/search.md ([`markdown`]).
 
 use super::auto::AutoSettings;
 use super::belief::Opponents;
 use super::ismcts::Guide;
+use super::knobs::{self, Format, Knob, KnobError, Range, Value};
 use super::leaf::Leaf;
 use super::pimc::Far;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
@@ -44,8 +43,8 @@ use std::time::Duration;
 /// use ddz::agents::AgentSpec;
 ///
 /// let spec: AgentSpec = "ismcts:rule?sims=50".parse().unwrap();
-/// // Printed with every knob, the name parses back to the same agent.
-/// assert!(spec.to_string().starts_with("ismcts:rule?sims=50&c=1"), "{spec}");
+/// // Printed with the knobs that differ from the defaults, the name parses back to the agent.
+/// assert_eq!(spec.to_string(), "ismcts:rule?sims=50");
 /// assert_eq!(spec.to_string().parse::<AgentSpec>().unwrap(), spec);
 /// let _agent: Box<dyn ddz::agents::Agent> = spec.build().unwrap();
 /// let bad = "ismcts:rule?sims=banana".parse::<AgentSpec>().unwrap_err();
@@ -133,7 +132,16 @@ pub enum AgentError {
          alphabeta:GUIDE[?knobs], douzero:DIR or bot:CMD (see ddz eval --help)"
     )]
     Unknown(String),
-    /// A known kind with a bad path, guide, command or knob.
+    /// A known kind with a bad knob.
+    #[error("agent {spec:?}: {error}")]
+    Knob {
+        /// The name as given.
+        spec: String,
+        /// What is wrong with the knob.
+        #[source]
+        error: KnobError,
+    },
+    /// A known kind with a bad path, guide or command.
     #[error("agent {spec:?}: {reason}")]
     Setting {
         /// The name as given.
@@ -156,237 +164,438 @@ impl std::str::FromStr for AgentSpec {
     type Err = AgentError;
     fn from_str(s: &str) -> Result<AgentSpec, AgentError> {
         let spec = s.trim();
-        let setting = |reason: String| AgentError::Setting { spec: spec.to_string(), reason };
-        if let Some(rest) = spec.strip_prefix("bot:") {
-            return bot(rest).map(|(command, settings)| AgentSpec::Bot(command, settings)).map_err(setting);
-        }
-        if let Some((kind, rest)) = spec.split_once(':') {
-            let (guide, query) = rest.split_once('?').unwrap_or((rest, ""));
-            let knobs = parse_knobs(query).map_err(setting)?;
-            return match kind {
-                "checkpoint" if !rest.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(rest))),
-                "douzero" if !rest.is_empty() => Ok(AgentSpec::Douzero(PathBuf::from(rest))),
-                "pimc" => Ok(AgentSpec::Pimc(network_path(guide).map_err(setting)?, pimc(&knobs).map_err(setting)?)),
-                "ismcts" => {
-                    Ok(AgentSpec::Ismcts(guide_spec(guide, false).map_err(setting)?, ismcts(&knobs).map_err(setting)?))
-                }
-                "alphabeta" => {
-                    let g = guide_spec(guide, true).map_err(setting)?;
-                    Ok(AgentSpec::AlphaBeta(g, alphabeta(&knobs).map_err(setting)?))
-                }
-                "auto" => Ok(AgentSpec::Auto(network_path(guide).map_err(setting)?, auto(&knobs).map_err(setting)?)),
-                _ => Err(AgentError::Unknown(spec.to_string())),
-            };
-        }
-        match spec {
-            "random" => Ok(AgentSpec::Random),
-            "rule" => Ok(AgentSpec::Rule),
-            _ => Err(AgentError::Unknown(spec.to_string())),
-        }
+        parse_spec(spec).map_err(|bad| bad.of(spec))?.ok_or_else(|| AgentError::Unknown(spec.to_string()))
     }
+}
+
+/// The agent `spec` names, `None` for a name of no known kind.
+fn parse_spec(spec: &str) -> Result<Option<AgentSpec>, Bad> {
+    if let Some(rest) = spec.strip_prefix("bot:") {
+        return bot(rest).map(|(command, settings)| Some(AgentSpec::Bot(command, settings)));
+    }
+    let Some((kind, rest)) = spec.split_once(':') else {
+        return Ok(match spec {
+            "random" => Some(AgentSpec::Random),
+            "rule" => Some(AgentSpec::Rule),
+            _ => None,
+        });
+    };
+    let (guide, query) = rest.split_once('?').unwrap_or((rest, ""));
+    Ok(Some(match kind {
+        "checkpoint" if !rest.is_empty() => AgentSpec::Checkpoint(PathBuf::from(rest)),
+        "douzero" if !rest.is_empty() => AgentSpec::Douzero(PathBuf::from(rest)),
+        "pimc" => AgentSpec::Pimc(network_path(guide)?, knobs::parse(PIMC, query)?),
+        "ismcts" => AgentSpec::Ismcts(guide_spec(guide, false)?, knobs::parse(ISMCTS, query)?),
+        "alphabeta" => AgentSpec::AlphaBeta(guide_spec(guide, true)?, knobs::parse(ALPHABETA, query)?),
+        "auto" => AgentSpec::Auto(network_path(guide)?, knobs::parse(AUTO, query)?),
+        _ => return Ok(None),
+    }))
 }
 
 /// `CMD`, `CMD?knobs` or `"CMD"[?knobs]`: unquoted, a last `?` followed by `key=value` pairs
 /// starts the knobs.
-fn bot(rest: &str) -> Result<(String, BotSettings), String> {
+fn bot(rest: &str) -> Result<(String, BotSettings), Bad> {
     let (command, query) = if let Some(quoted) = rest.strip_prefix('"') {
-        let (command, after) = quoted.split_once('"').ok_or("the command's closing quote is missing")?;
+        let (command, after) =
+            quoted.split_once('"').ok_or(Bad::Text("the command's closing quote is missing".into()))?;
         match after {
             "" => (command, ""),
-            _ => (command, after.strip_prefix('?').ok_or(format!("{after:?} after the command: use \"CMD\"?knobs"))?),
+            _ => (
+                command,
+                after.strip_prefix('?').ok_or(Bad::Text(format!("{after:?} after the command: use \"CMD\"?knobs")))?,
+            ),
         }
     } else {
         match rest.rsplit_once('?') {
-            Some((command, query)) if parse_knobs(query).is_ok() && !query.contains(' ') => (command, query),
+            Some((command, query)) if knobs::pairs(query).is_ok() && !query.contains(' ') => (command, query),
             _ => (rest, ""),
         }
     };
     let command = command.trim();
     if command.is_empty() {
-        return Err("no command".into());
+        return Err(Bad::Text("no command".into()));
     }
-    let mut s = BotSettings::default();
-    for (key, value) in parse_knobs(query)? {
-        match key {
-            "timeout_ms" => s.timeout = Duration::from_millis(whole(key, value, 1)?.min(86_400_000)),
-            "on_error" => {
-                s.on_error = match value {
-                    "fail" => OnError::Fail,
-                    "forfeit" => OnError::Forfeit,
-                    _ => return Err(format!("on_error: {value:?} is not fail or forfeit")),
-                }
-            }
-            _ => return Err(unknown(key, "timeout_ms, on_error")),
+    Ok((command.to_string(), knobs::parse(BOT, query)?))
+}
+
+/// Why one part of a spec is wrong: its knobs, or its path, guide or command.
+enum Bad {
+    Knob(KnobError),
+    Text(String),
+}
+
+impl From<KnobError> for Bad {
+    fn from(e: KnobError) -> Bad {
+        Bad::Knob(e)
+    }
+}
+
+impl Bad {
+    fn of(self, spec: &str) -> AgentError {
+        match self {
+            Bad::Knob(error) => AgentError::Knob { spec: spec.to_string(), error },
+            Bad::Text(reason) => AgentError::Setting { spec: spec.to_string(), reason },
         }
     }
-    Ok((command.to_string(), s))
 }
 
-fn network_path(guide: &str) -> Result<PathBuf, String> {
+fn network_path(guide: &str) -> Result<PathBuf, Bad> {
     let path = guide.strip_prefix("checkpoint:").unwrap_or(guide);
-    if path.is_empty() { Err("no network path".into()) } else { Ok(PathBuf::from(path)) }
+    if path.is_empty() { Err(Bad::Text("no network path".into())) } else { Ok(PathBuf::from(path)) }
 }
 
-fn guide_spec(guide: &str, alphabeta: bool) -> Result<GuideSpec, String> {
+fn guide_spec(guide: &str, alphabeta: bool) -> Result<GuideSpec, Bad> {
     Ok(match guide {
         "rule" if !alphabeta => GuideSpec::Rule,
         "random" if !alphabeta => GuideSpec::Random,
         "heuristic" if alphabeta => GuideSpec::Heuristic,
         "rule" | "random" | "heuristic" => {
             let which = if alphabeta { "heuristic" } else { "rule or random" };
-            return Err(format!("{guide:?} cannot guide this search: use a network or {which}"));
+            return Err(Bad::Text(format!("{guide:?} cannot guide this search: use a network or {which}")));
         }
         other => GuideSpec::Network(network_path(other)?),
     })
-}
-
-pub(crate) fn parse_knobs(query: &str) -> Result<Vec<(&str, &str)>, String> {
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| pair.split_once('=').ok_or_else(|| format!("{pair:?} is not key=value")))
-        .collect()
-}
-
-fn whole(key: &str, value: &str, least: u64) -> Result<u64, String> {
-    within(key, value, least, u64::MAX)
-}
-
-/// A whole-number knob from `least` to `most`. Knobs that size what a search keeps (worlds
-/// drawn, tree nodes, a solver's table) have a `most`, so that no value can make it reserve
-/// more memory than a machine has (an abort, not an error).
-fn within(key: &str, value: &str, least: u64, most: u64) -> Result<u64, String> {
-    match value.parse::<u64>() {
-        Ok(n) if (least..=most).contains(&n) => Ok(n),
-        Ok(n) if n < least => Err(format!("{key} must be at least {least}")),
-        Ok(n) => Err(format!("{key} = {n} is more than the {most} allowed")),
-        Err(_) => Err(format!("{key}: {value:?} is not a whole number")),
-    }
 }
 
 /// Worlds one decision may draw and keep.
 const MOST_WORLDS: u64 = 100_000;
 /// A time budget of an hour a decision is the most any search may be given.
 const MOST_MS: u64 = 3_600_000;
+const MS: Range = Range::Whole { least: 0, most: MOST_MS };
+const TEMPERATURE: Range = Range::Number { least: 0.0, most: f64::INFINITY };
+const WEIGHT: Range = Range::Number { least: 0.0, most: 1.0 };
 
-fn temperature(key: &str, value: &str) -> Result<f64, String> {
-    value
-        .parse()
-        .ok()
-        .filter(|t: &f64| t.is_finite() && *t >= 0.0)
-        .ok_or(format!("{key}: {value:?} is not a temperature of at least 0"))
+fn millis(time: Option<Duration>) -> Value {
+    Value::Whole(time.map_or(0, |t| t.as_millis() as u64))
 }
 
-fn weight(key: &str, value: &str) -> Result<f64, String> {
-    value
-        .parse()
-        .ok()
-        .filter(|p: &f64| (0.0..=1.0).contains(p))
-        .ok_or(format!("{key}: {value:?} is not a weight from 0 to 1"))
+fn time_of(ms: Value) -> Option<Duration> {
+    Some(ms.whole()).filter(|&m| m > 0).map(Duration::from_millis)
 }
 
-fn unknown(key: &str, known: &str) -> String {
-    format!("unknown knob {key:?}: {known}")
+/// `pimc:NET?knobs`.
+pub const PIMC: &[Knob<PimcSettings>] = &[
+    Knob {
+        name: "worlds",
+        range: Range::Whole { least: 1, most: MOST_WORLDS },
+        doc: "worlds drawn per decision",
+        get: Some(|s| Value::Whole(s.worlds as u64)),
+        set: |s, v| s.worlds = v.whole() as usize,
+    },
+    Knob {
+        name: "top",
+        range: Range::Whole { least: 1, most: u64::MAX },
+        doc: "the network's best plays scored in each world",
+        get: Some(|s| Value::Whole(s.top as u64)),
+        set: |s, v| s.top = v.whole() as usize,
+    },
+    Knob {
+        name: "cards",
+        range: Range::Whole { least: 0, most: 54 },
+        doc: "solve exactly from this many cards left in all hands (0: never)",
+        get: Some(|s| Value::Whole(s.cards as u64)),
+        set: |s, v| s.cards = v.whole() as u32,
+    },
+    Knob {
+        name: "max_nodes",
+        range: Range::Whole { least: 1, most: 100_000_000 },
+        doc: "positions the solver may search per play and world (a play it cannot finish counts as lost)",
+        get: Some(|s| Value::Whole(s.max_nodes)),
+        set: |s, v| s.max_nodes = v.whole(),
+    },
+    Knob {
+        name: "ms",
+        range: MS,
+        doc: "time budget per decision in milliseconds (0: none; at least one world)",
+        get: Some(|s| Value::Whole(s.ms)),
+        set: |s, v| s.ms = v.whole(),
+    },
+    Knob {
+        name: "far",
+        range: Range::Choice(&["rollout", "network"]),
+        doc: "before the solver: score by network rollouts, or play as the network alone",
+        get: Some(|s| Value::Choice((s.far == Far::Network) as usize)),
+        set: |s, v| s.far = if v.choice() == 1 { Far::Network } else { Far::Rollout },
+    },
+    Knob {
+        name: "belief",
+        range: TEMPERATURE,
+        doc: "weigh worlds by the other seats' plays, softmax of the network's Q at this temperature (0: uniform)",
+        get: Some(|s| Value::Number(s.belief)),
+        set: |s, v| s.belief = v.number(),
+    },
+    Knob {
+        name: "opp",
+        range: Range::Choice(&["net", "rule"]),
+        doc: "the other side plays like the network, or like the rule agent (worlds weighed by its plays, rollouts where it plays)",
+        get: Some(|s| Value::Choice((s.opponents == Opponents::Rule) as usize)),
+        set: |s, v| s.opponents = if v.choice() == 1 { Opponents::Rule } else { Opponents::Network },
+    },
+    Knob {
+        name: "draws",
+        range: Range::Whole { least: 1, most: 10_000 },
+        doc: "worlds drawn for each world kept, when worlds are weighed",
+        get: Some(|s| Value::Whole(s.draws as u64)),
+        set: |s, v| s.draws = v.whole() as usize,
+    },
+    Knob {
+        name: "steps",
+        range: Range::Whole { least: 0, most: 1_000_000 },
+        doc: "card swaps per world toward worlds the other side's model explains (opp=rule)",
+        get: Some(|s| Value::Whole(s.steps as u64)),
+        set: |s, v| s.steps = v.whole() as usize,
+    },
+];
+
+/// `ismcts:GUIDE?knobs`.
+pub const ISMCTS: &[Knob<IsmctsKnobs>] = &[
+    Knob {
+        name: "sims",
+        range: Range::Whole { least: 1, most: 10_000_000 },
+        doc: "simulations per decision",
+        get: Some(|k| Value::Whole(k.settings.max_simulations as u64)),
+        set: |k, v| k.settings.max_simulations = v.whole() as u32,
+    },
+    Knob {
+        name: "c",
+        range: Range::Number { least: 0.0, most: f64::INFINITY },
+        doc: "exploration constant of UCT / PUCT",
+        get: Some(|k| Value::Number(k.settings.uct_c)),
+        set: |k, v| k.settings.uct_c = v.number(),
+    },
+    Knob {
+        name: "ms",
+        range: MS,
+        doc: "time budget per decision in milliseconds, checked between simulations (0: none)",
+        get: Some(|k| millis(k.settings.time_limit)),
+        set: |k, v| k.settings.time_limit = time_of(v),
+    },
+    Knob {
+        name: "worlds",
+        range: Range::Whole { least: 0, most: MOST_WORLDS },
+        doc: "a pool of this many root worlds drawn once (0: a fresh world every simulation)",
+        get: Some(|k| Value::Whole(k.settings.max_world_samples.unwrap_or(0) as u64)),
+        set: |k, v| k.settings.max_world_samples = Some(v.whole() as usize).filter(|&w| w > 0),
+    },
+    Knob {
+        name: "leaf",
+        range: Range::Choice(&["value", "rollout"]),
+        doc: "a network guide's leaf: its value, or the game played out by it",
+        get: Some(|k| Value::Choice((k.leaf == Leaf::Rollout) as usize)),
+        set: |k, v| k.leaf = if v.choice() == 1 { Leaf::Rollout } else { Leaf::Value },
+    },
+    Knob {
+        name: "final",
+        range: Range::Choice(&["visits", "value"]),
+        doc: "the play made: the most visited, or the best valued",
+        get: Some(|k| Value::Choice((k.settings.final_choice == FinalChoice::Value) as usize)),
+        set: |k, v| k.settings.final_choice = if v.choice() == 1 { FinalChoice::Value } else { FinalChoice::Visits },
+    },
+    Knob {
+        name: "key",
+        range: Range::Choice(&["mover", "observer"]),
+        doc: "whose information names a node: the player to move (OpenSpiel), or the searching seat",
+        get: Some(|k| Value::Choice((k.settings.keying == Keying::Observer) as usize)),
+        set: |k, v| k.settings.keying = if v.choice() == 1 { Keying::Observer } else { Keying::Mover },
+    },
+    Knob {
+        name: "belief",
+        range: TEMPERATURE,
+        doc: "root worlds weighed by the other seats' plays at this temperature (network guides; 0: uniform)",
+        get: Some(|k| Value::Number(k.belief)),
+        set: |k, v| k.belief = v.number(),
+    },
+];
+
+/// `auto:NET?knobs`.
+pub const AUTO: &[Knob<AutoSettings>] = &[
+    Knob {
+        name: "evidence",
+        range: Range::Whole { least: 0, most: u32::MAX as u64 },
+        doc: "plays with a choice the other side must have made before the rule model is trusted alone",
+        get: Some(|s| Value::Whole(s.evidence as u64)),
+        set: |s, v| s.evidence = v.whole() as u32,
+    },
+    Knob {
+        name: "telling",
+        range: Range::Whole { least: 0, most: u32::MAX as u64 },
+        doc: "of those, plays the network would not have made",
+        get: Some(|s| Value::Whole(s.telling as u64)),
+        set: |s, v| s.telling = v.whole() as u32,
+    },
+    Knob {
+        name: "prior",
+        range: WEIGHT,
+        doc: "sets prior_landlord and prior_farmers at once",
+        get: None,
+        set: |s, v| (s.prior_landlord, s.prior_farmers) = (v.number(), v.number()),
+    },
+    Knob {
+        name: "prior_landlord",
+        range: WEIGHT,
+        doc: "the rule model's weight while undecided, as the landlord (1 - it: the network model's)",
+        get: Some(|s| Value::Number(s.prior_landlord)),
+        set: |s, v| s.prior_landlord = v.number(),
+    },
+    Knob {
+        name: "prior_farmers",
+        range: WEIGHT,
+        doc: "the same as a farmer",
+        get: Some(|s| Value::Number(s.prior_farmers)),
+        set: |s, v| s.prior_farmers = v.number(),
+    },
+    Knob {
+        name: "net_steps",
+        range: Range::Whole { least: 0, most: 10_000 },
+        doc: "card swaps toward worlds the network explains, before trusting the rule model (0: not tried)",
+        get: Some(|s| Value::Whole(s.network_steps as u64)),
+        set: |s, v| s.network_steps = v.whole() as usize,
+    },
+];
+
+/// `alphabeta:GUIDE?knobs`.
+pub const ALPHABETA: &[Knob<AlphaBetaKnobs>] = &[
+    Knob {
+        name: "depth",
+        range: Range::Whole { least: 1, most: 64 },
+        doc: "plies searched below the position",
+        get: Some(|k| Value::Whole(k.settings.depth as u64)),
+        set: |k, v| k.settings.depth = v.whole() as u32,
+    },
+    Knob {
+        name: "top",
+        range: Range::Whole { least: 0, most: u64::MAX },
+        doc: "plays searched at each node, best first (0: all)",
+        get: Some(|k| Value::Whole(k.settings.top as u64)),
+        set: |k, v| k.settings.top = v.whole() as usize,
+    },
+    Knob {
+        name: "worlds",
+        range: Range::Whole { least: 1, most: MOST_WORLDS },
+        doc: "worlds drawn per decision",
+        get: Some(|k| Value::Whole(k.worlds as u64)),
+        set: |k, v| k.worlds = v.whole() as usize,
+    },
+    Knob {
+        name: "ms",
+        range: MS,
+        doc: "time budget per decision in milliseconds (0: none)",
+        get: Some(|k| Value::Whole(k.ms)),
+        set: |k, v| k.ms = v.whole(),
+    },
+];
+
+/// `bot:CMD?knobs`.
+pub const BOT: &[Knob<BotSettings>] = &[
+    Knob {
+        name: "timeout_ms",
+        range: Range::Whole { least: 1, most: 86_400_000 },
+        doc: "the longest wait for one answer, in milliseconds",
+        get: Some(|s| millis(Some(s.timeout))),
+        set: |s, v| s.timeout = Duration::from_millis(v.whole()),
+    },
+    Knob {
+        name: "on_error",
+        range: Range::Choice(&["fail", "forfeit"]),
+        doc: "a crash, time-out or bad answer stops the command, or loses that game",
+        get: Some(|s| Value::Choice((s.on_error == OnError::Forfeit) as usize)),
+        set: |s, v| s.on_error = if v.choice() == 1 { OnError::Forfeit } else { OnError::Fail },
+    },
+];
+
+/// One kind of agent for help texts and docs: how it is written, what it does, its knobs.
+struct Kind {
+    syntax: &'static str,
+    doc: &'static str,
+    knobs: fn(Format) -> String,
 }
 
-fn pimc(knobs: &[(&str, &str)]) -> Result<PimcSettings, String> {
-    let mut s = PimcSettings::default();
-    for &(key, value) in knobs {
-        match key {
-            "worlds" => s.worlds = within(key, value, 1, MOST_WORLDS)? as usize,
-            "top" => s.top = whole(key, value, 1)? as usize,
-            "cards" => s.cards = whole(key, value, 0)?.min(54) as u32,
-            "max_nodes" => s.max_nodes = within(key, value, 1, 100_000_000)?,
-            "ms" => s.ms = within(key, value, 0, MOST_MS)?,
-            "far" => {
-                s.far = match value {
-                    "rollout" => Far::Rollout,
-                    "network" => Far::Network,
-                    _ => return Err(format!("far: {value:?} is not rollout or network")),
-                }
-            }
-            "belief" => s.belief = temperature(key, value)?,
-            "opp" => {
-                s.opponents = match value {
-                    "net" => Opponents::Network,
-                    "rule" => Opponents::Rule,
-                    _ => return Err(format!("opp: {value:?} is not net or rule")),
-                }
-            }
-            "draws" => s.draws = within(key, value, 1, 10_000)? as usize,
-            "steps" => s.steps = within(key, value, 0, 1_000_000)? as usize,
-            _ => return Err(unknown(key, "worlds, top, cards, max_nodes, ms, far, belief, opp, draws, steps")),
+fn no_knobs(_: Format) -> String {
+    String::new()
+}
+
+const KINDS: &[Kind] = &[
+    Kind { syntax: "random", doc: "a uniformly random legal play", knobs: no_knobs },
+    Kind { syntax: "rule", doc: "the hand-written rule player", knobs: no_knobs },
+    Kind {
+        syntax: "checkpoint:PATH",
+        doc: "a network, greedy on its Q: a .safetensors file, a checkpoint folder, or a run folder (its newest checkpoint)",
+        knobs: no_knobs,
+    },
+    Kind {
+        syntax: "pimc:NET?knobs",
+        doc: "the network's best plays scored in worlds drawn from what the seat knows: solved exactly in the endgame, \
+              played out by the network before",
+        knobs: |f| knobs::describe(PIMC, f),
+    },
+    Kind {
+        syntax: "ismcts:GUIDE?knobs",
+        doc: "information-set MCTS over worlds drawn from what the seat knows; GUIDE a network (PUCT from its Q) \
+              or rule / random (UCT with their rollouts)",
+        knobs: |f| knobs::describe(ISMCTS, f),
+    },
+    Kind {
+        syntax: "auto:NET?knobs",
+        doc: "pimc:NET?opp=rule&worlds=64&cards=0 while a world drawn from what the seat knows explains the other \
+              side's plays as the rule agent's and none drawn toward the network explains them as the network's; \
+              ismcts:NET?belief=0.1 once no world fits the rule agent; before that, or while both fit, both, their \
+              values weighed by the seat's prior",
+        knobs: |f| knobs::describe(AUTO, f),
+    },
+    Kind {
+        syntax: "alphabeta:GUIDE?knobs",
+        doc: "depth-limited alpha-beta in drawn worlds; GUIDE a network (its value at the frontier) or heuristic \
+              (the hand shape)",
+        knobs: |f| knobs::describe(ALPHABETA, f),
+    },
+    Kind {
+        syntax: "douzero:DIR",
+        doc: "DouZero's checkpoints (landlord*.ckpt, landlord_up*.ckpt, landlord_down*.ckpt as its trainer writes \
+              them, converted once with the venv's torch), played natively, greedy on its Q",
+        knobs: no_knobs,
+    },
+    Kind {
+        syntax: "bot:CMD?knobs",
+        doc: "any program speaking ddz's native bot protocol (JSON lines, as `ddz bot` serves), started once per \
+              worker with `sh -c CMD`, e.g. bot:python3 scripts/douzero_bot.py rlcard (RLCard's rule agent); \
+              quote CMD (bot:\"CMD\"?knobs) where it holds a `?`; in a comma-separated list it holds no comma",
+        knobs: |f| knobs::describe(BOT, f),
+    },
+];
+
+/// The agent names every command takes, each kind's knobs with their defaults: the text of
+/// `--help`.
+pub fn help() -> String {
+    let mut out = String::from("AGENTS:\n");
+    for kind in KINDS {
+        out.push_str(&format!("  {}\n", kind.syntax));
+        for line in knobs::wrap(kind.doc, 92) {
+            out.push_str(&format!("      {line}\n"));
+        }
+        out.push_str(&(kind.knobs)(Format::Help));
+    }
+    out.push_str(
+        "  NET is checkpoint:PATH or PATH; knobs are key=value joined by &. No agent reads a hidden card:\n  \
+         search agents see only worlds drawn from their seat's information.",
+    );
+    out
+}
+
+/// The knobs of every kind as Markdown tables: the section of docs/search.md.
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for kind in KINDS {
+        let rows = (kind.knobs)(Format::Markdown);
+        if !rows.is_empty() {
+            out.push_str(&format!(
+                "`{}`: {}\n\n| knob | default | values | what it does |\n|---|---|---|---|\n",
+                kind.syntax, kind.doc
+            ));
+            out.push_str(&rows);
+            out.push('\n');
         }
     }
-    Ok(s)
-}
-
-fn ismcts(knobs: &[(&str, &str)]) -> Result<IsmctsKnobs, String> {
-    let mut k = IsmctsKnobs::default();
-    let s = &mut k.settings;
-    for &(key, value) in knobs {
-        match (key, value) {
-            ("sims", _) => s.max_simulations = within(key, value, 1, 10_000_000)? as u32,
-            ("c", _) => {
-                s.uct_c = value
-                    .parse()
-                    .ok()
-                    .filter(|c: &f64| c.is_finite() && *c >= 0.0)
-                    .ok_or(format!("c: {value:?} is not a number of at least 0"))?
-            }
-            ("ms", _) => {
-                s.time_limit = Some(within(key, value, 0, MOST_MS)?).filter(|&m| m > 0).map(Duration::from_millis)
-            }
-            ("worlds", _) => {
-                s.max_world_samples = Some(within(key, value, 0, MOST_WORLDS)? as usize).filter(|&w| w > 0)
-            }
-            ("belief", _) => k.belief = temperature(key, value)?,
-            ("leaf", "value") => k.leaf = Leaf::Value,
-            ("leaf", "rollout") => k.leaf = Leaf::Rollout,
-            ("final", "visits") => s.final_choice = FinalChoice::Visits,
-            ("final", "value") => s.final_choice = FinalChoice::Value,
-            ("key", "mover") => s.keying = Keying::Mover,
-            ("key", "observer") => s.keying = Keying::Observer,
-            ("leaf" | "final" | "key", _) => {
-                return Err(format!("{key}: {value:?} is not one of value|rollout, visits|value, mover|observer"));
-            }
-            _ => return Err(unknown(key, "sims, c, ms, worlds, leaf, final, key, belief")),
-        }
-    }
-    Ok(k)
-}
-
-fn auto(knobs: &[(&str, &str)]) -> Result<AutoSettings, String> {
-    let mut s = AutoSettings::default();
-    for &(key, value) in knobs {
-        match key {
-            "evidence" => s.evidence = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
-            "telling" => s.telling = whole(key, value, 0)?.min(u32::MAX as u64) as u32,
-            "prior" => {
-                let prior = weight(key, value)?;
-                (s.prior_landlord, s.prior_farmers) = (prior, prior);
-            }
-            "prior_landlord" => s.prior_landlord = weight(key, value)?,
-            "prior_farmers" => s.prior_farmers = weight(key, value)?,
-            "net_steps" => s.network_steps = whole(key, value, 0)?.min(10_000) as usize,
-            _ => return Err(unknown(key, "evidence, telling, prior, prior_landlord, prior_farmers, net_steps")),
-        }
-    }
-    Ok(s)
-}
-
-fn alphabeta(knobs: &[(&str, &str)]) -> Result<AlphaBetaKnobs, String> {
-    let mut k = AlphaBetaKnobs::default();
-    for &(key, value) in knobs {
-        match key {
-            "depth" => k.settings.depth = whole(key, value, 1)?.min(64) as u32,
-            "top" => k.settings.top = whole(key, value, 0)? as usize,
-            "worlds" => k.worlds = within(key, value, 1, MOST_WORLDS)? as usize,
-            "ms" => k.ms = within(key, value, 0, MOST_MS)?,
-            _ => return Err(unknown(key, "depth, top, worlds, ms")),
-        }
-    }
-    Ok(k)
+    out
 }
 
 impl std::fmt::Display for GuideSpec {
@@ -400,76 +609,41 @@ impl std::fmt::Display for GuideSpec {
     }
 }
 
+/// `head` and the knobs that differ from the defaults: `head?k=v&…`, or `head` alone.
+fn with_knobs(f: &mut std::fmt::Formatter<'_>, head: std::fmt::Arguments, knobs: String) -> std::fmt::Result {
+    match knobs.is_empty() {
+        true => write!(f, "{head}"),
+        false => write!(f, "{head}?{knobs}"),
+    }
+}
+
 impl std::fmt::Display for AgentSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AgentSpec::Random => write!(f, "random"),
             AgentSpec::Rule => write!(f, "rule"),
             AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
-            AgentSpec::Pimc(p, s) => write!(
-                f,
-                "pimc:{}?worlds={}&top={}&cards={}&max_nodes={}&ms={}&far={}&belief={}&opp={}&draws={}&steps={}",
-                p.display(),
-                s.worlds,
-                s.top,
-                s.cards,
-                s.max_nodes,
-                s.ms,
-                if s.far == Far::Rollout { "rollout" } else { "network" },
-                s.belief,
-                s.opponents.name(),
-                s.draws,
-                s.steps
-            ),
-            AgentSpec::Ismcts(g, k) => {
-                let s = &k.settings;
-                let leaf = if k.leaf == Leaf::Value { "value" } else { "rollout" };
-                let last = if s.final_choice == FinalChoice::Visits { "visits" } else { "value" };
-                let key = if s.keying == Keying::Mover { "mover" } else { "observer" };
-                let ms = s.time_limit.map_or(0, |t| t.as_millis());
-                let worlds = s.max_world_samples.unwrap_or(0);
-                let (sims, c) = (s.max_simulations, s.uct_c);
-                let belief = k.belief;
-                write!(
-                    f,
-                    "ismcts:{g}?sims={sims}&c={c}&ms={ms}&worlds={worlds}&leaf={leaf}&final={last}&key={key}&belief={belief}"
-                )
-            }
-            AgentSpec::AlphaBeta(g, k) => {
-                let (d, t, w, ms) = (k.settings.depth, k.settings.top, k.worlds, k.ms);
-                write!(f, "alphabeta:{g}?depth={d}&top={t}&worlds={w}&ms={ms}")
-            }
-            AgentSpec::Auto(p, s) => write!(
-                f,
-                "auto:{}?evidence={}&telling={}&prior_landlord={}&prior_farmers={}&net_steps={}",
-                p.display(),
-                s.evidence,
-                s.telling,
-                s.prior_landlord,
-                s.prior_farmers,
-                s.network_steps
-            ),
+            AgentSpec::Pimc(p, s) => with_knobs(f, format_args!("pimc:{}", p.display()), knobs::print(PIMC, s)),
+            AgentSpec::Ismcts(g, k) => with_knobs(f, format_args!("ismcts:{g}"), knobs::print(ISMCTS, k)),
+            AgentSpec::AlphaBeta(g, k) => with_knobs(f, format_args!("alphabeta:{g}"), knobs::print(ALPHABETA, k)),
+            AgentSpec::Auto(p, s) => with_knobs(f, format_args!("auto:{}", p.display()), knobs::print(AUTO, s)),
             AgentSpec::Douzero(p) => write!(f, "douzero:{}", p.display()),
             AgentSpec::Bot(command, s) => {
-                let mut knobs = Vec::new();
-                if s.timeout != BotSettings::default().timeout {
-                    knobs.push(format!("timeout_ms={}", s.timeout.as_millis()));
-                }
-                if s.on_error == OnError::Forfeit {
-                    knobs.push("on_error=forfeit".into());
-                }
-                match (command.contains('?') || command.starts_with('"'), knobs.is_empty()) {
-                    (false, true) => write!(f, "bot:{command}"),
-                    (false, false) => write!(f, "bot:{command}?{}", knobs.join("&")),
-                    (true, true) => write!(f, "bot:\"{command}\""),
-                    (true, false) => write!(f, "bot:\"{command}\"?{}", knobs.join("&")),
-                }
+                let quoted = command.contains('?') || command.starts_with('"');
+                let head = if quoted { format!("bot:\"{command}\"") } else { format!("bot:{command}") };
+                with_knobs(f, format_args!("{head}"), knobs::print(BOT, s))
             }
         }
     }
 }
 
 impl AgentSpec {
+    /// Whether `name` names this agent: printed as today, or with every knob spelled out as
+    /// reports written before knobs at their default were left out name it.
+    pub fn is_named(&self, name: &str) -> bool {
+        name.parse::<AgentSpec>().is_ok_and(|other| other == *self)
+    }
+
     /// The network file or run folder the agent plays with, if it has one (for hints).
     pub fn network(&self) -> Option<&Path> {
         match self {
@@ -589,28 +763,16 @@ mod tests {
         assert_eq!("checkpoint:x/y".parse::<AgentSpec>().unwrap(), AgentSpec::Checkpoint("x/y".into()));
         assert_eq!(" rule ".parse::<AgentSpec>().unwrap().to_string(), "rule");
         let pimc: AgentSpec = "pimc:m/x.safetensors?worlds=8&cards=15".parse().unwrap();
-        assert_eq!(
-            pimc.to_string(),
-            "pimc:m/x.safetensors?worlds=8&top=4&cards=15&max_nodes=200000&ms=0&far=rollout&belief=0&opp=net&draws=4&steps=30"
-        );
+        assert_eq!(pimc.to_string(), "pimc:m/x.safetensors?worlds=8&cards=15", "defaults are left out");
         assert_eq!("pimc:checkpoint:m/x.safetensors?worlds=8&cards=15".parse::<AgentSpec>().unwrap(), pimc);
         let ismcts: AgentSpec = "ismcts:checkpoint:m?sims=50&c=1.5&leaf=rollout&key=observer".parse().unwrap();
-        assert_eq!(
-            ismcts.to_string(),
-            "ismcts:checkpoint:m?sims=50&c=1.5&ms=0&worlds=0&leaf=rollout&final=visits&key=observer&belief=0"
-        );
+        assert_eq!(ismcts.to_string(), "ismcts:checkpoint:m?sims=50&c=1.5&leaf=rollout&key=observer");
         let alphabeta: AgentSpec = "alphabeta:heuristic?depth=3&ms=100".parse().unwrap();
-        assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&top=4&worlds=8&ms=100");
+        assert_eq!(alphabeta.to_string(), "alphabeta:heuristic?depth=3&ms=100");
         let auto: AgentSpec = "auto:checkpoint:m/x.safetensors".parse().unwrap();
-        assert_eq!(
-            auto.to_string(),
-            "auto:m/x.safetensors?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0&net_steps=30"
-        );
+        assert_eq!(auto.to_string(), "auto:m/x.safetensors");
         let one_prior: AgentSpec = "auto:m?prior=0.25&prior_farmers=0&net_steps=0".parse().unwrap();
-        assert_eq!(
-            one_prior.to_string(),
-            "auto:m?evidence=3&telling=0&prior_landlord=0.25&prior_farmers=0&net_steps=0"
-        );
+        assert_eq!(one_prior.to_string(), "auto:m?prior_landlord=0.25&net_steps=0");
         for spec in [
             pimc,
             ismcts,
@@ -658,6 +820,68 @@ mod tests {
         ] {
             let err = huge.parse::<AgentSpec>().unwrap_err().to_string();
             assert!(err.contains(named), "{huge}: {err}");
+        }
+    }
+
+    /// Names as reports and docs wrote them when every knob was printed parse to the agents of
+    /// today's shorter names.
+    #[test]
+    fn names_with_every_knob_still_parse_to_the_same_agent() {
+        for (old, new) in [
+            (
+                "pimc:models/dmc-rule-2h/model.safetensors?worlds=64&top=4&cards=0&max_nodes=200000&ms=0&far=rollout&belief=0&opp=rule&draws=4&steps=30",
+                "pimc:models/dmc-rule-2h/model.safetensors?worlds=64&cards=0&opp=rule",
+            ),
+            (
+                "ismcts:checkpoint:models/dmc-rule-2h/model.safetensors?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0.1",
+                "ismcts:checkpoint:models/dmc-rule-2h/model.safetensors?belief=0.1",
+            ),
+            (
+                "auto:models/dmc-rule-2h/model.safetensors?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0&net_steps=30",
+                "auto:models/dmc-rule-2h/model.safetensors",
+            ),
+            ("alphabeta:checkpoint:m?depth=2&top=4&worlds=8&ms=0", "alphabeta:checkpoint:m"),
+            ("bot:x?timeout_ms=10000&on_error=fail", "bot:x"),
+        ] {
+            let spec: AgentSpec = old.parse().unwrap();
+            assert_eq!(spec, new.parse().unwrap(), "{old}");
+            assert_eq!(spec.to_string(), new);
+        }
+    }
+
+    #[test]
+    fn help_and_docs_list_every_knob_with_its_default() {
+        let (help, docs) = (super::help(), super::markdown());
+        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (kind, table) in
+            [("pimc", super::knobs::defaults(super::PIMC)), ("ismcts", super::knobs::defaults(super::ISMCTS))]
+        {
+            for pair in table.split('&') {
+                let (knob, default) = pair.split_once('=').unwrap();
+                assert!(help.contains(&format!("      {knob:<15} ")), "{kind} {knob} in --help");
+                assert!(flat.contains(&format!("(default {default};")), "{kind} {knob}={default} in --help");
+                assert!(docs.contains(&format!("| `{knob}` | `{default}` |")), "{kind} {knob}={default} in the docs");
+            }
+        }
+        assert!(help.lines().all(|l| l.chars().count() <= 120), "help lines stay readable");
+    }
+
+    /// docs/search.md carries the knob tables as the parser reads them;
+    /// `DDZ_WRITE_DOCS=1 cargo test --lib knob_tables_as_parsed` writes them there.
+    #[test]
+    fn docs_carry_the_knob_tables_as_parsed() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/search.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (begin, end) = ("<!-- knobs: generated from src/agents/spec.rs -->\n", "<!-- end of knobs -->");
+        let (a, b) = (text.find(begin).unwrap() + begin.len(), text.find(end).unwrap());
+        let want = super::markdown();
+        if std::env::var_os("DDZ_WRITE_DOCS").is_some() {
+            std::fs::write(&path, format!("{}{want}{}", &text[..a], &text[b..])).unwrap();
+        } else {
+            assert!(
+                text[a..b] == want,
+                "docs/search.md's knob tables are stale: run DDZ_WRITE_DOCS=1 cargo test --lib knob_tables_as_parsed"
+            );
         }
     }
 }

@@ -46,8 +46,10 @@ pub fn evaluate_run(
     mut progress: impl FnMut(&CurvePoint),
 ) -> Result<Vec<CurvePoint>, EvalError> {
     let mut points = read_curve(run)?;
-    let other_names: Vec<String> = others.iter().map(|o| o.to_string()).collect();
-    let same_set = |p: &CurvePoint| p.deals == deals.len() && p.vs_others.iter().map(|o| &o.0).eq(other_names.iter());
+    let same_others = |p: &CurvePoint| {
+        p.vs_others.len() == others.len() && p.vs_others.iter().zip(others).all(|(o, spec)| spec.is_named(&o.0))
+    };
+    let same_set = |p: &CurvePoint| p.deals == deals.len() && same_others(p);
     let checkpoints = run::list(run)?;
     if checkpoints.is_empty() {
         return Err(run::RunError::None(run::checkpoints_dir(run)).into());

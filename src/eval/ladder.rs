@@ -199,8 +199,8 @@ pub fn run(
             let file = pair_file(&config.out, a, b);
             let kept =
                 std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str::<Kept>(&t).ok()).filter(|k| {
-                    k.a == a.spec.to_string()
-                        && k.b == b.spec.to_string()
+                    a.spec.is_named(&k.a)
+                        && b.spec.is_named(&k.b)
                         && k.deal_set == config.deal_set
                         && k.deals == count
                         && k.bidding == config.bidding
