@@ -48,6 +48,7 @@ pub mod run;
 #[cfg(feature = "torch")]
 pub mod runtime;
 pub mod search;
+pub mod seeds;
 #[cfg(feature = "torch")]
 pub mod serve;
 pub mod solve;
