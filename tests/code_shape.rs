@@ -59,8 +59,8 @@ fn layer(module: &str) -> usize {
 fn layers_point_down_only() {
     let mut wrong = Vec::new();
     for (path, text) in sources() {
-        if path == "src/main.rs" || path == "src/lib.rs" {
-            continue; // the CLI sits on top; lib.rs only declares the modules
+        if path == "src/main.rs" || path.starts_with("src/cli/") || path == "src/lib.rs" {
+            continue; // the CLI (main.rs and its src/cli/) sits on top; lib.rs only declares the modules
         }
         let me = module_of(&path);
         for (at, _) in text.match_indices("crate::") {
@@ -77,6 +77,37 @@ fn layers_point_down_only() {
         }
     }
     assert!(wrong.is_empty(), "uses that do not point down:\n{}", wrong.join("\n"));
+}
+
+/// The CLI stays thin: main.rs parses and dispatches, and only the reports
+/// (src/cli/report.rs) print to stdout, so each command's output is written in one place.
+#[test]
+fn main_is_short_and_only_reports_print() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        if path == "src/main.rs" && text.lines().count() >= 400 {
+            wrong.push(format!("{path} is {} lines (at most 399)", text.lines().count()));
+        }
+        let command_code = path == "src/main.rs" || (path.starts_with("src/cli/") && path != "src/cli/report.rs");
+        if !command_code {
+            continue;
+        }
+        for (n, line) in code_only(&text).lines().enumerate() {
+            if prints_to_stdout(line) {
+                wrong.push(format!("{path}:{}: prints to stdout outside src/cli/report.rs", n + 1));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(prints_to_stdout("    println!(\"{x}\");") && prints_to_stdout("x; print!(\"{x}\")"));
+    assert!(!prints_to_stdout("    eprintln!(\"{x}\");") && !prints_to_stdout("eprint!(\"{x}\")"));
+}
+
+/// Whether a line of code calls `print!` or `println!` (not `eprint!`, `eprintln!`).
+fn prints_to_stdout(line: &str) -> bool {
+    ["print!", "println!"]
+        .iter()
+        .any(|m| line.match_indices(m).any(|(at, _)| !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')))
 }
 
 #[test]

@@ -162,6 +162,15 @@ impl Default for RunConfig {
     }
 }
 
+impl RunConfig {
+    /// The name that stands for the run where a folder cannot (its Redis keys `ddz:NAME:*`,
+    /// unless `ddz train --run` names it): the run folder's last component, or "dmc" for a
+    /// folder path without one (`/`, `..`).
+    pub fn name(&self) -> String {
+        self.dir.file_name().map_or_else(|| "dmc".into(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
 /// Where to stop; 0 means no bound. With no bound at all, training runs until Ctrl-C.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -516,6 +525,20 @@ impl TrainConfig {
         toml::to_string_pretty(self).expect("a config always serialises")
     }
 
+    /// After a warm start (a run from given weights, such as a pretrained network), explores by
+    /// softmax over Q with the configured annealed temperature instead of epsilon-greedy, so
+    /// that RL can leave pure imitation behind. Returns whether it switched: a start from
+    /// random weights, a resumed run, or a config that asks for softmax already is left as it
+    /// is (`ddz train --keep-exploration` does not ask).
+    pub fn explore_for(&mut self, start: &super::Start) -> bool {
+        let warm = matches!(start, super::Start::Fresh { init_from: Some(_) });
+        let switch = warm && self.actors.exploration == Exploration::Epsilon;
+        if switch {
+            self.actors.exploration = Exploration::Softmax;
+        }
+        switch
+    }
+
     /// Actor threads to start: `actors.count`, or one per available core when it is 0.
     pub fn actor_count(&self) -> usize {
         if self.actors.count > 0 {
@@ -529,6 +552,33 @@ impl TrainConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_warm_start_explores_by_softmax_and_nothing_else_does() {
+        use crate::train::Start;
+        let warm = Start::Fresh { init_from: Some(PathBuf::from("models/pretrained")) };
+        for (start, switches) in
+            [(warm.clone(), true), (Start::Fresh { init_from: None }, false), (Start::Resume, false)]
+        {
+            let mut cfg = TrainConfig::default();
+            assert_eq!(cfg.explore_for(&start), switches, "{start:?}");
+            let expected = if switches { Exploration::Softmax } else { Exploration::Epsilon };
+            assert_eq!(cfg.actors.exploration, expected, "{start:?}");
+        }
+        let mut softmax = TrainConfig::default();
+        softmax.actors.exploration = Exploration::Softmax;
+        assert!(!softmax.explore_for(&warm), "already softmax: nothing to switch");
+        assert_eq!(softmax.actors.exploration, Exploration::Softmax);
+    }
+
+    #[test]
+    fn a_run_is_named_by_its_folder() {
+        let named = |dir: &str| RunConfig { dir: PathBuf::from(dir), ..RunConfig::default() }.name();
+        assert_eq!(named("runs/dmc-rule-2h"), "dmc-rule-2h");
+        assert_eq!(named("runs/exp1/"), "exp1");
+        assert_eq!(named("/"), "dmc");
+        assert_eq!(named(".."), "dmc");
+    }
 
     #[test]
     fn learning_rate_falls_linearly_then_stays() {

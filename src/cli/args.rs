@@ -1,0 +1,661 @@
+//! The command line's arguments: every subcommand, flag and help text of `ddz`.
+
+use clap::{Parser, Subcommand};
+use ddz::agents::AgentSpec;
+use ddz::game::DealSource;
+use ddz::runtime::Device;
+use ddz::train::config::TrainConfig;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "ddz", version, about = "Dou Dizhu engine and Deep Monte Carlo trainer", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Print the libtorch version, CUDA availability and thread settings (proves the link works).
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Train a Deep Monte Carlo agent: actor threads self-play against a pool of frozen
+    /// snapshots, a learner fits Q(s, a) to the final reward. Stops at a budget or Ctrl-C (after a
+    /// checkpoint); `--resume RUN_DIR` continues a run.
+    Train(TrainArgs),
+    /// Play for a run whose learner reads games through Redis (`ddz train --broker URL`): actor
+    /// threads here take the run's config, weights and pool from Redis and append each finished
+    /// game to the run's stream, as in-process actors would. Start as many as you like, on any
+    /// machine that reaches Redis; they stop when the learner finishes, or at Ctrl-C.
+    Actor(ActorArgs),
+    /// Evaluate agents on fixed deals, both seatings, with 95% confidence intervals; or every
+    /// checkpoint of a run against random and rule (`--run`), as a curve and a PNG plot.
+    Eval(Box<EvalArgs>),
+    /// The strength ladder: a fixed roster (random, rule, RLCard's rule agent and a reference
+    /// DouZero through scripts/douzero_bot.py, every shipped network, the default search agent)
+    /// round robin on the `test` deals, both seatings: a WP matrix with 95% CIs and a rating per
+    /// agent with its interval (Bradley–Terry on all games), as Markdown, JSON and a plot in
+    /// --out. Finished pairings are kept there, so a stopped ladder resumes; search agents play
+    /// the first --slow-deals deals only.
+    #[command(after_help = AGENTS_HELP)]
+    Ladder(LadderArgs),
+    /// Replay one deal move by move: hands, each play, and each network or search agent's five
+    /// best candidates with their values (and visits, for ISMCTS).
+    #[command(after_help = AGENTS_HELP)]
+    Replay {
+        /// Deal index in the deal set.
+        #[arg(long, default_value_t = 0)]
+        deal: usize,
+        /// Three agents: landlord, landlord_down, landlord_up (see AGENTS below).
+        #[arg(long, value_delimiter = ',', default_value = "rule,rule,rule")]
+        agents: Vec<AgentSpec>,
+        /// Deal set: dev, test (2,000 built-in deals each) or a deal file (JSONL).
+        #[arg(long, default_value = "dev")]
+        deals: DealSource,
+    },
+    /// Serve an agent to another program: one JSON request per line on stdin, one JSON answer
+    /// per line on stdout (native protocol, or Botzone's FightTheLandlord format). A search
+    /// agent's time budget (`ms=`) bounds each answer.
+    #[command(after_help = AGENTS_HELP)]
+    Bot {
+        /// The agent (see AGENTS below).
+        #[arg(long, default_value = DEFAULT_AGENT)]
+        agent: AgentSpec,
+        #[arg(long, value_enum, default_value = "native")]
+        protocol: ddz::bot::Protocol,
+    },
+    /// Play a game against two agents in the terminal (or through a pipe, one entry a line).
+    /// Every game is saved to the log directory in ddz's JSONL format (`games.jsonl`, or
+    /// `unfinished.jsonl` after `quit`), ready for `ddz logs check` and `ddz pretrain`.
+    #[command(after_help = AGENTS_HELP)]
+    Play(PlayArgs),
+    /// Serve a web page where people play whole games against two agents in the browser
+    /// (a small JSON API under it). Every finished game is saved to the log directory.
+    #[command(after_help = AGENTS_HELP)]
+    Serve(ServeArgs),
+    /// Key decisions: put curated situations (a seat's view and the plays a sound player makes
+    /// or must not make) to agents; prints each verdict and the pass rates by rule.
+    #[command(after_help = AGENTS_HELP)]
+    CheckDecisions {
+        /// Agents, comma-separated (see AGENTS below).
+        #[arg(long, value_delimiter = ',', default_value = "rule")]
+        agent: Vec<AgentSpec>,
+        /// A situations file (JSONL; see docs/evaluation.md); default: the built-in 60.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Print the reports as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Train the hand evaluator by Monte Carlo: deal, play the game out with AGENT in every
+    /// seat, label the landlord's 17-card hand (and its 20 with the bottom) with the result;
+    /// writes OUT/model.safetensors, a calibration table and plot (deciles of held-out deals).
+    #[command(after_help = AGENTS_HELP)]
+    EvaluateHands {
+        /// The agent that plays the games out (a play network; see AGENTS below).
+        #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
+        agent: AgentSpec,
+        #[arg(long, default_value_t = 20_000)]
+        games: usize,
+        /// Deals come from this seed (the evaluation set uses 20261129).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 20)]
+        epochs: usize,
+        #[arg(long, default_value_t = 256)]
+        batch_size: usize,
+        #[arg(long, default_value_t = 1e-3)]
+        lr: f64,
+        /// Share of the deals held out for calibration.
+        #[arg(long, default_value_t = 0.1)]
+        val_share: f64,
+        /// Threads that play the games; default: all cores.
+        #[arg(long)]
+        threads: Option<usize>,
+        #[arg(long, default_value = "models/hand-evaluator")]
+        out: PathBuf,
+    },
+    /// Game logs: import other formats, write self-play logs, check a log file.
+    Logs {
+        #[command(subcommand)]
+        what: LogsWhat,
+    },
+    /// Supervised warm start: imitate the plays of game logs with the RL network (cross-entropy
+    /// over each decision's legal plays); `ddz train --init-from OUT` continues with RL.
+    Pretrain(PretrainArgs),
+    /// Write a deal file: JSONL, one deal a line (see README).
+    Deals {
+        #[arg(long, default_value_t = 1000)]
+        n: usize,
+        #[arg(long, default_value_t = 20261129)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Legal plays over JSON lines: reads {"hand":"…","rival":"…"} per line on stdin and writes
+    /// {"legal":[…]} (or {"error":"…"}) per line on stdout.
+    Moves,
+    /// The exact open-hand solver over JSON lines: reads
+    /// {"hands":{"landlord":"…","landlord_down":"…","landlord_up":"…"},"to_move":"landlord",
+    /// "rival":{"seat":"landlord_up","play":"33"}} per line (rival left out when leading; two
+    /// hands for a two-player puzzle) and writes {"value":1|-1,"winning_plays":[…],"line":[…],
+    /// "nodes":N,"ms":T} (value 1: the side to move wins), or {"error":"…"}.
+    Solve {
+        /// Give up on a position after this many nodes (an error line); 0 = never.
+        #[arg(long, default_value_t = 200_000_000)]
+        max_nodes: u64,
+        /// Give up on a position after this many milliseconds (an error line, within about
+        /// 1,024 positions of the budget); 0 = never.
+        #[arg(long, default_value_t = 0)]
+        ms: u64,
+    },
+    /// Measure speed.
+    Bench {
+        #[command(subcommand)]
+        what: BenchWhat,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum LogsWhat {
+    /// Convert other formats to ours (each FILE one replay), replaying every game to check it.
+    Import {
+        /// Source format.
+        #[arg(long, value_parser = ["rlcard-showdown"])]
+        from: String,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        skip_invalid: bool,
+    },
+    /// Synthetic logs: AGENT plays every seat on generated deals.
+    Selfplay {
+        #[arg(long, default_value = "rule")]
+        agent: AgentSpec,
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Replay every game of a log file and report the invalid ones.
+    Check { file: PathBuf },
+}
+
+#[derive(clap::Args)]
+#[command(after_help = AGENTS_HELP)]
+pub struct EvalArgs {
+    /// Agent A (see AGENTS below).
+    #[arg(long, required_unless_present_any = ["run", "league"])]
+    pub a: Option<AgentSpec>,
+    /// Agent B (the opponent).
+    #[arg(long, required_unless_present_any = ["run", "league"])]
+    pub b: Option<AgentSpec>,
+    /// Round robin of these agents (comma-separated): a WP/ADP matrix and a rating per agent.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["a", "b", "run"])]
+    pub league: Option<Vec<AgentSpec>>,
+    /// Every checkpoint of this run against random and rule: RUN/eval/curve.{csv,json,png}.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["a", "b"])]
+    pub run: Option<PathBuf>,
+    /// With --run: further opponents, e.g. snapshots of another run (checkpoint:PATH,…).
+    #[arg(long, value_delimiter = ',', requires = "run")]
+    pub also: Vec<AgentSpec>,
+    /// Deal set: dev (2,000 built-in deals for choosing settings; its first 1,000 are the set
+    /// of every figure before the split), test (2,000 others, for reported figures) or a deal
+    /// file (JSONL).
+    #[arg(long, default_value = "dev")]
+    pub deals: DealSource,
+    /// Use only the first N deals.
+    #[arg(long)]
+    pub n: Option<usize>,
+    /// Play a deal file that holds the same deal more than once (refused by default: every
+    /// deal counts as an independent sample, so repeats narrow the intervals without
+    /// information); a warning names the first repeat.
+    #[arg(long)]
+    pub allow_duplicates: bool,
+    /// The whole game with bidding: on every deal each agent plays alone against two copies of
+    /// the other, in each seat (so it bids first, second and third); points with the bid,
+    /// bombs and spring. Agents without a bidding model bid with the rule bidder.
+    #[arg(long, conflicts_with_all = ["league", "run"])]
+    pub bidding: bool,
+    /// With --bidding: who bids for A: own (the agent's own bidding: a network's bidding
+    /// network when its checkpoint folder has one, else the rule bidder), rule,
+    /// evaluator:PATH[?t1=0.5&t2=0.6&t3=0.7] (the hand evaluator; tN is the win chance needed to
+    /// bid N), or network:PATH (the bidding network of a run trained with game.bidding = true).
+    #[arg(long, default_value = "own", requires = "bidding")]
+    pub bidder_a: ddz::agents::bidder::BidderSpec,
+    /// With --bidding: who bids for B.
+    #[arg(long, default_value = "own", requires = "bidding")]
+    pub bidder_b: ddz::agents::bidder::BidderSpec,
+    /// Without --bidding: double the points of a spring or anti-spring too (off by default, so
+    /// that ADP compares with published fixed-landlord figures; --bidding always doubles them).
+    #[arg(long, conflicts_with_all = ["bidding", "league", "run"])]
+    pub spring: bool,
+    /// With --bidding: when every seat passes, deal again (redeal) or count a drawn game (draw).
+    #[arg(long, value_enum, default_value = "redeal", requires = "bidding")]
+    pub all_pass: ddz::eval::bidding::AllPass,
+    /// Threads; default: all cores. Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Also write the report as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Also write the report as Markdown here.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct LadderArgs {
+    /// The roster, comma-separated, each LABEL=AGENT or AGENT; default: the roster above (see
+    /// `ddz::eval::ladder::DEFAULT_ROSTER`).
+    #[arg(long, value_delimiter = ',')]
+    pub agents: Vec<ddz::eval::ladder::Entry>,
+    /// Deal set: test (for reported figures), dev, or a deal file.
+    #[arg(long, default_value = "test")]
+    pub deals: DealSource,
+    /// Use only the first N deals.
+    #[arg(long)]
+    pub n: Option<usize>,
+    /// Play a deal file that holds the same deal more than once (refused by default: every
+    /// deal counts as an independent sample, so repeats narrow the intervals without
+    /// information); a warning names the first repeat.
+    #[arg(long)]
+    pub allow_duplicates: bool,
+    /// Deals the pairings of a search agent play (the first ones of the set).
+    #[arg(long, default_value_t = 100)]
+    pub slow_deals: usize,
+    /// The whole game with bidding: each deal in all six seatings (each agent alone against two
+    /// of the other in every seat), as `ddz eval --bidding`; bot: agents bid with the rule
+    /// bidder. Its pairings play on one thread each.
+    #[arg(long)]
+    pub bidding: bool,
+    /// Where the pairings, ladder.{md,json,png} and ratings.csv go (and are resumed from).
+    #[arg(long, default_value = "runs/ladder")]
+    pub out: PathBuf,
+    /// Threads; default: all cores. Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+#[derive(clap::Args)]
+pub struct ActorArgs {
+    /// Redis URL, as the learner was given it, e.g. redis://10.0.0.5:6379/.
+    #[arg(long, value_name = "URL")]
+    pub broker: String,
+    /// The run's name: the learner's --run (by default its run folder's name).
+    #[arg(long, value_name = "NAME")]
+    pub run: String,
+    /// Actor threads; 0 = one per core.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Refuse to play unless the learner's config agrees with this file on model, reward,
+    /// actors, pool, broker, game and seed (actors always play the learner's config).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Give up when no learner has published the run after this many seconds (0 = wait on).
+    #[arg(long, default_value_t = 0.0)]
+    pub wait_seconds: f64,
+    /// No progress line.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// The configuration file (every key documented in configs/dmc.toml).
+    #[arg(long, default_value = "configs/dmc.toml", conflicts_with = "resume")]
+    pub config: PathBuf,
+    /// Continue the run in this folder from its newest checkpoint (uses the run's config.toml).
+    #[arg(long, value_name = "RUN_DIR")]
+    pub resume: Option<PathBuf>,
+    /// Start from these weights (a .safetensors file or a checkpoint folder), e.g. from pretraining.
+    #[arg(long, value_name = "CKPT", conflicts_with = "resume")]
+    pub init_from: Option<PathBuf>,
+    /// With --init-from, keep the config's exploration instead of switching to softmax.
+    #[arg(long)]
+    pub keep_exploration: bool,
+    /// Learn from actor processes (`ddz actor`) through Redis at this URL, e.g.
+    /// redis://127.0.0.1:6379/; then no actors run here unless --actors N asks for some.
+    #[arg(long, value_name = "URL")]
+    pub broker: Option<String>,
+    /// The run's name in Redis (keys ddz:NAME:*), which actors join with `ddz actor --run NAME`
+    /// (default: the run folder's name).
+    #[arg(long, value_name = "NAME", requires = "broker")]
+    pub run: Option<String>,
+    #[command(flatten)]
+    pub overrides: Overrides,
+}
+
+/// Command-line overrides of the common config keys.
+#[derive(clap::Args, Clone, Default)]
+pub struct Overrides {
+    /// Run folder (config: run.dir).
+    #[arg(long)]
+    pub run_dir: Option<PathBuf>,
+    /// Learner device: auto, cpu, cuda, cuda:N (config: run.device).
+    #[arg(long)]
+    pub device: Option<Device>,
+    /// Actor threads, 0 = one per core (config: actors.count); with --broker, the actor threads
+    /// in this process beside the remote ones (default none).
+    #[arg(long)]
+    pub actors: Option<usize>,
+    /// Run seed (config: run.seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Stop after this many learned frames (config: budget.max_frames; 0 = no bound).
+    #[arg(long)]
+    pub max_frames: Option<u64>,
+    /// Stop after this many games (config: budget.max_games; 0 = no bound).
+    #[arg(long)]
+    pub max_games: Option<u64>,
+    /// Stop after this many seconds of this session (config: budget.max_seconds; 0 = no bound).
+    #[arg(long)]
+    pub max_seconds: Option<f64>,
+    /// Minutes between checkpoints (config: checkpoint.every_minutes).
+    #[arg(long)]
+    pub checkpoint_minutes: Option<f64>,
+}
+
+impl Overrides {
+    pub fn apply(&self, cfg: &mut TrainConfig) {
+        if let Some(v) = &self.run_dir {
+            cfg.run.dir = v.clone();
+        }
+        if let Some(v) = self.device {
+            cfg.run.device = v;
+        }
+        if let Some(v) = self.actors {
+            cfg.actors.count = v;
+        }
+        if let Some(v) = self.seed {
+            cfg.run.seed = v;
+        }
+        if let Some(v) = self.max_frames {
+            cfg.budget.max_frames = v;
+        }
+        if let Some(v) = self.max_games {
+            cfg.budget.max_games = v;
+        }
+        if let Some(v) = self.max_seconds {
+            cfg.budget.max_seconds = v;
+        }
+        if let Some(v) = self.checkpoint_minutes {
+            cfg.checkpoint.every_minutes = v;
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct PlayArgs {
+    /// Your seat: landlord, landlord_down (plays after the landlord), landlord_up, or random.
+    #[arg(long, default_value = "random")]
+    pub seat: String,
+    /// The agents in the other two seats, in seat order: one spec for both, or two
+    /// comma-separated (see AGENTS below).
+    #[arg(long, default_value = DEFAULT_AGENT)]
+    pub agents: String,
+    /// Play deal N of the built-in 1,000-deal evaluation set.
+    #[arg(long, conflicts_with = "seed")]
+    pub deal: Option<usize>,
+    /// Deal from this seed (default: a fresh seed, printed so the game can be played again).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Where finished games go (games.jsonl) and quit ones (unfinished.jsonl).
+    #[arg(long, default_value = "human-games")]
+    pub log_dir: PathBuf,
+    /// Start with 1-2-3 bidding (the first bidder drawn from the seed; a deal everyone passes
+    /// on is dealt again). --seat then names a place at the table (landlord = seat 0 of the
+    /// deal, …); the bids decide the roles. Points are multiplied by the winning bid.
+    #[arg(long)]
+    pub bidding: bool,
+}
+
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// The agents in the two seats that are not the person's, in seat order: one spec for both,
+    /// or two comma-separated (see AGENTS below).
+    #[arg(long, default_value = DEFAULT_AGENT)]
+    pub agents: String,
+    /// The address to listen on; the default serves this machine only.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// The port (0: any free port; the address is printed).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Where finished games go (games.jsonl) and abandoned ones (unfinished.jsonl).
+    #[arg(long, default_value = "human-games")]
+    pub log_dir: PathBuf,
+    /// Live games at most; a new game beyond it gets 503 until one ends or an idle one expires.
+    #[arg(long, default_value_t = 256)]
+    pub max_games: usize,
+    /// New games one client (IP address) may start in a minute; beyond it, 429.
+    #[arg(long, default_value_t = 30)]
+    pub starts_per_minute: usize,
+    /// Minutes after which an untouched game is dropped (saved as unfinished if it was).
+    #[arg(long, default_value_t = 30.0)]
+    pub idle_minutes: f64,
+    /// Games start with 1-2-3 bidding; the bids decide the landlord and the stake.
+    #[arg(long)]
+    pub bidding: bool,
+}
+
+#[derive(Subcommand)]
+pub enum BenchWhat {
+    /// Training speed: frames/s (learned decisions per second) of the given config, medians of
+    /// several short runs in a scratch folder.
+    Train {
+        #[arg(long, default_value = "configs/dmc.toml")]
+        config: PathBuf,
+        /// Seconds per run.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        #[arg(long)]
+        json: bool,
+        /// Also time DouZero's own trainer (CPU, 2 actors, OMP_NUM_THREADS=1) before each run and
+        /// report the ratio; installs douzero into the project venv on first use.
+        #[arg(long, conflicts_with = "distributed")]
+        reference: bool,
+        /// Also train with the actors in another process over Redis (`ddz actor`), the same
+        /// number of actor threads, after each in-process run; report the ratio, the bytes per
+        /// frame and Redis's memory with the stream at its cap (broker.stream_cap).
+        #[arg(long)]
+        distributed: bool,
+        /// With --distributed: the Redis to use (default: a redis-server of its own on a free
+        /// loopback port).
+        #[arg(long, value_name = "URL", requires = "distributed")]
+        broker: Option<String>,
+    },
+    /// The wire formats of a finished game for actors in other processes: bytes per frame and
+    /// the actor's and the learner's cost per frame, for the features bit-packed, as floats, and
+    /// the game record that the learner replays and encodes; rule self-play games, one thread.
+    Wire {
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The web server over real HTTP on 127.0.0.1: the time to answer a play (the person's play
+    /// and both agents' replies), games played one at a time; then many games at once to the
+    /// end, checking that every game finished and is in the log, replaying.
+    #[command(after_help = AGENTS_HELP)]
+    Serve {
+        /// The agents (one spec for both seats, or two comma-separated).
+        #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
+        agents: String,
+        /// Games played one at a time, for the answer time.
+        #[arg(long, default_value_t = 10)]
+        latency_games: usize,
+        /// Games played at once, each by its own client.
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Give up (and fail) after this many seconds.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+        /// Where the server writes the games' logs (its games.jsonl is replaced).
+        #[arg(long, default_value = "target/bench-serve")]
+        log_dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The exact solver on one core: positions from rule self-play games at 10, 15, 20, 25 and 30
+    /// cards left in all; median and 90th-percentile time, nodes/s.
+    Solve {
+        /// Positions per size.
+        #[arg(long, default_value_t = 30)]
+        positions: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Give up on a position after this many nodes (counted as unsolved); 0 = never.
+        #[arg(long, default_value_t = 20_000_000)]
+        max_nodes: u64,
+        #[arg(long, value_delimiter = ',', default_value = "10,15,20,25,30")]
+        cards: Vec<u32>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Milliseconds per decision of agents on one thread (search agents above all): the same
+    /// positions for each (decisions drawn from rule self-play games), median, 90th percentile
+    /// and the ratio of medians to the first agent.
+    #[command(after_help = AGENTS_HELP)]
+    Agents {
+        /// Agents, comma-separated, the reference first (e.g. checkpoint:M,ismcts:checkpoint:M).
+        #[arg(long, value_delimiter = ',', required = true)]
+        agents: Vec<AgentSpec>,
+        /// Positions (one decision from each of this many games).
+        #[arg(long, default_value_t = 200)]
+        positions: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Single-threaded random self-play (deal to end, move generation included) and move
+    /// generation on 20-card leads; medians of several runs.
+    Engine {
+        /// Total seconds to spend (split over the runs and the two measurements).
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Number of runs (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Seed of the random games.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Also time OpenSpiel's dou_dizhu (C++ engine, driven from Python) after each run and
+        /// report our speed-up; installs open_spiel into the project venv on first use.
+        #[arg(long)]
+        reference: bool,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct PretrainArgs {
+    /// Game log file (our JSONL format).
+    #[arg(long)]
+    pub logs: PathBuf,
+    /// Output folder: model.safetensors, pretrain.json, tb/.
+    #[arg(long, default_value = "models/pretrained")]
+    pub out: PathBuf,
+    /// The training config whose [model] sizes to use (so RL can start from the result).
+    #[arg(long, default_value = "configs/dmc.toml")]
+    pub config: PathBuf,
+    #[arg(long, default_value_t = 3000)]
+    pub steps: u64,
+    #[arg(long, default_value_t = 256)]
+    pub batch_size: usize,
+    #[arg(long, default_value_t = 1e-4)]
+    pub lr: f64,
+    /// Share of games held out for validation (early stopping, top-1 accuracy).
+    #[arg(long, default_value_t = 0.1)]
+    pub val_share: f64,
+    /// Stop after this many validations (every 100 steps) without a better validation loss.
+    #[arg(long, default_value_t = 5)]
+    pub patience: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// auto, cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: Device,
+    /// Leave out invalid games (reported with their reasons) instead of stopping.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// Imitate only the seats NAME played, by the logs' `players` field: `human` learns from
+    /// people's decisions in `ddz play` / `ddz serve` logs, not from the agents they played.
+    #[arg(long, value_name = "NAME")]
+    pub player: Option<String>,
+}
+
+/// The agent of `play`, `serve` and `bot` unless told otherwise: the top of the ladder
+/// (docs/ladder/ladder.md, `test` deals) among networks and search agents within 200 ms a
+/// decision (this one: 137 ms median, 184 ms p90 on one core, `ddz bench agents`).
+pub const DEFAULT_AGENT: &str = "auto:models/dmc-rule-2h/model.safetensors";
+
+/// The agent names every command takes, with every knob and its default.
+pub const AGENTS_HELP: &str = "\
+AGENTS:
+  random, rule                 uniformly random; the rule player
+  checkpoint:PATH              a network: a .safetensors file, a checkpoint folder, or a run folder
+                               (its newest checkpoint)
+  pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout&belief=0&opp=net&draws=4&steps=30
+                               the network's `top` plays scored in `worlds` worlds drawn from what
+                               the seat knows: solved exactly from `cards` cards left in all (0:
+                               never), before that played out by the network (far=network: the
+                               network alone); belief=T weighs worlds by the other seats' plays
+                               (softmax of Q at T); opp=rule models the other side as the rule agent:
+                               worlds weighed by its plays (`draws` drawn per world kept, then
+                               `steps` card swaps toward worlds where it would have played so) and
+                               rollouts where it plays that side
+  ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0
+                               information-set MCTS: `sims` simulations (or `ms` milliseconds), each
+                               in a world drawn from what the seat knows (worlds=N: a pool of N);
+                               GUIDE a network (PUCT from its Q; leaf=value: its value, leaf=rollout:
+                               games played out by it) or rule / random (UCT with their rollouts);
+                               final=visits|value; key=mover (OpenSpiel) or observer (single observer);
+                               belief=T: root worlds weighted by the other seats' plays (network)
+  auto:NET?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0&net_steps=30
+                               pimc:NET?opp=rule&worlds=64&cards=0 while some world drawn from what
+                               the seat knows explains every play of the other side (at least
+                               `evidence` with a choice, `telling` of them plays the network would
+                               not make) as the rule agent's and none drawn toward the network
+                               (`net_steps` swaps; 0: not tried) explains them as the network's;
+                               ismcts:NET?belief=0.1 once no world fits the rule agent; before
+                               that, or while both fit, both, their values weighed
+                               prior : 1 - prior (the seat's prior; prior=P sets both)
+  alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0
+                               alpha-beta `depth` plies deep over the `top` plays at each node, in
+                               `worlds` drawn worlds; GUIDE a network (its value at the frontier) or
+                               heuristic (the hand shape)
+  douzero:DIR                  DouZero's checkpoints (landlord*.ckpt, landlord_up*.ckpt,
+                               landlord_down*.ckpt as its trainer writes them, converted once with
+                               the venv's torch), played natively, greedy on its Q
+  bot:CMD?timeout_ms=10000&on_error=fail
+                               any program speaking ddz's native bot protocol (JSON lines, as
+                               `ddz bot` serves), started once per worker with `sh -c CMD`; a crash,
+                               time-out or bad answer stops the command with the bot, deal and
+                               request named (on_error=forfeit: that game is lost and counted).
+                               E.g. bot:python3 scripts/douzero_bot.py rlcard (RLCard's rule
+                               agent). Quote CMD (bot:\"CMD\"?knobs) where it holds a `?`; in a
+                               comma-separated list it must hold no comma
+  NET is checkpoint:PATH or PATH; ms=0 means no time limit. No agent reads a hidden card: search
+  agents see only worlds drawn from their seat's information.";

@@ -1,0 +1,11 @@
+//! The command line of the `ddz` binary (not of the library): its arguments, one function per
+//! command that calls the library, and the reports those commands print.
+
+pub mod args;
+pub mod bench;
+pub mod data;
+pub mod eval;
+pub mod pipe;
+pub mod play;
+pub mod report;
+pub mod train;
