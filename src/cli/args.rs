@@ -40,11 +40,11 @@ pub enum Command {
     /// agent with its interval (Bradley–Terry on all games), as Markdown, JSON and a plot in
     /// --out. Finished pairings are kept there, so a stopped ladder resumes; search agents play
     /// the first --slow-deals deals only.
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     Ladder(LadderArgs),
     /// Replay one deal move by move: hands, each play, and each network or search agent's five
     /// best candidates with their values (and visits, for ISMCTS).
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     Replay {
         /// Deal index in the deal set.
         #[arg(long, default_value_t = 0)]
@@ -59,7 +59,7 @@ pub enum Command {
     /// Serve an agent to another program: one JSON request per line on stdin, one JSON answer
     /// per line on stdout (native protocol, or Botzone's FightTheLandlord format). A search
     /// agent's time budget (`ms=`) bounds each answer.
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     Bot {
         /// The agent (see AGENTS below).
         #[arg(long, default_value = DEFAULT_AGENT)]
@@ -70,15 +70,15 @@ pub enum Command {
     /// Play a game against two agents in the terminal (or through a pipe, one entry a line).
     /// Every game is saved to the log directory in ddz's JSONL format (`games.jsonl`, or
     /// `unfinished.jsonl` after `quit`), ready for `ddz logs check` and `ddz pretrain`.
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     Play(PlayArgs),
     /// Serve a web page where people play whole games against two agents in the browser
     /// (a small JSON API under it). Every finished game is saved to the log directory.
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     Serve(ServeArgs),
     /// Key decisions: put curated situations (a seat's view and the plays a sound player makes
     /// or must not make) to agents; prints each verdict and the pass rates by rule.
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     CheckDecisions {
         /// Agents, comma-separated (see AGENTS below).
         #[arg(long, value_delimiter = ',', default_value = "rule")]
@@ -93,7 +93,7 @@ pub enum Command {
     /// Train the hand evaluator by Monte Carlo: deal, play the game out with AGENT in every
     /// seat, label the landlord's 17-card hand (and its 20 with the bottom) with the result;
     /// writes OUT/model.safetensors, a calibration table and plot (deciles of held-out deals).
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     EvaluateHands {
         /// The agent that plays the games out (a play network; see AGENTS below).
         #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
@@ -189,7 +189,7 @@ pub enum LogsWhat {
 }
 
 #[derive(clap::Args)]
-#[command(after_help = AGENTS_HELP)]
+#[command(after_help = ddz::agents::spec::help())]
 pub struct EvalArgs {
     /// Agent A (see AGENTS below).
     #[arg(long, required_unless_present_any = ["run", "league"])]
@@ -493,7 +493,7 @@ pub enum BenchWhat {
     /// The web server over real HTTP on 127.0.0.1: the time to answer a play (the person's play
     /// and both agents' replies), games played one at a time; then many games at once to the
     /// end, checking that every game finished and is in the log, replaying.
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     Serve {
         /// The agents (one spec for both seats, or two comma-separated).
         #[arg(long, default_value = "checkpoint:models/dmc-rule-2h")]
@@ -534,7 +534,7 @@ pub enum BenchWhat {
     /// Milliseconds per decision of agents on one thread (search agents above all): the same
     /// positions for each (decisions drawn from rule self-play games), median, 90th percentile
     /// and the ratio of medians to the first agent.
-    #[command(after_help = AGENTS_HELP)]
+    #[command(after_help = ddz::agents::spec::help())]
     Agents {
         /// Agents, comma-separated, the reference first (e.g. checkpoint:M,ismcts:checkpoint:M).
         #[arg(long, value_delimiter = ',', required = true)]
@@ -611,51 +611,3 @@ pub struct PretrainArgs {
 /// decision (this one: 137 ms median, 184 ms p90 on one core, `ddz bench agents`).
 pub const DEFAULT_AGENT: &str = "auto:models/dmc-rule-2h/model.safetensors";
 
-/// The agent names every command takes, with every knob and its default.
-pub const AGENTS_HELP: &str = "\
-AGENTS:
-  random, rule                 uniformly random; the rule player
-  checkpoint:PATH              a network: a .safetensors file, a checkpoint folder, or a run folder
-                               (its newest checkpoint)
-  pimc:NET?worlds=16&top=4&cards=20&max_nodes=200000&ms=0&far=rollout&belief=0&opp=net&draws=4&steps=30
-                               the network's `top` plays scored in `worlds` worlds drawn from what
-                               the seat knows: solved exactly from `cards` cards left in all (0:
-                               never), before that played out by the network (far=network: the
-                               network alone); belief=T weighs worlds by the other seats' plays
-                               (softmax of Q at T); opp=rule models the other side as the rule agent:
-                               worlds weighed by its plays (`draws` drawn per world kept, then
-                               `steps` card swaps toward worlds where it would have played so) and
-                               rollouts where it plays that side
-  ismcts:GUIDE?sims=100&c=1&ms=0&worlds=0&leaf=value&final=visits&key=mover&belief=0
-                               information-set MCTS: `sims` simulations (or `ms` milliseconds), each
-                               in a world drawn from what the seat knows (worlds=N: a pool of N);
-                               GUIDE a network (PUCT from its Q; leaf=value: its value, leaf=rollout:
-                               games played out by it) or rule / random (UCT with their rollouts);
-                               final=visits|value; key=mover (OpenSpiel) or observer (single observer);
-                               belief=T: root worlds weighted by the other seats' plays (network)
-  auto:NET?evidence=3&telling=0&prior_landlord=0.5&prior_farmers=0&net_steps=30
-                               pimc:NET?opp=rule&worlds=64&cards=0 while some world drawn from what
-                               the seat knows explains every play of the other side (at least
-                               `evidence` with a choice, `telling` of them plays the network would
-                               not make) as the rule agent's and none drawn toward the network
-                               (`net_steps` swaps; 0: not tried) explains them as the network's;
-                               ismcts:NET?belief=0.1 once no world fits the rule agent; before
-                               that, or while both fit, both, their values weighed
-                               prior : 1 - prior (the seat's prior; prior=P sets both)
-  alphabeta:GUIDE?depth=2&top=4&worlds=8&ms=0
-                               alpha-beta `depth` plies deep over the `top` plays at each node, in
-                               `worlds` drawn worlds; GUIDE a network (its value at the frontier) or
-                               heuristic (the hand shape)
-  douzero:DIR                  DouZero's checkpoints (landlord*.ckpt, landlord_up*.ckpt,
-                               landlord_down*.ckpt as its trainer writes them, converted once with
-                               the venv's torch), played natively, greedy on its Q
-  bot:CMD?timeout_ms=10000&on_error=fail
-                               any program speaking ddz's native bot protocol (JSON lines, as
-                               `ddz bot` serves), started once per worker with `sh -c CMD`; a crash,
-                               time-out or bad answer stops the command with the bot, deal and
-                               request named (on_error=forfeit: that game is lost and counted).
-                               E.g. bot:python3 scripts/douzero_bot.py rlcard (RLCard's rule
-                               agent). Quote CMD (bot:\"CMD\"?knobs) where it holds a `?`; in a
-                               comma-separated list it must hold no comma
-  NET is checkpoint:PATH or PATH; ms=0 means no time limit. No agent reads a hidden card: search
-  agents see only worlds drawn from their seat's information.";
