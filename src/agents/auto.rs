@@ -2,7 +2,7 @@
 //! agent while the game supports that, as the network once the game rules the rule agent out,
 //! and as either, weighed by a prior, while the game cannot yet tell.
 //!
-//! At each decision it draws worlds toward the rule model ([`super::belief`]) and reads a
+//! At each decision it draws worlds toward the rule model ([`crate::search::belief`]) and reads a
 //! [`Verdict`] from them; before a rule verdict it draws worlds toward the network model as
 //! thoroughly, since a network opponent's plays may fit the rule agent too, and if one of them
 //! explains the plays as well the game cannot tell yet. Under [`Verdict::Rule`] it searches as
@@ -16,13 +16,12 @@
 //! evidence, and 0 as farmers, where it cost more against the network than it gained against
 //! the rule agent. The verdict and both searches see only the seat's information.
 
-use super::belief::{self, Belief, Opponents};
 use super::ismcts::index_of;
-use super::leaf::Leaf;
-use super::model::argmax;
-use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, PimcAgent, PimcSettings};
+use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, Opponents, PimcAgent, PimcSettings};
+use super::{Leaf, RuleAgent};
 use crate::game::{Play, State};
-use crate::search::IsmctsSettings;
+use crate::search::belief::{self, draw_worlds};
+use crate::search::{Belief, IsmctsSettings, argmax};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -96,6 +95,8 @@ pub struct AutoAgent {
     verdict: Verdict,
     /// The weighed values of the last undecided decision.
     last: LastDecision,
+    /// The rule model of the verdict.
+    rule: RuleAgent,
 }
 
 /// The rule-model PIMC's settings.
@@ -131,27 +132,31 @@ impl AutoAgent {
             label: label.into(),
             verdict: Verdict::Network,
             last: LastDecision::default(),
+            rule: RuleAgent::new(),
         }
     }
 
     /// The verdict at `state` from 16 worlds drawn toward the rule model.
     pub fn verdict(&mut self, state: &State) -> Verdict {
-        let seat = state.current_player().expect("a decision");
-        let model = Belief { opponents: Opponents::Rule, draws: 4, steps: 30, ..Belief::UNIFORM };
-        let worlds = belief::draw_worlds(&mut self.probe, state, 16, model, &mut self.rng);
+        let Some(seat) = state.current_player() else { return Verdict::Undecided };
+        let s = self.settings;
+        let model = Belief { draws: 4, steps: 30, ..Belief::UNIFORM };
+        let rule = &mut self.rule;
+        let worlds = draw_worlds(&mut self.probe, state, seat, 16, model, Some(&mut *rule), &mut self.rng);
         let explained: Vec<(&State, u32)> = worlds
             .iter()
-            .map(|w| (w, belief::rule_evidence(w, seat)))
+            .map(|w| (w, belief::opponent_evidence(rule, w, seat)))
             .filter(|&(_, (_, m))| m == 0)
             .map(|(w, (asked, _))| (w, asked))
             .collect();
         if explained.is_empty() {
             return Verdict::Network;
         }
-        let (need, telling) = (self.settings.evidence, self.settings.telling);
-        let told = |w: &State, probe: &mut ModelAgent| telling == 0 || belief::telling_plays(probe, w, seat) >= telling;
-        let fits = explained.into_iter().any(|(w, asked)| asked >= need && told(w, &mut self.probe));
-        match fits && !self.network_explains(state) {
+        let (need, telling) = (s.evidence, s.telling);
+        let probe = &mut self.probe;
+        let mut told = |w: &State| telling == 0 || belief::telling_plays(probe, rule, w, seat) >= telling;
+        let fits = explained.into_iter().any(|(w, asked)| asked >= need && told(w));
+        match fits && !self.network_explains(state, seat) {
             true => Verdict::Rule,
             false => Verdict::Undecided,
         }
@@ -160,14 +165,13 @@ impl AutoAgent {
     /// Whether some of 16 worlds drawn toward the network model (weighed by its softmax at
     /// temperature 0.1, then `network_steps` swaps) explains every play of the other side as
     /// the network's. False when the chain is off.
-    fn network_explains(&mut self, state: &State) -> bool {
-        let steps = self.settings.network_steps;
-        if steps == 0 {
+    fn network_explains(&mut self, state: &State, seat: u8) -> bool {
+        let s = self.settings;
+        if s.network_steps == 0 {
             return false;
         }
-        let seat = state.current_player().expect("a decision");
-        let worlds = belief::draw_worlds(&mut self.probe, state, 16, Belief::network(0.1), &mut self.rng);
-        let chains = belief::refine_for_network(&mut self.probe, worlds, seat, steps, &mut self.rng);
+        let worlds = draw_worlds(&mut self.probe, state, seat, 16, Belief::network(0.1), None, &mut self.rng);
+        let chains = belief::refine_for_policy(&mut self.probe, worlds, seat, s.network_steps, &mut self.rng);
         chains.iter().any(|(_, m)| *m == 0)
     }
 

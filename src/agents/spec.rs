@@ -25,10 +25,10 @@
 //! NET is `checkpoint:PATH` or just PATH. The values shown are the defaults; `ms` is a time budget
 //! per decision (0 = none), `worlds=0` in ismcts draws a fresh world for every simulation.
 
+use super::Leaf;
+use super::Opponents;
 use super::auto::AutoSettings;
-use super::belief::Opponents;
 use super::ismcts::Guide;
-use super::leaf::Leaf;
 use super::pimc::Far;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
 use super::{AlphaBetaAgent, AutoAgent, BotAgent, BotSettings, IsmctsAgent, OnError};
