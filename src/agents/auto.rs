@@ -57,6 +57,20 @@ pub struct AutoSettings {
     /// explains every play of the other side as the network's, the game cannot tell the two
     /// models apart yet and the verdict is `Undecided`.
     pub network_steps: usize,
+    /// Worlds drawn toward each model for a verdict.
+    pub verdict_worlds: usize,
+    /// Worlds drawn per world kept toward the rule model, for a verdict.
+    pub verdict_draws: usize,
+    /// Metropolis steps per world toward the rule model, for a verdict.
+    pub verdict_steps: usize,
+    /// Softmax temperature of the network model's weights on the worlds its chain starts from.
+    pub network_belief: f64,
+    /// Worlds of the rule-model PIMC.
+    pub pimc_worlds: usize,
+    /// Cards left from which the rule-model PIMC solves exactly (0: never; it rolls out).
+    pub pimc_cards: u32,
+    /// Belief temperature of the root worlds of the network-model ISMCTS.
+    pub ismcts_belief: f64,
 }
 
 impl AutoSettings {
@@ -72,13 +86,32 @@ impl AutoSettings {
             false => self.prior_farmers,
         }
     }
+
+    /// The rule-model PIMC's settings.
+    pub fn pimc(&self) -> PimcSettings {
+        let (worlds, cards) = (self.pimc_worlds, self.pimc_cards);
+        PimcSettings { worlds, cards, opponents: Opponents::Rule, ..PimcSettings::default() }
+    }
 }
 
 impl Default for AutoSettings {
     fn default() -> Self {
         // Measured on the built-in deals: the prior gains against the rule agent as landlord
         // and costs against the network as farmers (docs/experiments.md).
-        AutoSettings { evidence: 3, telling: 0, prior_landlord: 0.5, prior_farmers: 0.0, network_steps: 30 }
+        AutoSettings {
+            evidence: 3,
+            telling: 0,
+            prior_landlord: 0.5,
+            prior_farmers: 0.0,
+            network_steps: 30,
+            verdict_worlds: 16,
+            verdict_draws: 4,
+            verdict_steps: 30,
+            network_belief: 0.1,
+            pimc_worlds: 64,
+            pimc_cards: 0,
+            ismcts_belief: 0.1,
+        }
     }
 }
 
@@ -99,23 +132,19 @@ pub struct AutoAgent {
     rule: RuleAgent,
 }
 
-/// The rule-model PIMC's settings.
-pub fn pimc_settings() -> PimcSettings {
-    PimcSettings { worlds: 64, cards: 0, opponents: Opponents::Rule, ..PimcSettings::default() }
-}
-
 impl AutoAgent {
     /// `nets` are three copies of one network: PIMC's, ISMCTS's and the verdict's.
     pub fn new(nets: [ModelAgent; 3], settings: AutoSettings, label: impl Into<String>) -> AutoAgent {
         let [a, b, probe] = nets;
         let label = label.into();
-        let pimc = PimcAgent::new(a, pimc_settings(), label.clone());
-        let guide = Guide::Network(Box::new(b), Leaf::Value, 0.1);
+        let pimc = PimcAgent::new(a, settings.pimc(), label.clone());
+        let guide = Guide::Network(Box::new(b), Leaf::Value, settings.ismcts_belief);
         let ismcts = IsmctsAgent::new(guide, IsmctsSettings::default(), &label);
         AutoAgent::from_parts(pimc, ismcts, probe, settings, label)
     }
 
-    /// The same with other searches (smaller ones, in tests).
+    /// The same with other searches (smaller ones, in tests; `settings.pimc_*` and
+    /// `ismcts_belief` then go unused).
     pub fn from_parts(
         pimc: PimcAgent,
         ismcts: IsmctsAgent,
@@ -136,13 +165,14 @@ impl AutoAgent {
         }
     }
 
-    /// The verdict at `state` from 16 worlds drawn toward the rule model.
+    /// The verdict at `state` from `verdict_worlds` worlds drawn toward the rule model.
     pub fn verdict(&mut self, state: &State) -> Verdict {
         let Some(seat) = state.current_player() else { return Verdict::Undecided };
         let s = self.settings;
-        let model = Belief { draws: 4, steps: 30, ..Belief::UNIFORM };
+        let model = Belief { draws: s.verdict_draws, steps: s.verdict_steps, ..Belief::UNIFORM };
         let rule = &mut self.rule;
-        let worlds = draw_worlds(&mut self.probe, state, seat, 16, model, Some(&mut *rule), &mut self.rng);
+        let worlds =
+            draw_worlds(&mut self.probe, state, seat, s.verdict_worlds, model, Some(&mut *rule), &mut self.rng);
         let explained: Vec<(&State, u32)> = worlds
             .iter()
             .map(|w| (w, belief::opponent_evidence(rule, w, seat)))
@@ -162,15 +192,16 @@ impl AutoAgent {
         }
     }
 
-    /// Whether some of 16 worlds drawn toward the network model (weighed by its softmax at
-    /// temperature 0.1, then `network_steps` swaps) explains every play of the other side as
-    /// the network's. False when the chain is off.
+    /// Whether some of `verdict_worlds` worlds drawn toward the network model (weighed by its
+    /// softmax at `network_belief`, then `network_steps` swaps) explains every play of the
+    /// other side as the network's. False when the chain is off.
     fn network_explains(&mut self, state: &State, seat: u8) -> bool {
         let s = self.settings;
         if s.network_steps == 0 {
             return false;
         }
-        let worlds = draw_worlds(&mut self.probe, state, seat, 16, Belief::network(0.1), None, &mut self.rng);
+        let model = Belief::network(s.network_belief);
+        let worlds = draw_worlds(&mut self.probe, state, seat, s.verdict_worlds, model, None, &mut self.rng);
         let chains = belief::refine_for_policy(&mut self.probe, worlds, seat, s.network_steps, &mut self.rng);
         chains.iter().any(|(_, m)| *m == 0)
     }
