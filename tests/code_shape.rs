@@ -110,6 +110,24 @@ fn prints_to_stdout(line: &str) -> bool {
         .any(|m| line.match_indices(m).any(|(at, _)| !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')))
 }
 
+/// Search is a library below the agents: PIMC, world sampling and leaf values live in
+/// `src/search/`, and nothing there names an agent (the agents implement search's traits).
+#[test]
+fn search_holds_pimc_worlds_and_leaves_and_names_no_agent() {
+    let files = sources();
+    for module in ["src/search/pimc.rs", "src/search/belief.rs", "src/search/leaf.rs"] {
+        assert!(files.iter().any(|(path, _)| path == module), "{module} is missing");
+    }
+    let naming: Vec<&str> = files
+        .iter()
+        .filter(|(path, text)| {
+            path.starts_with("src/search/") && (text.contains("agents::") || text.contains("crate::agents"))
+        })
+        .map(|(path, _)| path.as_str())
+        .collect();
+    assert!(naming.is_empty(), "files under src/search/ that name the agents: {naming:?}");
+}
+
 #[test]
 fn only_model_and_runtime_know_tch() {
     let users: Vec<String> = sources()

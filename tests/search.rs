@@ -2,14 +2,14 @@
 //! alpha-beta against the exact solver, every search agent's honesty (its decision never
 //! depends on hidden hands), the time budget, and worlds weighted by what the other seats did.
 
-use ddz::agents::belief::{self, Belief, Opponents, draw_worlds};
-use ddz::agents::leaf::{HandShapeLeaf, Leaf};
+use ddz::agents::rule::hand_shape_leaf;
 use ddz::agents::{
-    Agent, AlphaBetaAgent, AutoAgent, AutoSettings, Guide, IsmctsAgent, ModelAgent, PimcAgent, PimcSettings, RuleAgent,
-    Verdict,
+    Agent, AlphaBetaAgent, AutoAgent, AutoSettings, Guide, IsmctsAgent, Leaf, ModelAgent, Opponents, PimcAgent,
+    PimcSettings, RuleAgent, Verdict,
 };
 use ddz::game::{MoveList, State};
 use ddz::model::{ModelConfig, QNet};
+use ddz::search::belief::{self, Belief, draw_worlds};
 use ddz::search::{
     AlphaBeta, AlphaBetaSettings, Evaluation, Evaluator, Ismcts, IsmctsSettings, Keying, Position, SearchState, Solver,
 };
@@ -150,7 +150,7 @@ fn endgames(n: usize, cards: u32, seed: u64) -> Vec<State> {
 #[test]
 fn alphabeta_to_the_end_agrees_with_the_exact_solver() {
     let mut solver = Solver::new();
-    let mut leaf = HandShapeLeaf;
+    let mut leaf = hand_shape_leaf();
     let (mut landlord_wins, mut checked) = (0, 0);
     for state in endgames(300, 10, 8) {
         let exact = solver.solve(&Position::of_state(&state).unwrap());
@@ -318,16 +318,11 @@ fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
         // A position from the network's own play, between the 12th and 30th turn.
         let s = position(&mut rng, 12..30, &mut |s, plays| agent.choose(s, plays));
         let Some(seat) = s.current_player() else { continue };
-        for w in ddz::agents::belief::draw_worlds(&mut agent, &s, 16, Belief::UNIFORM, &mut draws) {
+        for w in draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, &mut draws) {
             uniform += agreement(&w, &s, seat);
         }
-        for w in ddz::agents::belief::draw_worlds(
-            &mut agent,
-            &s,
-            16,
-            Belief { draws: 8, ..Belief::network(0.1) },
-            &mut draws,
-        ) {
+        let weighed = Belief { draws: 8, ..Belief::network(0.1) };
+        for w in draw_worlds(&mut agent, &s, seat, 16, weighed, None, &mut draws) {
             weighted += agreement(&w, &s, seat);
         }
         n += 16;
@@ -356,9 +351,12 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
             let (h, r) = (w.hand(landlord).to_array(), s.hand(landlord).to_array());
             h.iter().zip(r.iter()).map(|(a, b)| (*a).min(*b) as f64).sum::<f64>() / s.hand(landlord).len() as f64
         };
-        let model = Belief { opponents: Opponents::Rule, draws: 4, steps: 30, ..Belief::UNIFORM };
-        uniform += draw_worlds(&mut agent, &s, 16, Belief::UNIFORM, &mut draws).iter().map(share).sum::<f64>();
-        weighted += draw_worlds(&mut agent, &s, 16, model, &mut draws).iter().map(share).sum::<f64>();
+        let seat = s.current_player().unwrap();
+        let model = Belief { draws: 4, steps: 30, ..Belief::UNIFORM };
+        let uniform_worlds = draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, &mut draws);
+        uniform += uniform_worlds.iter().map(share).sum::<f64>();
+        let rule_worlds = draw_worlds(&mut agent, &s, seat, 16, model, Some(&mut RuleAgent::new()), &mut draws);
+        weighted += rule_worlds.iter().map(share).sum::<f64>();
         n += 16;
     }
     let (uniform, weighted) = (uniform / n as f64, weighted / n as f64);
@@ -376,9 +374,9 @@ fn worlds_drawn_toward_the_network_model_explain_the_networks_plays() {
         // The network in every seat; a farmer's decision after turn 9.
         let s = position(&mut rng, 9..30, &mut |s, plays| agent.choose(s, plays));
         let Some(seat) = s.current_player().filter(|&p| Some(p) != s.landlord()) else { continue };
-        let worlds = draw_worlds(&mut agent, &s, 16, Belief::UNIFORM, &mut draws);
-        let start = belief::refine_for_network(&mut agent, worlds.clone(), seat, 0, &mut draws);
-        let end = belief::refine_for_network(&mut agent, worlds, seat, 30, &mut draws);
+        let worlds = draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, &mut draws);
+        let start = belief::refine_for_policy(&mut agent, worlds.clone(), seat, 0, &mut draws);
+        let end = belief::refine_for_policy(&mut agent, worlds, seat, 30, &mut draws);
         uniform += start.iter().map(|(_, m)| m).sum::<u32>();
         chained += end.iter().map(|(_, m)| m).sum::<u32>();
         explained += end.iter().any(|(_, m)| *m == 0) as u32;
@@ -505,7 +503,7 @@ fn telling_plays_are_plays_of_the_rule_agent_the_network_would_not_make() {
                 s.legal_plays_into(&mut plays);
                 let is_landlord = Some(seat) == s.landlord();
                 if turn == 20 && !is_landlord {
-                    told += belief::telling_plays(&mut net, &s, seat);
+                    told += belief::telling_plays(&mut net, &mut RuleAgent::new(), &s, seat);
                 }
                 let pick = match (is_landlord, landlord_is_rule) {
                     (true, true) => rule.choose(&s, &plays),

@@ -2,7 +2,7 @@
 //! agent while the game supports that, as the network once the game rules the rule agent out,
 //! and as either, weighed by a prior, while the game cannot yet tell.
 //!
-//! At each decision it draws worlds toward the rule model ([`super::belief`]) and reads a
+//! At each decision it draws worlds toward the rule model ([`crate::search::belief`]) and reads a
 //! [`Verdict`] from them; before a rule verdict it draws worlds toward the network model as
 //! thoroughly, since a network opponent's plays may fit the rule agent too, and if one of them
 //! explains the plays as well the game cannot tell yet. Under [`Verdict::Rule`] it searches as
@@ -16,13 +16,12 @@
 //! evidence, and 0 as farmers, where it cost more against the network than it gained against
 //! the rule agent. The verdict and both searches see only the seat's information.
 
-use super::belief::{self, Belief, Opponents};
 use super::ismcts::index_of;
-use super::leaf::Leaf;
-use super::model::argmax;
-use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, PimcAgent, PimcSettings};
+use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, Opponents, PimcAgent, PimcSettings};
+use super::{Leaf, RuleAgent};
 use crate::game::{Play, State};
-use crate::search::IsmctsSettings;
+use crate::search::belief::{self, draw_worlds};
+use crate::search::{Belief, IsmctsSettings, argmax};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -58,6 +57,20 @@ pub struct AutoSettings {
     /// explains every play of the other side as the network's, the game cannot tell the two
     /// models apart yet and the verdict is `Undecided`.
     pub network_steps: usize,
+    /// Worlds drawn toward each model for a verdict.
+    pub verdict_worlds: usize,
+    /// Worlds drawn per world kept toward the rule model, for a verdict.
+    pub verdict_draws: usize,
+    /// Metropolis steps per world toward the rule model, for a verdict.
+    pub verdict_steps: usize,
+    /// Softmax temperature of the network model's weights on the worlds its chain starts from.
+    pub network_belief: f64,
+    /// Worlds of the rule-model PIMC.
+    pub pimc_worlds: usize,
+    /// Cards left from which the rule-model PIMC solves exactly (0: never; it rolls out).
+    pub pimc_cards: u32,
+    /// Belief temperature of the root worlds of the network-model ISMCTS.
+    pub ismcts_belief: f64,
 }
 
 impl AutoSettings {
@@ -73,13 +86,32 @@ impl AutoSettings {
             false => self.prior_farmers,
         }
     }
+
+    /// The rule-model PIMC's settings.
+    pub fn pimc(&self) -> PimcSettings {
+        let (worlds, cards) = (self.pimc_worlds, self.pimc_cards);
+        PimcSettings { worlds, cards, opponents: Opponents::Rule, ..PimcSettings::default() }
+    }
 }
 
 impl Default for AutoSettings {
     fn default() -> Self {
         // Measured on the built-in deals: the prior gains against the rule agent as landlord
         // and costs against the network as farmers (docs/experiments.md).
-        AutoSettings { evidence: 3, telling: 0, prior_landlord: 0.5, prior_farmers: 0.0, network_steps: 30 }
+        AutoSettings {
+            evidence: 3,
+            telling: 0,
+            prior_landlord: 0.5,
+            prior_farmers: 0.0,
+            network_steps: 30,
+            verdict_worlds: 16,
+            verdict_draws: 4,
+            verdict_steps: 30,
+            network_belief: 0.1,
+            pimc_worlds: 64,
+            pimc_cards: 0,
+            ismcts_belief: 0.1,
+        }
     }
 }
 
@@ -96,11 +128,8 @@ pub struct AutoAgent {
     verdict: Verdict,
     /// The weighed values of the last undecided decision.
     last: LastDecision,
-}
-
-/// The rule-model PIMC's settings.
-pub fn pimc_settings() -> PimcSettings {
-    PimcSettings { worlds: 64, cards: 0, opponents: Opponents::Rule, ..PimcSettings::default() }
+    /// The rule model of the verdict.
+    rule: RuleAgent,
 }
 
 impl AutoAgent {
@@ -108,13 +137,14 @@ impl AutoAgent {
     pub fn new(nets: [ModelAgent; 3], settings: AutoSettings, label: impl Into<String>) -> AutoAgent {
         let [a, b, probe] = nets;
         let label = label.into();
-        let pimc = PimcAgent::new(a, pimc_settings(), label.clone());
-        let guide = Guide::Network(Box::new(b), Leaf::Value, 0.1);
+        let pimc = PimcAgent::new(a, settings.pimc(), label.clone());
+        let guide = Guide::Network(Box::new(b), Leaf::Value, settings.ismcts_belief);
         let ismcts = IsmctsAgent::new(guide, IsmctsSettings::default(), &label);
         AutoAgent::from_parts(pimc, ismcts, probe, settings, label)
     }
 
-    /// The same with other searches (smaller ones, in tests).
+    /// The same with other searches (smaller ones, in tests; `settings.pimc_*` and
+    /// `ismcts_belief` then go unused).
     pub fn from_parts(
         pimc: PimcAgent,
         ismcts: IsmctsAgent,
@@ -131,43 +161,48 @@ impl AutoAgent {
             label: label.into(),
             verdict: Verdict::Network,
             last: LastDecision::default(),
+            rule: RuleAgent::new(),
         }
     }
 
-    /// The verdict at `state` from 16 worlds drawn toward the rule model.
+    /// The verdict at `state` from `verdict_worlds` worlds drawn toward the rule model.
     pub fn verdict(&mut self, state: &State) -> Verdict {
-        let seat = state.current_player().expect("a decision");
-        let model = Belief { opponents: Opponents::Rule, draws: 4, steps: 30, ..Belief::UNIFORM };
-        let worlds = belief::draw_worlds(&mut self.probe, state, 16, model, &mut self.rng);
+        let Some(seat) = state.current_player() else { return Verdict::Undecided };
+        let s = self.settings;
+        let model = Belief { draws: s.verdict_draws, steps: s.verdict_steps, ..Belief::UNIFORM };
+        let rule = &mut self.rule;
+        let worlds =
+            draw_worlds(&mut self.probe, state, seat, s.verdict_worlds, model, Some(&mut *rule), &mut self.rng);
         let explained: Vec<(&State, u32)> = worlds
             .iter()
-            .map(|w| (w, belief::rule_evidence(w, seat)))
+            .map(|w| (w, belief::opponent_evidence(rule, w, seat)))
             .filter(|&(_, (_, m))| m == 0)
             .map(|(w, (asked, _))| (w, asked))
             .collect();
         if explained.is_empty() {
             return Verdict::Network;
         }
-        let (need, telling) = (self.settings.evidence, self.settings.telling);
-        let told = |w: &State, probe: &mut ModelAgent| telling == 0 || belief::telling_plays(probe, w, seat) >= telling;
-        let fits = explained.into_iter().any(|(w, asked)| asked >= need && told(w, &mut self.probe));
-        match fits && !self.network_explains(state) {
+        let (need, telling) = (s.evidence, s.telling);
+        let probe = &mut self.probe;
+        let mut told = |w: &State| telling == 0 || belief::telling_plays(probe, rule, w, seat) >= telling;
+        let fits = explained.into_iter().any(|(w, asked)| asked >= need && told(w));
+        match fits && !self.network_explains(state, seat) {
             true => Verdict::Rule,
             false => Verdict::Undecided,
         }
     }
 
-    /// Whether some of 16 worlds drawn toward the network model (weighed by its softmax at
-    /// temperature 0.1, then `network_steps` swaps) explains every play of the other side as
-    /// the network's. False when the chain is off.
-    fn network_explains(&mut self, state: &State) -> bool {
-        let steps = self.settings.network_steps;
-        if steps == 0 {
+    /// Whether some of `verdict_worlds` worlds drawn toward the network model (weighed by its
+    /// softmax at `network_belief`, then `network_steps` swaps) explains every play of the
+    /// other side as the network's. False when the chain is off.
+    fn network_explains(&mut self, state: &State, seat: u8) -> bool {
+        let s = self.settings;
+        if s.network_steps == 0 {
             return false;
         }
-        let seat = state.current_player().expect("a decision");
-        let worlds = belief::draw_worlds(&mut self.probe, state, 16, Belief::network(0.1), &mut self.rng);
-        let chains = belief::refine_for_network(&mut self.probe, worlds, seat, steps, &mut self.rng);
+        let model = Belief::network(s.network_belief);
+        let worlds = draw_worlds(&mut self.probe, state, seat, s.verdict_worlds, model, None, &mut self.rng);
+        let chains = belief::refine_for_policy(&mut self.probe, worlds, seat, s.network_steps, &mut self.rng);
         chains.iter().any(|(_, m)| *m == 0)
     }
 

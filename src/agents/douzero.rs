@@ -46,7 +46,7 @@ impl Agent for DouzeroAgent {
             return 0;
         }
         // The first of equal values, as numpy's argmax in DouZero's DeepAgent.
-        super::model::argmax(&self.q_values(state, plays))
+        crate::search::argmax(&self.q_values(state, plays))
     }
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
         Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())

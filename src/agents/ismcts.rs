@@ -5,18 +5,17 @@
 //! Every simulation runs in a world drawn from the seat's information; the real hidden hands
 //! are never read.
 
-use super::belief::Belief;
-use super::leaf::{Leaf, NetworkLeaf, RolloutLeaf};
 use super::{Agent, Candidate, LastDecision, ModelAgent, RandomAgent, RuleAgent};
 use crate::game::{Action, ActionTable, Play, State};
-use crate::search::{Ismcts, IsmctsSettings, SearchResult};
+use crate::search::belief::draw_worlds;
+use crate::search::{Belief, Ismcts, IsmctsSettings, Leaf, NetworkLeaf, RolloutLeaf, SearchResult};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 /// Who guides the search.
 pub enum Guide {
     /// The network, its leaf values, and the belief temperature of the root worlds (0 =
-    /// uniform draws; see [`super::belief`]).
+    /// uniform draws; see [`crate::search::belief`]).
     Network(Box<ModelAgent>, Leaf, f64),
     /// Rollouts by this agent.
     Rollouts(Box<dyn Agent>),
@@ -61,11 +60,13 @@ impl IsmctsAgent {
         match &mut self.guide {
             Guide::Network(net, leaf, belief) if *belief > 0.0 => {
                 let n = self.settings.max_world_samples.unwrap_or(self.settings.max_simulations as usize).min(4096);
-                let pool = super::belief::draw_worlds(net, state, n, Belief::network(*belief), &mut self.rng);
-                search.search_worlds(state, &pool, &mut NetworkLeaf { net, leaf: *leaf, observer }, &mut self.rng)
+                let pool = draw_worlds(net.as_mut(), state, observer, n, Belief::network(*belief), None, &mut self.rng);
+                let leaf = &mut NetworkLeaf { policy: net.as_mut(), leaf: *leaf, observer };
+                search.search_worlds(state, &pool, leaf, &mut self.rng)
             }
             Guide::Network(net, leaf, _) => {
-                search.search(state, &mut NetworkLeaf { net, leaf: *leaf, observer }, &mut self.rng)
+                let leaf = &mut NetworkLeaf { policy: net.as_mut(), leaf: *leaf, observer };
+                search.search(state, leaf, &mut self.rng)
             }
             Guide::Rollouts(policy) => {
                 policy.reset(self.rng.random());

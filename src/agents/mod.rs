@@ -1,12 +1,16 @@
 //! Players behind one interface: every evaluation, replay and bot goes through [`Agent`], by
 //! name through [`AgentSpec`] and whole games through [`play::play_out`].
+//!
+//! The search agents ([`PimcAgent`], [`AlphaBetaAgent`], [`IsmctsAgent`], [`AutoAgent`]) are
+//! thin adapters: the searches, world sampling and leaf values live in [`crate::search`],
+//! generic over its traits, which this layer implements: [`crate::search::Policy`] for
+//! [`ModelAgent`], and [`crate::search::OpponentModel`] for every agent (the other side
+//! "plays like agent X": `opp=rule` passes the rule agent).
 
 #[cfg(feature = "torch")]
 pub mod alphabeta;
 #[cfg(feature = "torch")]
 pub mod auto;
-#[cfg(feature = "torch")]
-pub mod belief;
 pub mod bid;
 #[cfg(feature = "torch")]
 pub mod bidder;
@@ -17,8 +21,6 @@ pub mod douzero;
 pub mod ismcts;
 pub mod knobs;
 #[cfg(feature = "torch")]
-pub mod leaf;
-#[cfg(feature = "torch")]
 pub mod model;
 #[cfg(feature = "torch")]
 pub mod pimc;
@@ -28,6 +30,7 @@ pub mod rule;
 #[cfg(feature = "torch")]
 pub mod spec;
 
+pub use crate::search::Leaf;
 #[cfg(feature = "torch")]
 pub use alphabeta::AlphaBetaAgent;
 #[cfg(feature = "torch")]
@@ -38,7 +41,7 @@ pub use ismcts::{Guide, IsmctsAgent};
 #[cfg(feature = "torch")]
 pub use model::ModelAgent;
 #[cfg(feature = "torch")]
-pub use pimc::{PimcAgent, PimcSettings};
+pub use pimc::{Far, Opponents, PimcAgent, PimcSettings};
 pub use play::{Decision, Everyone, SeatFault, Seating, Sides, decide, legal_bid, play_out, try_decide};
 pub use random::RandomAgent;
 pub use rule::RuleAgent;
@@ -112,6 +115,13 @@ pub trait Agent: Send {
     /// agent's value (and visits) from the decision it just made at `state`.
     fn candidates(&mut self, _state: &State, _plays: &[Play]) -> Option<Vec<Candidate>> {
         None
+    }
+}
+
+/// Any agent models a player for search: the play it would choose.
+impl<A: Agent + ?Sized> crate::search::OpponentModel for A {
+    fn pick(&mut self, state: &State, plays: &[Play]) -> usize {
+        self.choose(state, plays)
     }
 }
 

@@ -3,8 +3,9 @@
 
 use super::{Agent, Candidate, Fault, Query};
 use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
-use crate::game::{MoveList, Play, State};
+use crate::game::{Play, State};
 use crate::model::{QNet, Values};
+use crate::search::{Policy, argmax};
 
 /// A player greedy on a Q network's value of each legal play.
 pub struct ModelAgent {
@@ -92,54 +93,22 @@ impl ModelAgent {
         let margin = self.net.score_margin().unwrap_or(0.0);
         self.values_many(decisions).iter().map(|v| greedy(&v.q, v.points.as_deref(), margin)).collect()
     }
-
-    /// Plays every world to the end with the network greedy in every seat, all the worlds'
-    /// decisions of a round in one batch; the returns of each world.
-    pub fn rollouts(&mut self, worlds: Vec<State>) -> Vec<[f64; 3]> {
-        self.rollouts_against(worlds, None)
-    }
-
-    /// As [`ModelAgent::rollouts`], except that with `opponents = Some((seat, agent))` the
-    /// seats on the other side from `seat` are played by `agent`.
-    pub fn rollouts_against(
-        &mut self,
-        mut worlds: Vec<State>,
-        mut opponents: Option<(u8, &mut dyn Agent)>,
-    ) -> Vec<[f64; 3]> {
-        let mut plays: Vec<MoveList> = worlds.iter().map(|_| MoveList::new()).collect();
-        loop {
-            let live: Vec<usize> = (0..worlds.len()).filter(|&i| !worlds[i].is_terminal()).collect();
-            if live.is_empty() {
-                return worlds.iter().map(|w| w.returns()).collect();
-            }
-            for &i in &live {
-                worlds[i].legal_plays_into(&mut plays[i]);
-            }
-            let mut pick = vec![0; worlds.len()];
-            // Forced plays need no network, nor do the opponents' plays.
-            let mut asked = Vec::with_capacity(live.len());
-            for &i in live.iter().filter(|&&i| plays[i].len() > 1) {
-                match &mut opponents {
-                    Some((seat, agent)) if !worlds[i].same_side(mover(&worlds[i]), *seat) => {
-                        pick[i] = agent.choose(&worlds[i], &plays[i]);
-                    }
-                    _ => asked.push(i),
-                }
-            }
-            let decisions: Vec<(&State, &[Play])> = asked.iter().map(|&i| (&worlds[i], &plays[i][..])).collect();
-            for (choice, &i) in self.greedy_many(&decisions).into_iter().zip(&asked) {
-                pick[i] = choice;
-            }
-            for &i in &live {
-                let play = plays[i][pick[i]];
-                worlds[i].apply_play(play).expect("a legal play");
-            }
-        }
-    }
 }
 
-fn mover(state: &State) -> u8 {
-    state.current_player().expect("a decision")
+/// The network as search uses it: the same Q and greedy plays as the methods above.
+impl Policy for ModelAgent {
+    fn q_values(&mut self, state: &State, plays: &[Play]) -> Vec<f32> {
+        ModelAgent::q_values(self, state, plays)
+    }
+    fn q_values_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<Vec<f32>> {
+        ModelAgent::q_values_many(self, decisions)
+    }
+    fn greedy(&mut self, state: &State, plays: &[Play]) -> usize {
+        ModelAgent::greedy(self, state, plays)
+    }
+    fn greedy_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<usize> {
+        ModelAgent::greedy_many(self, decisions)
+    }
 }
 
 /// A network's greedy choice: the highest Q; with a score head (`points`, the expected points of
@@ -156,17 +125,6 @@ pub fn greedy(q: &[f32], points: Option<&[f32]>, margin: f32) -> usize {
         }
     }
     best.unwrap_or_else(|| argmax(points))
-}
-
-/// Index of the largest value (the first on ties).
-pub fn argmax<T: PartialOrd>(values: &[T]) -> usize {
-    let mut best = 0;
-    for (i, v) in values.iter().enumerate() {
-        if v > &values[best] {
-            best = i;
-        }
-    }
-    best
 }
 
 impl Agent for ModelAgent {
@@ -205,7 +163,9 @@ impl Agent for ModelAgent {
 mod tests {
     use super::*;
     use crate::agents::{RuleAgent, Sides, play_out};
+    use crate::game::MoveList;
     use crate::model::ModelConfig;
+    use crate::search::rollouts;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 
@@ -260,8 +220,8 @@ mod tests {
             })
             .collect();
         // Seat 0 is the landlord: the network plays it, the rule agent both farmers.
-        let batched = net.rollouts_against(worlds.clone(), Some((0, &mut RuleAgent::new())));
-        let network_only = net.rollouts(worlds.clone());
+        let batched = rollouts(&mut net, worlds.clone(), Some((0, &mut RuleAgent::new())));
+        let network_only = rollouts(&mut net, worlds.clone(), None);
         assert_ne!(batched, network_only, "the rule agent played the farmers");
         let mut rule = RuleAgent::new();
         for (world, returns) in worlds.into_iter().zip(batched) {

@@ -1,22 +1,50 @@
-//! Perfect-information Monte Carlo on top of a Q network: the agent draws worlds consistent with
-//! what its seat knows (`resample_from_infostate`), scores each of the network's best few plays
-//! in every world, and makes the play with the best mean (the network's order breaks ties).
-//! When few enough cards are left a play's score in a world is exact (the open-hand solver: won
-//! or lost); before that it is the result of the game played out by the network in every seat
-//! (`far=rollout`, all the rollouts of a decision batched through the network together), or the
-//! agent simply plays as the network does (`far=network`).
+//! Perfect-information Monte Carlo on top of a Q network ([`crate::search::pimc`]): the agent
+//! draws worlds consistent with what its seat knows, scores each of the network's best few
+//! plays in every world, and makes the play with the best mean (the network's order breaks
+//! ties). When few enough cards are left a play's score in a world is exact; before that it is
+//! the result of the game played out by the network in every seat (`far=rollout`), or the agent
+//! simply plays as the network does (`far=network`). With `opp=rule` the rule agent models the
+//! other side, in the worlds' weights and in rollouts.
 //!
 //! It never reads a card its seat could not see: the worlds come from the seat's information
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
-use super::belief::{self, Belief, Opponents};
-use super::model::argmax;
 use super::{Agent, Candidate, LastDecision, ModelAgent, RuleAgent};
 use crate::game::{Play, State};
-use crate::search::{Position, Solver};
+use crate::search::pimc::in_order;
+use crate::search::{Belief, OpponentModel, PimcSearch, Policy, argmax};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use std::time::{Duration, Instant};
+
+/// How a search agent models the players of the other side (its teammate is always modelled
+/// as the network).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Opponents {
+    /// As the network plays: the default, for an opponent nothing is known about.
+    #[default]
+    Network,
+    /// As the rule agent plays ([`RuleAgent`]).
+    Rule,
+}
+
+impl Opponents {
+    /// The name in an agent spec's `opp=` knob: `net` or `rule`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Opponents::Network => "net",
+            Opponents::Rule => "rule",
+        }
+    }
+
+    /// The opponent model search gets: `rule` as the rule agent, none for the network (search
+    /// then has the network play the other side too).
+    pub fn model(self, rule: &mut RuleAgent) -> Option<&mut dyn OpponentModel> {
+        match self {
+            Opponents::Rule => Some(rule),
+            Opponents::Network => None,
+        }
+    }
+}
 
 /// What PIMC does with more than `cards` cards left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +72,7 @@ pub struct PimcSettings {
     /// How plays are scored while more than `cards` cards are left.
     pub far: Far,
     /// Weigh worlds by the other seats' plays at this softmax temperature over the network's
-    /// Q ([`super::belief`]); 0 = uniform worlds.
+    /// Q ([`crate::search::belief`]); 0 = uniform worlds.
     pub belief: f64,
     /// How the other side's players are modelled, in the worlds' weights and in rollouts.
     pub opponents: Opponents,
@@ -79,115 +107,36 @@ pub struct PimcAgent {
     rng: SmallRng,
     label: String,
     last: LastDecision,
+    /// The other side's model with `opp=rule`.
+    rule: RuleAgent,
 }
 
 impl PimcAgent {
     /// An agent over `net` with `settings`; `label` is its name in reports.
     pub fn new(net: ModelAgent, settings: PimcSettings, label: impl Into<String>) -> PimcAgent {
-        PimcAgent { net, settings, rng: SmallRng::seed_from_u64(0), label: label.into(), last: LastDecision::default() }
+        let rng = SmallRng::seed_from_u64(0);
+        PimcAgent { net, settings, rng, label: label.into(), last: LastDecision::default(), rule: RuleAgent::new() }
     }
 
-    fn belief(&self) -> Belief {
+    /// The search behind the settings.
+    fn search(&self) -> PimcSearch {
         let s = &self.settings;
-        Belief { temperature: s.belief, opponents: s.opponents, draws: s.draws, steps: s.steps }
+        let belief = Belief { temperature: s.belief, draws: s.draws, steps: s.steps };
+        PimcSearch { worlds: s.worlds, cards: s.cards, max_nodes: s.max_nodes, ms: s.ms, belief }
     }
 
     /// The plays it scores: the indices of the network's best `top` plays, best first.
     pub fn shortlist(&mut self, state: &State, plays: &[Play]) -> Vec<usize> {
-        let q = self.net.q_values(state, plays);
-        let mut order: Vec<usize> = (0..plays.len()).collect();
-        order.sort_by(|&a, &b| q[b].total_cmp(&q[a]));
-        order.truncate(self.settings.top.max(1));
-        order
+        self.net.best_plays(state, plays, self.settings.top)
     }
 
-    /// The mean score of each candidate over the drawn worlds, for the current player's side.
-    /// Rollouts score eight worlds at a time, the solver one; a time budget (`ms`) stops
-    /// between them and inside a solve, and a world it cuts short is left out. When it leaves
-    /// no world scored, the scores keep the network's order (its best play first): the best
-    /// answer known by then.
+    /// The mean score of each candidate over the drawn worlds, for the current player's side
+    /// ([`PimcSearch::scores`]; in the given order when no player is to act).
     pub fn scores(&mut self, state: &State, candidates: &[Play]) -> Vec<f64> {
-        let started = Instant::now();
-        let deadline = (self.settings.ms > 0).then(|| started + Duration::from_millis(self.settings.ms));
-        let late = || deadline.is_some_and(|d| Instant::now() >= d);
-        let seat = state.current_player().expect("a decision");
-        let exact = (0..3).map(|p| state.hand(p).len()).sum::<u32>() <= self.settings.cards;
-        let n = self.settings.worlds.max(1);
-        let belief = self.belief();
-        let worlds = belief::draw_worlds(&mut self.net, state, n, belief, &mut self.rng);
-        let (mut totals, mut scored) = (vec![0.0; candidates.len()], 0);
-        let mut solver = Solver::new();
-        for batch in worlds.chunks(if exact { 1 } else { 8 }) {
-            if late() {
-                break;
-            }
-            if scored % 8 == 0 {
-                // A fresh table every eight worlds, as when they were solved in batches: the
-                // node budget then gives up on the same positions, so results stay the same.
-                solver = Solver::new();
-                solver.set_deadline(deadline);
-            }
-            let part = if exact {
-                match self.solved(&mut solver, &batch[0], candidates) {
-                    Some(part) => part,
-                    None => break, // the budget ran out inside this world
-                }
-            } else {
-                self.rolled(batch.to_vec(), candidates, seat)
-            };
-            totals.iter_mut().zip(part).for_each(|(t, p)| *t += p);
-            scored += batch.len();
-        }
-        if scored == 0 {
-            return (0..candidates.len()).map(|k| -(k as f64)).collect();
-        }
-        totals.into_iter().map(|t| t / scored as f64).collect()
-    }
-
-    /// +1 for each candidate that wins `world` (solved exactly), −1 for one that loses or the
-    /// node budget gives up on; `None` when the time budget ran out before the world was done.
-    fn solved(&self, solver: &mut Solver, world: &State, candidates: &[Play]) -> Option<Vec<f64>> {
-        let mut scores = vec![0.0; candidates.len()];
-        let Some(pos) = Position::of_state(world) else { return Some(scores) };
-        let landlord_side = pos.to_move == 0;
-        for (k, &play) in candidates.iter().enumerate() {
-            let after = pos.after(play);
-            let won = match after.winner() {
-                Some(w) => (w == 0) == landlord_side,
-                None => {
-                    let value = solver.landlord_wins_within(&after, self.settings.max_nodes);
-                    if value.is_none() && solver.past_deadline() {
-                        return None;
-                    }
-                    value == Some(landlord_side)
-                }
-            };
-            scores[k] = if won { 1.0 } else { -1.0 };
-        }
-        Some(scores)
-    }
-
-    /// The seat's returns summed over the worlds, each candidate played and the game played out
-    /// by the network (the other side by the rule agent when it is modelled so).
-    fn rolled(&mut self, worlds: Vec<State>, candidates: &[Play], seat: u8) -> Vec<f64> {
-        let mut starts = Vec::with_capacity(worlds.len() * candidates.len());
-        for world in &worlds {
-            for &play in candidates {
-                let mut next = world.clone();
-                next.apply_play(play).expect("a legal play");
-                starts.push(next);
-            }
-        }
-        let mut totals = vec![0.0; candidates.len()];
-        let mut rule = RuleAgent::new();
-        let opponents: Option<(u8, &mut dyn Agent)> = match self.settings.opponents {
-            Opponents::Rule => Some((seat, &mut rule)),
-            Opponents::Network => None,
-        };
-        for (i, returns) in self.net.rollouts_against(starts, opponents).into_iter().enumerate() {
-            totals[i % candidates.len()] += returns[seat as usize];
-        }
-        totals
+        let Some(seat) = state.current_player() else { return in_order(candidates.len()) };
+        let search = self.search();
+        let opponents = self.settings.opponents.model(&mut self.rule);
+        search.scores(&mut self.net, opponents, state, seat, candidates, &mut self.rng)
     }
 }
 
@@ -261,8 +210,7 @@ mod tests {
                     pimc.reset(game * 100 + decisions);
                     let seen = pimc.choose(&other, &plays);
                     assert_eq!(real, seen, "game {game}: the play must not depend on the hidden hands");
-                    searched_differently +=
-                        (real != crate::agents::model::argmax(&pimc.net.q_values(&s, &plays))) as u32;
+                    searched_differently += (real != argmax(&pimc.net.q_values(&s, &plays))) as u32;
                     decisions += 1;
                 }
                 let pick = plays[rng.random_range(0..plays.len())];

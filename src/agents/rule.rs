@@ -5,6 +5,7 @@
 use super::Agent;
 use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
 use crate::game::{Kind, Play, State, classify};
+use crate::search::HandShapeLeaf;
 
 /// The deterministic rule-based player this module describes.
 #[derive(Default)]
@@ -15,6 +16,11 @@ impl RuleAgent {
     pub fn new() -> RuleAgent {
         RuleAgent
     }
+}
+
+/// Search's hand-shape heuristic with the rule agent's split of a hand ([`decompose`]).
+pub fn hand_shape_leaf() -> HandShapeLeaf {
+    HandShapeLeaf { plays_needed: |hand| decompose(hand).len() }
 }
 
 /// Splits a hand into combinations: rocket, bombs, trio chains, solo chains, pair chains, trios,

@@ -23,11 +23,11 @@
 //! (knobs at their default left out, so a name says what differs), and writes [`help`] and the
 //! tables of docs/search.md ([`markdown`]).
 
+use super::Leaf;
+use super::Opponents;
 use super::auto::AutoSettings;
-use super::belief::Opponents;
 use super::ismcts::Guide;
 use super::knobs::{self, Format, Knob, KnobError, Range, Value};
-use super::leaf::Leaf;
 use super::pimc::Far;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
 use super::{AlphaBetaAgent, AutoAgent, BotAgent, BotSettings, IsmctsAgent, OnError};
@@ -451,6 +451,55 @@ pub const AUTO: &[Knob<AutoSettings>] = &[
         get: Some(|s| Value::Whole(s.network_steps as u64)),
         set: |s, v| s.network_steps = v.whole() as usize,
     },
+    Knob {
+        name: "verdict_worlds",
+        range: Range::Whole { least: 1, most: MOST_WORLDS },
+        doc: "worlds drawn toward each model for a verdict",
+        get: Some(|s| Value::Whole(s.verdict_worlds as u64)),
+        set: |s, v| s.verdict_worlds = v.whole() as usize,
+    },
+    Knob {
+        name: "verdict_draws",
+        range: Range::Whole { least: 1, most: 10_000 },
+        doc: "worlds drawn per world kept toward the rule model, for a verdict",
+        get: Some(|s| Value::Whole(s.verdict_draws as u64)),
+        set: |s, v| s.verdict_draws = v.whole() as usize,
+    },
+    Knob {
+        name: "verdict_steps",
+        range: Range::Whole { least: 0, most: 1_000_000 },
+        doc: "card swaps per world toward the rule model, for a verdict",
+        get: Some(|s| Value::Whole(s.verdict_steps as u64)),
+        set: |s, v| s.verdict_steps = v.whole() as usize,
+    },
+    Knob {
+        name: "net_belief",
+        range: TEMPERATURE,
+        doc: "softmax temperature of the network model's weights on the worlds its swaps start from",
+        get: Some(|s| Value::Number(s.network_belief)),
+        set: |s, v| s.network_belief = v.number(),
+    },
+    Knob {
+        name: "pimc_worlds",
+        range: Range::Whole { least: 1, most: MOST_WORLDS },
+        doc: "worlds of the rule-model PIMC",
+        get: Some(|s| Value::Whole(s.pimc_worlds as u64)),
+        set: |s, v| s.pimc_worlds = v.whole() as usize,
+    },
+    Knob {
+        name: "pimc_cards",
+        range: Range::Whole { least: 0, most: 54 },
+        doc: "cards left from which the rule-model PIMC solves exactly (0: never)",
+        get: Some(|s| Value::Whole(s.pimc_cards as u64)),
+        set: |s, v| s.pimc_cards = v.whole() as u32,
+    },
+    Knob {
+        name: "ismcts_belief",
+        range: TEMPERATURE,
+        doc: "belief temperature of the root worlds of the network-model ISMCTS",
+        get: Some(|s| Value::Number(s.ismcts_belief)),
+        set: |s, v| s.ismcts_belief = v.number(),
+    },
 ];
 
 /// `alphabeta:GUIDE?knobs`.
@@ -536,9 +585,9 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         syntax: "auto:NET?knobs",
-        doc: "pimc:NET?opp=rule&worlds=64&cards=0 while a world drawn from what the seat knows explains the other \
+        doc: "pimc:NET?opp=rule&worlds=64&cards=0 (pimc_worlds, pimc_cards) while a world drawn from what the seat knows explains the other \
               side's plays as the rule agent's and none drawn toward the network explains them as the network's; \
-              ismcts:NET?belief=0.1 once no world fits the rule agent; before that, or while both fit, both, their \
+              ismcts:NET?belief=0.1 (ismcts_belief) once no world fits the rule agent; before that, or while both fit, both, their \
               values weighed by the seat's prior",
         knobs: |f| knobs::describe(AUTO, f),
     },

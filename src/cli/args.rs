@@ -610,4 +610,3 @@ pub struct PretrainArgs {
 /// (docs/ladder/ladder.md, `test` deals) among networks and search agents within 200 ms a
 /// decision (this one: 137 ms median, 184 ms p90 on one core, `ddz bench agents`).
 pub const DEFAULT_AGENT: &str = "auto:models/dmc-rule-2h/model.safetensors";
-

@@ -7,8 +7,11 @@
 //! The search itself sees the whole world it is given; an honest agent gives it worlds drawn
 //! from its own seat's information ([`crate::game::State::resample_from_infostate`]).
 
+use super::average::WorldMeans;
 use super::evaluator::Evaluator;
 use crate::game::{Action, ActionTable, State};
+use rand::RngExt;
+use rand::rngs::SmallRng;
 use std::time::Instant;
 
 /// How deep and how wide alpha-beta searches.
@@ -79,6 +82,38 @@ impl<'e> AlphaBeta<'e> {
         }
         self.settings.depth = full;
         best
+    }
+
+    /// The mean value for `seat`'s side (the player to act at `state`) of each of `actions`
+    /// over up to `worlds` worlds drawn from `seat`'s information with `rng`, one after the
+    /// other. Without a deadline every world is searched to the full depth. With one, the
+    /// first world deepens as far as the deadline allows (so there is always an answer), and a
+    /// later world the deadline cuts short is left out, as are the worlds after it.
+    pub fn mean_values(
+        &mut self,
+        state: &State,
+        seat: u8,
+        actions: &[Action],
+        worlds: usize,
+        rng: &mut SmallRng,
+    ) -> Vec<f64> {
+        let landlord_side = Some(seat) == state.landlord();
+        let mut means = WorldMeans::new(actions.len());
+        while means.worlds() < worlds.max(1)
+            && (means.worlds() == 0 || self.deadline.is_none_or(|d| Instant::now() < d))
+        {
+            let world = state.resample_from_infostate(seat, &mut || rng.random());
+            let values = match (self.deadline, means.worlds()) {
+                (None, _) => self.values_after(&world, actions),
+                (Some(_), 0) => self.deepening_values(&world, actions).0,
+                (Some(_), _) => match self.values_within(&world, actions) {
+                    Some(values) => values,
+                    None => break,
+                },
+            };
+            means.add(values.into_iter().map(|v| if landlord_side { v } else { -v }), 1);
+        }
+        means.means().unwrap_or_else(|| vec![0.0; actions.len()])
     }
 
     /// The landlord's value of the world after each of `actions` (legal in `world`), searched

@@ -1,65 +1,44 @@
 //! Worlds weighted by what the other players did. A world drawn uniformly from a seat's
 //! information ignores that a farmer who passed could perhaps not beat the play, or that a
 //! landlord who led a pair of 3s probably holds no lone 3: this draws more worlds than needed,
-//! weighs each by how likely the network finds every past play of the other two seats in it
+//! weighs each by how likely the policy (a network, [`Policy`]) finds every past play of the other two seats in it
 //! (the product of a softmax over its Q at each of their decisions, all decisions of all worlds
 //! in one batch), and keeps worlds drawn by weight.
 //!
-//! With `Opponents::Rule` the other side's players are modelled as the rule agent instead: a
-//! play the rule agent would not have made in a world costs that world a factor
-//! [`RULE_MISMATCH`] (the rule agent is deterministic, so a world where it would have played
-//! otherwise is nearly, not quite, ruled out: the opponent may not be the rule agent after all).
+//! With an [`OpponentModel`] for the other side (the rule agent, say) its players are modelled
+//! by it instead: a play the model would not have made in a world costs that world a factor
+//! [`MISMATCH`] (the model is deterministic, so a world where it would have played otherwise is
+//! nearly, not quite, ruled out: the opponent may not play as the model after all).
 //!
 //! Only the seat's information goes in: the worlds come from `resample_from_infostate`, and the
 //! plays weighed are the public record.
 
-use super::{Agent, ModelAgent, RuleAgent};
+use super::policy::{OpponentModel, Policy, argmax, lend};
 use crate::cards::{Card, CardSet};
 use crate::game::{MoveList, Play, State};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
-/// How a search agent models the players of the other side (its teammate is always modelled
-/// as the network).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Opponents {
-    /// As the network plays: the default, for an opponent nothing is known about.
-    #[default]
-    Network,
-    /// As the rule agent plays ([`RuleAgent`]).
-    Rule,
-}
-
-impl Opponents {
-    /// The name in an agent spec's `opp=` knob: `net` or `rule`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Opponents::Network => "net",
-            Opponents::Rule => "rule",
-        }
-    }
-}
-
-/// The weight a world loses for each play the rule agent would not have made in it.
-pub const RULE_MISMATCH: f64 = 0.01;
+/// The weight a world loses for each play a deterministic model of the other side (an
+/// [`OpponentModel`], or the policy's greedy play in [`refine_for_policy`]) would not have made
+/// in it.
+pub const MISMATCH: f64 = 0.01;
 
 /// How worlds are drawn and weighed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Belief {
-    /// Softmax temperature over the network's Q for the other seats' plays (0 = not weighed).
+    /// Softmax temperature over the policy's Q for the other seats' plays (0 = not weighed).
     pub temperature: f64,
-    /// How the other side's past plays are weighed.
-    pub opponents: Opponents,
     /// Worlds drawn for each world kept, when worlds are weighed.
     pub draws: usize,
-    /// Metropolis steps per kept world toward the rule model ([`refine_for_rule`]), with
-    /// `Opponents::Rule`.
+    /// Metropolis steps per kept world toward the opponent model ([`refine_for_opponents`]),
+    /// when there is one.
     pub steps: usize,
 }
 
 impl Belief {
     /// Uniform worlds.
-    pub const UNIFORM: Belief = Belief { temperature: 0.0, opponents: Opponents::Network, draws: 1, steps: 0 };
+    pub const UNIFORM: Belief = Belief { temperature: 0.0, draws: 1, steps: 0 };
 
     /// Worlds weighed by the network at `temperature`, from four times as many draws.
     pub fn network(temperature: f64) -> Belief {
@@ -67,39 +46,52 @@ impl Belief {
     }
 }
 
-/// `n` worlds for the current player of `state`: `n × draws` drawn uniformly, `n` of them kept
-/// by their weight: the network's likelihood of the other seats' plays at the temperature,
-/// times, for `Opponents::Rule`, the rule agent's for the other side's plays; then moved by
-/// [`refine_for_rule`]. Uniform draws when nothing weighs them, or when the game had bidding,
-/// which these replays do not redo.
-pub fn draw_worlds(net: &mut ModelAgent, state: &State, n: usize, belief: Belief, rng: &mut SmallRng) -> Vec<State> {
-    let seat = state.current_player().expect("a decision");
+/// `n` worlds that `seat` cannot tell from `state`: `n × draws` drawn uniformly, `n` of them kept
+/// by their weight: the policy's likelihood of the other seats' plays at the temperature,
+/// times, with an opponent model, the model's for the other side's plays; then moved by
+/// [`refine_for_opponents`]. Uniform draws when nothing weighs them, or when the game had
+/// bidding, which these replays do not redo.
+pub fn draw_worlds(
+    policy: &mut dyn Policy,
+    state: &State,
+    seat: u8,
+    n: usize,
+    belief: Belief,
+    mut opponents: Option<&mut dyn OpponentModel>,
+    rng: &mut SmallRng,
+) -> Vec<State> {
     let uniform = |k: usize, rng: &mut SmallRng| -> Vec<State> {
         (0..k).map(|_| state.resample_from_infostate(seat, &mut || rng.random::<f64>())).collect()
     };
-    let weighed = belief.temperature > 0.0 || belief.opponents == Opponents::Rule;
+    let weighed = belief.temperature > 0.0 || opponents.is_some();
     if !weighed || state.config().bidding {
         return uniform(n, rng);
     }
-    let kept = if belief.draws <= 1 { uniform(n, rng) } else { weighed_draw(net, state, seat, n, belief, rng) };
-    match belief.opponents {
-        Opponents::Rule => kept.into_iter().map(|w| refine_for_rule(w, seat, belief.steps, rng)).collect(),
-        Opponents::Network => kept,
+    let kept = match belief.draws {
+        0 | 1 => uniform(n, rng),
+        _ => weighed_draw(policy, state, seat, n, belief, lend(&mut opponents), rng),
+    };
+    match opponents {
+        Some(model) => {
+            kept.into_iter().map(|w| refine_for_opponents(&mut *model, w, seat, belief.steps, rng)).collect()
+        }
+        None => kept,
     }
 }
 
 /// `n` of `n × draws` uniform worlds, drawn by their likelihood under `belief`.
 fn weighed_draw(
-    net: &mut ModelAgent,
+    policy: &mut dyn Policy,
     state: &State,
     seat: u8,
     n: usize,
     belief: Belief,
+    opponents: Option<&mut dyn OpponentModel>,
     rng: &mut SmallRng,
 ) -> Vec<State> {
     let pool: Vec<State> =
         (0..n * belief.draws).map(|_| state.resample_from_infostate(seat, &mut || rng.random::<f64>())).collect();
-    let log_weights = log_likelihoods(net, &pool, seat, (belief.temperature, belief.opponents));
+    let log_weights = log_likelihoods(policy, &pool, seat, belief.temperature, opponents);
     let top = log_weights.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = log_weights.iter().map(|w| (w - top).exp()).collect();
     let total: f64 = weights.iter().sum();
@@ -145,16 +137,16 @@ fn replay(
     Some(past)
 }
 
-/// A past decision put to the network: the world's index, the position, its legal plays and
+/// A past decision put to the policy: the world's index, the position, its legal plays and
 /// the index of the play taken.
 type Asked = (usize, State, MoveList, usize);
 
-/// The network's Q at every asked decision, 512 decisions a forward pass, handed on as
+/// The policy's Q at every asked decision, 512 decisions a batch, handed on as
 /// `each(world, taken, q)`.
-fn with_q(net: &mut ModelAgent, asked: &[Asked], mut each: impl FnMut(usize, usize, &[f32])) {
+fn with_q(policy: &mut dyn Policy, asked: &[Asked], mut each: impl FnMut(usize, usize, &[f32])) {
     for chunk in asked.chunks(512) {
         let decisions: Vec<(&State, &[Play])> = chunk.iter().map(|(_, s, p, _)| (s, &p[..])).collect();
-        for ((w, _, _, taken), q) in chunk.iter().zip(net.q_values_many(&decisions)) {
+        for ((w, _, _, taken), q) in chunk.iter().zip(policy.q_values_many(&decisions)) {
             each(*w, *taken, &q);
         }
     }
@@ -162,16 +154,21 @@ fn with_q(net: &mut ModelAgent, asked: &[Asked], mut each: impl FnMut(usize, usi
 
 /// A world replayed from its deal with the dealt hands `dealt` and the same record of plays;
 /// how many of the other side's plays with a choice (seen from `seat`) it holds, and how many
-/// of them the rule agent would not have made. `None` when a recorded play is not possible
-/// with these hands.
-fn replay_with_rule(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut RuleAgent) -> Option<(State, u32, u32)> {
+/// of them `model` would not have made. `None` when a recorded play is not possible with these
+/// hands.
+fn replay_with_model(
+    world: &State,
+    dealt: [CardSet; 3],
+    seat: u8,
+    model: &mut dyn OpponentModel,
+) -> Option<(State, u32, u32)> {
     let (mut asked, mut mismatches) = (0, 0);
     let past = replay(
         world,
         dealt,
         |s| !world.same_side(s, seat),
         |_, state, plays, taken| {
-            mismatches += (rule.choose(state, plays) != taken) as u32;
+            mismatches += (model.pick(state, plays) != taken) as u32;
             asked += 1;
         },
     )?;
@@ -179,23 +176,22 @@ fn replay_with_rule(world: &State, dealt: [CardSet; 3], seat: u8, rule: &mut Rul
 }
 
 /// How many of the other side's plays with a choice (seen from `seat`) `world` holds, and how
-/// many of them the rule agent would not have made in it.
-pub fn rule_evidence(world: &State, seat: u8) -> (u32, u32) {
-    replay_with_rule(world, world.dealt_hands(), seat, &mut RuleAgent::new()).map_or((0, u32::MAX), |(_, a, m)| (a, m))
+/// many of them `model` would not have made in it.
+pub fn opponent_evidence(model: &mut dyn OpponentModel, world: &State, seat: u8) -> (u32, u32) {
+    replay_with_model(world, world.dealt_hands(), seat, model).map_or((0, u32::MAX), |(_, a, m)| (a, m))
 }
 
-/// How many of the other side's plays in `world` (seen from `seat`) the rule agent would have
-/// made and the network would not (its best Q, from that player's view of `world`): the plays
-/// that tell the rule agent from the network. All the world's decisions go in one batch.
-pub fn telling_plays(net: &mut ModelAgent, world: &State, seat: u8) -> u32 {
-    let mut rule = RuleAgent::new();
+/// How many of the other side's plays in `world` (seen from `seat`) `model` would have made and
+/// the policy would not (its best Q, from that player's view of `world`): the plays that tell
+/// the model from the policy. All the world's decisions go in one batch.
+pub fn telling_plays(policy: &mut dyn Policy, model: &mut dyn OpponentModel, world: &State, seat: u8) -> u32 {
     let mut asked: Vec<Asked> = Vec::new();
     let replayed = replay(
         world,
         world.dealt_hands(),
         |s| !world.same_side(s, seat),
         |_, state, plays, taken| {
-            if rule.choose(state, plays) == taken {
+            if model.pick(state, plays) == taken {
                 asked.push((0, state.clone(), plays.clone(), taken));
             }
         },
@@ -204,21 +200,26 @@ pub fn telling_plays(net: &mut ModelAgent, world: &State, seat: u8) -> u32 {
         return 0;
     }
     let mut told = 0;
-    with_q(net, &asked, |_, taken, q| told += (super::model::argmax(q) != taken) as u32);
+    with_q(policy, &asked, |_, taken, q| told += (argmax(q) != taken) as u32);
     told
 }
 
-/// Moves `world` toward worlds where the other side plays as the rule agent: `steps`
-/// Metropolis steps, each swapping one unplayed hidden card between the two seats `seat` cannot
-/// see (never a card of the public bottom), a swap that adds k mismatches kept with probability
-/// [`RULE_MISMATCH`]^k. Swaps are symmetric and keep every public fact (hand sizes, plays,
-/// the bottom), so the chain only reweighs worlds `seat` cannot tell apart.
-pub fn refine_for_rule(world: State, seat: u8, steps: usize, rng: &mut SmallRng) -> State {
+/// Moves `world` toward worlds where the other side plays as `model`: `steps` Metropolis
+/// steps, each swapping one unplayed hidden card between the two seats `seat` cannot see (never
+/// a card of the public bottom), a swap that adds k mismatches kept with probability
+/// [`MISMATCH`]^k. Swaps are symmetric and keep every public fact (hand sizes, plays, the
+/// bottom), so the chain only reweighs worlds `seat` cannot tell apart.
+pub fn refine_for_opponents(
+    model: &mut dyn OpponentModel,
+    world: State,
+    seat: u8,
+    steps: usize,
+    rng: &mut SmallRng,
+) -> State {
     if world.config().bidding || steps == 0 {
         return world;
     }
-    let mut rule = RuleAgent::new();
-    let Some((mut current, _, mut mismatches)) = replay_with_rule(&world, world.dealt_hands(), seat, &mut rule) else {
+    let Some((mut current, _, mut mismatches)) = replay_with_model(&world, world.dealt_hands(), seat, model) else {
         return world;
     };
     for _ in 0..steps {
@@ -227,7 +228,7 @@ pub fn refine_for_rule(world: State, seat: u8, steps: usize, rng: &mut SmallRng)
             Proposal::Skip => continue,
             Proposal::Hands(hands) => hands,
         };
-        let Some((next, _, m)) = replay_with_rule(&current, hands, seat, &mut rule) else { continue };
+        let Some((next, _, m)) = replay_with_model(&current, hands, seat, model) else { continue };
         if accept(m, mismatches, rng) {
             (current, mismatches) = (next, m);
         }
@@ -235,19 +236,19 @@ pub fn refine_for_rule(world: State, seat: u8, steps: usize, rng: &mut SmallRng)
     current
 }
 
-/// The same chain toward worlds where the other side plays as the network (greedy on its Q,
-/// from each player's own view), run on all `worlds` in step so that each step's replays go
-/// through the network in one batch. Each world comes back with its count of the other side's
-/// plays the network would not have made (`u32::MAX` for a world whose record does not replay).
-pub fn refine_for_network(
-    net: &mut ModelAgent,
+/// The same chain toward worlds where the other side plays as the policy (its best Q, from each
+/// player's own view), run on all `worlds` in step so that each step's replays go through the
+/// policy in one batch. Each world comes back with its count of the other side's plays the
+/// policy would not have made (`u32::MAX` for a world whose record does not replay).
+pub fn refine_for_policy(
+    policy: &mut dyn Policy,
     worlds: Vec<State>,
     seat: u8,
     steps: usize,
     rng: &mut SmallRng,
 ) -> Vec<(State, u32)> {
     let dealt: Vec<(&State, [CardSet; 3])> = worlds.iter().map(|w| (w, w.dealt_hands())).collect();
-    let first = network_mismatches(net, &dealt, seat);
+    let first = policy_mismatches(policy, &dealt, seat);
     let mut chains: Vec<(State, u32)> =
         worlds.iter().zip(first).map(|(w, r)| r.unwrap_or_else(|| (w.clone(), u32::MAX))).collect();
     if worlds.first().is_none_or(|w| w.config().bidding) {
@@ -262,7 +263,7 @@ pub fn refine_for_network(
             })
             .collect();
         let proposed: Vec<(&State, [CardSet; 3])> = moves.iter().map(|&(i, h)| (&chains[i].0, h)).collect();
-        let replayed = network_mismatches(net, &proposed, seat);
+        let replayed = policy_mismatches(policy, &proposed, seat);
         for (&(i, _), next) in moves.iter().zip(replayed) {
             if let Some((next, m)) = next
                 && accept(m, chains[i].1, rng)
@@ -275,9 +276,13 @@ pub fn refine_for_network(
 }
 
 /// For each world replayed from its dealt hands, the replayed world and how many of the other
-/// side's plays with a choice (seen from `seat`) the network would not have made in it; all
+/// side's plays with a choice (seen from `seat`) the policy would not have made in it; all
 /// the decisions of all the worlds in one batch. `None` when a record does not replay.
-fn network_mismatches(net: &mut ModelAgent, worlds: &[(&State, [CardSet; 3])], seat: u8) -> Vec<Option<(State, u32)>> {
+fn policy_mismatches(
+    policy: &mut dyn Policy,
+    worlds: &[(&State, [CardSet; 3])],
+    seat: u8,
+) -> Vec<Option<(State, u32)>> {
     let mut asked: Vec<Asked> = Vec::new();
     let mut out: Vec<Option<(State, u32)>> = worlds
         .iter()
@@ -289,9 +294,9 @@ fn network_mismatches(net: &mut ModelAgent, worlds: &[(&State, [CardSet; 3])], s
             replay(world, dealt, other_side, record).map(|past| (past, 0))
         })
         .collect();
-    with_q(net, &asked, |w, taken, q| {
+    with_q(policy, &asked, |w, taken, q| {
         if let Some((_, m)) = out[w].as_mut() {
-            *m += (super::model::argmax(q) != taken) as u32;
+            *m += (argmax(q) != taken) as u32;
         }
     });
     out
@@ -326,9 +331,9 @@ fn propose(current: &State, seat: u8, rng: &mut SmallRng) -> Proposal {
 }
 
 /// Metropolis: a move from `current` to `next` mismatches is kept with probability
-/// [`RULE_MISMATCH`]^(next − current), always when it adds none.
+/// [`MISMATCH`]^(next − current), always when it adds none.
 fn accept(next: u32, current: u32, rng: &mut SmallRng) -> bool {
-    next <= current || rng.random::<f64>() < RULE_MISMATCH.powi((next - current) as i32)
+    next <= current || rng.random::<f64>() < MISMATCH.powi((next - current) as i32)
 }
 
 /// A random card dealt to `seat` (not from the bottom) that it still holds, if any.
@@ -340,31 +345,33 @@ fn swappable(world: &State, seat: u8, rng: &mut SmallRng) -> Option<Card> {
 }
 
 /// For each world, the log-probability of the other seats' past plays: under a softmax of the
-/// network's Q at `temperature` (none when 0), except that with `Opponents::Rule` the other
-/// side's plays count by the rule agent's mismatches instead.
-fn log_likelihoods(net: &mut ModelAgent, worlds: &[State], seat: u8, model: (f64, Opponents)) -> Vec<f64> {
-    let (temperature, opponents) = model;
+/// policy's Q at `temperature` (none when 0), except that with an opponent model the other
+/// side's plays count by the model's mismatches instead.
+fn log_likelihoods(
+    policy: &mut dyn Policy,
+    worlds: &[State],
+    seat: u8,
+    temperature: f64,
+    mut opponents: Option<&mut dyn OpponentModel>,
+) -> Vec<f64> {
     let mut log_w = vec![0.0; worlds.len()];
-    let mut rule = RuleAgent::new();
-    // Every past decision the network weighs, in every world.
+    let modelled = opponents.is_some();
+    // Every past decision the policy weighs, in every world.
     let mut asked: Vec<Asked> = Vec::new();
     for (w, world) in worlds.iter().enumerate() {
-        // One replay: the other side's decisions go to the rule agent when it models them,
-        // the other seats' to the network's batch when it weighs them.
-        let by_rule = |s: u8| opponents == Opponents::Rule && !world.same_side(s, seat);
+        // One replay: the other side's decisions go to the opponent model when there is one,
+        // the other seats' to the policy's batch when it weighs them.
+        let by_model = |s: u8| modelled && !world.same_side(s, seat);
         let mut mismatches = 0;
-        let asks = |s: u8| s != seat && (by_rule(s) || temperature > 0.0);
-        replay(world, world.dealt_hands(), asks, |s, state, plays, taken| {
-            if by_rule(s) {
-                mismatches += (rule.choose(state, plays) != taken) as u32;
-            } else {
-                asked.push((w, state.clone(), plays.clone(), taken));
-            }
+        let asks = |s: u8| s != seat && (by_model(s) || temperature > 0.0);
+        replay(world, world.dealt_hands(), asks, |s, state, plays, taken| match lend(&mut opponents) {
+            Some(model) if by_model(s) => mismatches += (model.pick(state, plays) != taken) as u32,
+            _ => asked.push((w, state.clone(), plays.clone(), taken)),
         })
         .expect("a world replays");
-        log_w[w] += mismatches as f64 * RULE_MISMATCH.ln();
+        log_w[w] += mismatches as f64 * MISMATCH.ln();
     }
-    with_q(net, &asked, |w, taken, q| log_w[w] += log_softmax(q, taken, temperature));
+    with_q(policy, &asked, |w, taken, q| log_w[w] += log_softmax(q, taken, temperature));
     log_w
 }
 

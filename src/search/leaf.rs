@@ -1,20 +1,21 @@
-//! How search agents value the positions at the edge of their search ([`Evaluator`]s over the
-//! game state): the network's value from the mover's seat, a rollout to the end of the game with
-//! an agent in every seat, or a hand-shape heuristic.
+//! How searches value the positions at the edge of their search ([`Evaluator`]s over the game
+//! state): a policy's value from the mover's seat, a rollout to the end of the game with one
+//! player model in every seat, or a hand-shape heuristic.
 //!
 //! Each sees only the world the search hands it; search agents hand it worlds drawn from their
 //! own seat's information, so what a leaf reads of that world is never the real hidden hands.
 
-use super::{Agent, Everyone, ModelAgent, model::argmax, play_out, rule::decompose};
+use super::evaluator::{Evaluation, Evaluator};
+use super::policy::{Greedy, OpponentModel, Policy, argmax};
+use crate::cards::Counts;
 use crate::game::{Action, ActionTable, MoveList, Play, State};
-use crate::search::{Evaluation, Evaluator};
 
 /// What a leaf is worth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Leaf {
     /// The network's best Q for the player to act, from that player's seat.
     Value,
-    /// The game played out by the rollout agent in every seat.
+    /// The game played out by the network (greedy) in every seat.
     Rollout,
 }
 
@@ -29,21 +30,25 @@ pub enum Leaf {
 /// plus the play's Q advantage over the mover's best.
 pub struct NetworkLeaf<'a> {
     /// The network that values positions and orders plays.
-    pub net: &'a mut ModelAgent,
+    pub policy: &'a mut dyn Policy,
     /// How leaves are valued: the network's Q or a rollout by the network.
     pub leaf: Leaf,
     /// The searching seat (0 to 2), whose Q every value comes from.
     pub observer: u8,
 }
 
-/// Rollouts with an agent (random, rule or a network) and no action values: plain UCT.
-pub struct RolloutLeaf<'a> {
-    /// The agent that plays every seat of each rollout.
-    pub policy: &'a mut dyn Agent,
+/// Rollouts with one player model in every seat (random, rule or a network) and no action
+/// values: plain UCT.
+pub struct RolloutLeaf<'a, M: OpponentModel + ?Sized> {
+    /// The player that plays every seat of each rollout.
+    pub policy: &'a mut M,
 }
 
 /// A heuristic without a network: the side that needs fewer plays to empty its hands leads.
-pub struct HandShapeLeaf;
+pub struct HandShapeLeaf {
+    /// Plays needed to empty a hand when nobody stops it (a split of the hand into plays).
+    pub plays_needed: fn(Counts) -> usize,
+}
 
 /// The plays behind play actions.
 pub fn plays_of(actions: &[Action]) -> Vec<Play> {
@@ -65,10 +70,20 @@ fn sided(state: &State, seat: u8, value: f64) -> Vec<f64> {
         .collect()
 }
 
-fn rollout(state: &State, policy: &mut dyn Agent) -> Vec<f64> {
+/// The returns of `state` played out to the end with `model` in every seat (in the play phase,
+/// where search runs).
+fn rollout<M: OpponentModel + ?Sized>(state: &State, model: &mut M) -> Vec<f64> {
     let mut world = state.clone();
-    // Rollout policies are networks and the simple agents, which always answer.
-    let _ = play_out(&mut world, &mut Everyone(policy), |_, _, _, _| {});
+    let mut plays = MoveList::new();
+    while world.current_player().is_some() {
+        world.legal_plays_into(&mut plays);
+        let Some(&first) = plays.first() else { break };
+        // An answer outside the list is the first legal play, as in the game loop.
+        let play = plays.get(model.pick(&world, &plays)).copied().unwrap_or(first);
+        if world.apply_play(play).is_err() {
+            break; // a listed play always applies: this only stops a broken engine looping
+        }
+    }
     world.returns().to_vec()
 }
 
@@ -80,7 +95,7 @@ impl NetworkLeaf<'_> {
         let mut plays = MoveList::new();
         while let Some(seat) = world.current_player() {
             world.legal_plays_into(&mut plays);
-            let q = self.net.q_values(&world, &plays);
+            let q = self.policy.q_values(&world, &plays);
             if seat == self.observer {
                 return sided(&world, seat, q.iter().cloned().fold(f32::NEG_INFINITY, f32::max) as f64);
             }
@@ -92,7 +107,7 @@ impl NetworkLeaf<'_> {
 
 impl NetworkLeaf<'_> {
     fn q(&mut self, state: &State, actions: &[Action]) -> Vec<f64> {
-        self.net.q_values(state, &plays_of(actions)).into_iter().map(f64::from).collect()
+        self.policy.q_values(state, &plays_of(actions)).into_iter().map(f64::from).collect()
     }
 }
 
@@ -104,31 +119,28 @@ impl Evaluator<State> for NetworkLeaf<'_> {
     }
 
     fn evaluate(&mut self, state: &State, actions: &[Action]) -> Evaluation {
-        let seat = state.current_player().expect("a decision");
+        let Some(seat) = state.current_player() else {
+            return Evaluation { values: state.returns().to_vec(), action_values: None };
+        };
         let q = self.q(state, actions);
         let best = q.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let values = match self.leaf {
             Leaf::Value if seat == self.observer => sided(state, seat, best),
             Leaf::Value => self.observer_value(state),
-            Leaf::Rollout => rollout(state, self.net),
+            Leaf::Rollout => rollout(state, &mut Greedy(&mut *self.policy)),
         };
         let action_values = q.iter().map(|v| values[seat as usize] + v - best).collect();
         Evaluation { values, action_values: Some(action_values) }
     }
 }
 
-impl Evaluator<State> for RolloutLeaf<'_> {
+impl<M: OpponentModel + ?Sized> Evaluator<State> for RolloutLeaf<'_, M> {
     fn action_order(&mut self, _state: &State, _actions: &[Action]) -> Option<Vec<f64>> {
         None
     }
     fn evaluate(&mut self, state: &State, _actions: &[Action]) -> Evaluation {
         Evaluation { values: rollout(state, self.policy), action_values: None }
     }
-}
-
-/// Plays needed to empty `hand` when nobody stops it (the rule agent's split of the hand).
-fn turns(hand: crate::cards::Counts) -> f64 {
-    decompose(hand).len() as f64
 }
 
 impl Evaluator<State> for HandShapeLeaf {
@@ -138,8 +150,9 @@ impl Evaluator<State> for HandShapeLeaf {
     fn evaluate(&mut self, state: &State, _actions: &[Action]) -> Evaluation {
         let landlord = state.landlord().expect("a landlord");
         let farmers = (0..3u8).filter(|&s| s != landlord);
-        let landlord_turns = turns(state.hand(landlord));
-        let farmer_turns = farmers.map(|s| turns(state.hand(s))).fold(f64::INFINITY, f64::min);
+        let turns = |seat: u8| (self.plays_needed)(state.hand(seat)) as f64;
+        let landlord_turns = turns(landlord);
+        let farmer_turns = farmers.map(turns).fold(f64::INFINITY, f64::min);
         // Having the move is worth about half a play.
         let tempo = if state.current_player() == Some(landlord) { 0.5 } else { -0.5 };
         let v = ((farmer_turns - landlord_turns + tempo) / 2.0).tanh();
