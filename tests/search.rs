@@ -11,7 +11,8 @@ use ddz::game::{MoveList, State};
 use ddz::model::{ModelConfig, QNet};
 use ddz::search::belief::{self, Belief, draw_worlds};
 use ddz::search::{
-    AlphaBeta, AlphaBetaSettings, Evaluation, Evaluator, Ismcts, IsmctsSettings, Keying, Position, SearchState, Solver,
+    AlphaBeta, AlphaBetaSettings, Budget, Evaluation, Evaluator, Ismcts, IsmctsSettings, Keying, Position, SearchState,
+    Solver,
 };
 use rand::rngs::{SmallRng, StdRng};
 use rand::{RngExt, SeedableRng};
@@ -104,7 +105,7 @@ impl<S: SearchState> Evaluator<S> for RandomRollout {
 #[test]
 fn ismcts_is_generic_in_the_game_and_finds_kuhn_pokers_clear_decisions() {
     for keying in [Keying::Mover, Keying::Observer] {
-        let settings = IsmctsSettings { max_simulations: 400, keying, ..Default::default() };
+        let settings = IsmctsSettings { budget: Budget::count(400), keying, ..Default::default() };
         let decide = |p0: u8, p1: u8, history: &[u8]| {
             let mut search = Ismcts::new(settings);
             let mut rng = SmallRng::seed_from_u64(5);
@@ -231,9 +232,9 @@ fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
 
 #[test]
 fn no_search_agent_reads_a_hidden_card() {
-    let ismcts = IsmctsSettings { max_simulations: 16, ..Default::default() };
+    let ismcts = IsmctsSettings { budget: Budget::count(16), ..Default::default() };
     let ab = AlphaBetaSettings { depth: 2, top: 3 };
-    let pimc = PimcSettings { worlds: 3, top: 3, cards: 54, max_nodes: 2_000, ..Default::default() };
+    let pimc = PimcSettings { budget: Budget::count(3), top: 3, cards: 54, max_nodes: 2_000, ..Default::default() };
     let auto = |settings| -> Box<dyn Agent> {
         Box::new(AutoAgent::from_parts(
             PimcAgent::new(tiny_network(10), PimcSettings { opponents: Opponents::Rule, steps: 20, ..pimc }, "p"),
@@ -262,8 +263,8 @@ fn no_search_agent_reads_a_hidden_card() {
         )),
         Box::new(IsmctsAgent::new(Guide::rule(), ismcts, "ismcts rule")),
         Box::new(IsmctsAgent::new(Guide::random(), ismcts, "ismcts random")),
-        Box::new(AlphaBetaAgent::new(Some(tiny_network(4)), ab, 3, None, "alphabeta network")),
-        Box::new(AlphaBetaAgent::new(None, ab, 3, None, "alphabeta heuristic")),
+        Box::new(AlphaBetaAgent::new(Some(tiny_network(4)), ab, Budget::count(3), "alphabeta network")),
+        Box::new(AlphaBetaAgent::new(None, ab, Budget::count(3), "alphabeta heuristic")),
         Box::new(PimcAgent::new(tiny_network(5), pimc, "pimc solver")),
         Box::new(PimcAgent::new(tiny_network(6), PimcSettings { cards: 10, ..pimc }, "pimc rollouts")),
         Box::new(PimcAgent::new(tiny_network(7), PimcSettings { cards: 10, belief: 0.1, ..pimc }, "pimc belief")),
@@ -286,8 +287,7 @@ fn no_search_agent_reads_a_hidden_card() {
 #[test]
 fn a_time_budget_cuts_the_search_short() {
     // Rule rollouts to the end: a hundred thousand simulations would take minutes.
-    let settings =
-        IsmctsSettings { max_simulations: 100_000, time_limit: Some(Duration::from_millis(50)), ..Default::default() };
+    let settings = IsmctsSettings { budget: Budget::count(100_000).with_ms(50), ..Default::default() };
     let mut agent = IsmctsAgent::new(Guide::rule(), settings, "budget");
     let mut s = State::new(Default::default());
     s.deal_random(&mut StdRng::seed_from_u64(2));

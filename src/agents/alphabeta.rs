@@ -8,18 +8,17 @@ use super::ismcts::index_of;
 use super::rule::hand_shape_leaf;
 use super::{Agent, Candidate, LastDecision, ModelAgent};
 use crate::game::{Action, ActionTable, Play, State};
-use crate::search::{AlphaBeta, AlphaBetaSettings, Evaluator, Leaf, NetworkLeaf, argmax, ordered, plays_of};
+use crate::search::{AlphaBeta, AlphaBetaSettings, Budget, Evaluator, Leaf, NetworkLeaf, argmax, ordered, plays_of};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A player that searches a few drawn worlds with depth-limited alpha-beta and makes the play
 /// of best mean value.
 pub struct AlphaBetaAgent {
     net: Option<ModelAgent>,
     settings: AlphaBetaSettings,
-    worlds: usize,
-    time_limit: Option<Duration>,
+    budget: Budget,
     rng: SmallRng,
     label: String,
     last: LastDecision,
@@ -30,20 +29,11 @@ impl AlphaBetaAgent {
     pub fn new(
         net: Option<ModelAgent>,
         settings: AlphaBetaSettings,
-        worlds: usize,
-        time_limit: Option<Duration>,
+        budget: Budget,
         label: impl Into<String>,
     ) -> AlphaBetaAgent {
         let rng = SmallRng::seed_from_u64(0);
-        AlphaBetaAgent {
-            net,
-            settings,
-            worlds: worlds.max(1),
-            time_limit,
-            rng,
-            label: label.into(),
-            last: LastDecision::default(),
-        }
+        AlphaBetaAgent { net, settings, budget, rng, label: label.into(), last: LastDecision::default() }
     }
 
     /// The candidates (indices into `actions`) and their mean value for `seat`, the seat to act.
@@ -64,9 +54,9 @@ impl AlphaBetaAgent {
                 &mut hand_shape
             }
         };
-        let deadline = self.time_limit.map(|t| started + t);
+        let deadline = self.budget.deadline(started);
         let mut search = AlphaBeta::new(self.settings, evaluator).with_deadline(deadline);
-        let means = search.mean_values(state, seat, &chosen, self.worlds, &mut self.rng);
+        let means = search.mean_values(state, seat, &chosen, self.budget.units(), &mut self.rng);
         (order, means)
     }
 }

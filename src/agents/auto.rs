@@ -21,7 +21,7 @@ use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, Oppo
 use super::{Leaf, RuleAgent};
 use crate::game::{Play, State};
 use crate::search::belief::{self, draw_worlds};
-use crate::search::{Belief, IsmctsSettings, argmax};
+use crate::search::{Belief, Budget, IsmctsSettings, argmax};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -90,7 +90,7 @@ impl AutoSettings {
     /// The rule-model PIMC's settings.
     pub fn pimc(&self) -> PimcSettings {
         let (worlds, cards) = (self.pimc_worlds, self.pimc_cards);
-        PimcSettings { worlds, cards, opponents: Opponents::Rule, ..PimcSettings::default() }
+        PimcSettings { budget: Budget::count(worlds), cards, opponents: Opponents::Rule, ..PimcSettings::default() }
     }
 }
 

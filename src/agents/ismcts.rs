@@ -59,7 +59,7 @@ impl IsmctsAgent {
         let observer = state.current_player().expect("a decision");
         match &mut self.guide {
             Guide::Network(net, leaf, belief) if *belief > 0.0 => {
-                let n = self.settings.max_world_samples.unwrap_or(self.settings.max_simulations as usize).min(4096);
+                let n = self.settings.max_world_samples.unwrap_or(self.settings.budget.count).min(4096);
                 let pool = draw_worlds(net.as_mut(), state, observer, n, Belief::network(*belief), None, &mut self.rng);
                 let leaf = &mut NetworkLeaf { policy: net.as_mut(), leaf: *leaf, observer };
                 search.search_worlds(state, &pool, leaf, &mut self.rng)

@@ -12,7 +12,7 @@
 use super::{Agent, Candidate, LastDecision, ModelAgent, RuleAgent};
 use crate::game::{Play, State};
 use crate::search::pimc::in_order;
-use crate::search::{Belief, OpponentModel, PimcSearch, Policy, argmax};
+use crate::search::{Belief, Budget, OpponentModel, PimcSearch, Policy, argmax};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -58,8 +58,9 @@ pub enum Far {
 /// The knobs, with their defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PimcSettings {
-    /// Worlds drawn per decision.
-    pub worlds: usize,
+    /// Worlds drawn per decision, and a time past which no further world is scored (at least
+    /// one world is).
+    pub budget: Budget,
     /// The network's best plays that are scored in each world.
     pub top: usize,
     /// Solve exactly when at most this many cards are left in all three hands (0 = never).
@@ -67,8 +68,6 @@ pub struct PimcSettings {
     /// Positions the solver may search per play and world; a play it cannot finish counts as
     /// a loss in that world.
     pub max_nodes: u64,
-    /// Stop drawing worlds after this many milliseconds (0 = no limit; at least one world).
-    pub ms: u64,
     /// How plays are scored while more than `cards` cards are left.
     pub far: Far,
     /// Weigh worlds by the other seats' plays at this softmax temperature over the network's
@@ -85,11 +84,10 @@ pub struct PimcSettings {
 impl Default for PimcSettings {
     fn default() -> Self {
         PimcSettings {
-            worlds: 16,
+            budget: Budget::count(16),
             top: 4,
             cards: 20,
             max_nodes: 200_000,
-            ms: 0,
             far: Far::Rollout,
             belief: 0.0,
             opponents: Opponents::Network,
@@ -122,7 +120,7 @@ impl PimcAgent {
     fn search(&self) -> PimcSearch {
         let s = &self.settings;
         let belief = Belief { temperature: s.belief, draws: s.draws, steps: s.steps };
-        PimcSearch { worlds: s.worlds, cards: s.cards, max_nodes: s.max_nodes, ms: s.ms, belief }
+        PimcSearch { budget: s.budget, cards: s.cards, max_nodes: s.max_nodes, belief }
     }
 
     /// The plays it scores: the indices of the network's best `top` plays, best first.
@@ -185,7 +183,8 @@ mod tests {
 
     fn agent() -> PimcAgent {
         let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
-        let settings = PimcSettings { worlds: 4, top: 3, cards: 54, max_nodes: 5_000, ..Default::default() };
+        let settings =
+            PimcSettings { budget: Budget::count(4), top: 3, cards: 54, max_nodes: 5_000, ..Default::default() };
         PimcAgent::new(ModelAgent::new(QNet::cpu(&model, 7), "tiny"), settings, "pimc")
     }
 

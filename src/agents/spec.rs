@@ -32,7 +32,7 @@ use super::pimc::Far;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
 use super::{AlphaBetaAgent, AutoAgent, BotAgent, BotSettings, IsmctsAgent, OnError};
 use crate::model::WeightsError;
-use crate::search::{AlphaBetaSettings, FinalChoice, IsmctsSettings, Keying};
+use crate::search::{AlphaBetaSettings, Budget, FinalChoice, IsmctsSettings, Keying};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -111,15 +111,13 @@ impl Default for IsmctsKnobs {
 pub struct AlphaBetaKnobs {
     /// The search's settings (`depth`, `top`).
     pub settings: AlphaBetaSettings,
-    /// Worlds drawn per decision (`worlds`: 1 to 100,000; default 8).
-    pub worlds: usize,
-    /// Time budget per decision in milliseconds (`ms`: at most an hour; default 0, none).
-    pub ms: u64,
+    /// Worlds drawn per decision and a time limit (`worlds`, `ms`; default 8 worlds, no limit).
+    pub budget: Budget,
 }
 
 impl Default for AlphaBetaKnobs {
     fn default() -> Self {
-        AlphaBetaKnobs { settings: AlphaBetaSettings::default(), worlds: 8, ms: 0 }
+        AlphaBetaKnobs { settings: AlphaBetaSettings::default(), budget: Budget::count(8) }
     }
 }
 
@@ -269,18 +267,14 @@ fn millis(time: Option<Duration>) -> Value {
     Value::Whole(time.map_or(0, |t| t.as_millis() as u64))
 }
 
-fn time_of(ms: Value) -> Option<Duration> {
-    Some(ms.whole()).filter(|&m| m > 0).map(Duration::from_millis)
-}
-
 /// `pimc:NET?knobs`.
 pub const PIMC: &[Knob<PimcSettings>] = &[
     Knob {
         name: "worlds",
         range: Range::Whole { least: 1, most: MOST_WORLDS },
         doc: "worlds drawn per decision",
-        get: Some(|s| Value::Whole(s.worlds as u64)),
-        set: |s, v| s.worlds = v.whole() as usize,
+        get: Some(|s| Value::Whole(s.budget.count as u64)),
+        set: |s, v| s.budget.count = v.whole() as usize,
     },
     Knob {
         name: "top",
@@ -307,8 +301,8 @@ pub const PIMC: &[Knob<PimcSettings>] = &[
         name: "ms",
         range: MS,
         doc: "time budget per decision in milliseconds (0: none; at least one world)",
-        get: Some(|s| Value::Whole(s.ms)),
-        set: |s, v| s.ms = v.whole(),
+        get: Some(|s| Value::Whole(s.budget.ms())),
+        set: |s, v| s.budget = s.budget.with_ms(v.whole()),
     },
     Knob {
         name: "far",
@@ -353,8 +347,8 @@ pub const ISMCTS: &[Knob<IsmctsKnobs>] = &[
         name: "sims",
         range: Range::Whole { least: 1, most: 10_000_000 },
         doc: "simulations per decision",
-        get: Some(|k| Value::Whole(k.settings.max_simulations as u64)),
-        set: |k, v| k.settings.max_simulations = v.whole() as u32,
+        get: Some(|k| Value::Whole(k.settings.budget.count as u64)),
+        set: |k, v| k.settings.budget.count = v.whole() as usize,
     },
     Knob {
         name: "c",
@@ -367,8 +361,8 @@ pub const ISMCTS: &[Knob<IsmctsKnobs>] = &[
         name: "ms",
         range: MS,
         doc: "time budget per decision in milliseconds, checked between simulations (0: none)",
-        get: Some(|k| millis(k.settings.time_limit)),
-        set: |k, v| k.settings.time_limit = time_of(v),
+        get: Some(|k| Value::Whole(k.settings.budget.ms())),
+        set: |k, v| k.settings.budget = k.settings.budget.with_ms(v.whole()),
     },
     Knob {
         name: "worlds",
@@ -522,15 +516,15 @@ pub const ALPHABETA: &[Knob<AlphaBetaKnobs>] = &[
         name: "worlds",
         range: Range::Whole { least: 1, most: MOST_WORLDS },
         doc: "worlds drawn per decision",
-        get: Some(|k| Value::Whole(k.worlds as u64)),
-        set: |k, v| k.worlds = v.whole() as usize,
+        get: Some(|k| Value::Whole(k.budget.count as u64)),
+        set: |k, v| k.budget.count = v.whole() as usize,
     },
     Knob {
         name: "ms",
         range: MS,
         doc: "time budget per decision in milliseconds (0: none)",
-        get: Some(|k| Value::Whole(k.ms)),
-        set: |k, v| k.ms = v.whole(),
+        get: Some(|k| Value::Whole(k.budget.ms())),
+        set: |k, v| k.budget = k.budget.with_ms(v.whole()),
     },
 ];
 
@@ -723,8 +717,7 @@ impl AgentSpec {
                     GuideSpec::Network(p) => Some(network(p, &name)?),
                     _ => None,
                 };
-                let ms = Some(Duration::from_millis(k.ms)).filter(|_| k.ms > 0);
-                Box::new(AlphaBetaAgent::new(net, k.settings, k.worlds, ms, name))
+                Box::new(AlphaBetaAgent::new(net, k.settings, k.budget, name))
             }
             AgentSpec::Auto(p, settings) => {
                 let nets = [network(p, &name)?, network(p, &name)?, network(p, &name)?];

@@ -17,12 +17,13 @@
 //! a softmax of those values and each child starts from its value as `prior_weight` visits, so a
 //! short search plays as the network does and a longer one corrects it.
 
+use super::budget::Budget;
 use super::evaluator::Evaluator;
 use super::game::SearchState;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 use rustc_hash::FxHashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Whose information state names a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,10 +49,8 @@ pub enum FinalChoice {
 pub struct IsmctsSettings {
     /// Exploration constant of UCT / PUCT.
     pub uct_c: f64,
-    /// Simulations per search (at least one runs).
-    pub max_simulations: u32,
-    /// Stop early when this much time has passed (checked between simulations).
-    pub time_limit: Option<Duration>,
+    /// Simulations per search, and a time checked between simulations.
+    pub budget: Budget,
     /// Draw this many root worlds once and cycle through them; `None` draws a fresh world for
     /// every simulation.
     pub max_world_samples: Option<usize>,
@@ -69,8 +68,7 @@ impl Default for IsmctsSettings {
     fn default() -> Self {
         IsmctsSettings {
             uct_c: 1.0,
-            max_simulations: 100,
-            time_limit: None,
+            budget: Budget::count(100),
             max_world_samples: None,
             final_choice: FinalChoice::Visits,
             keying: Keying::Mover,
@@ -121,7 +119,7 @@ pub struct SearchResult<A> {
     pub best: A,
     /// Every root action the search saw, in legal order.
     pub candidates: Vec<CandidateStats<A>>,
-    /// Simulations run: `max_simulations`, or fewer when the time limit stopped the search.
+    /// Simulations run: the budget's count, or fewer when its time stopped the search.
     pub simulations: u32,
 }
 
@@ -168,8 +166,9 @@ impl<S: SearchState> Ismcts<S> {
         self.nodes.clear();
         let observer = root.current_player().expect("search starts at a decision");
         let mut simulations = 0;
-        while simulations < self.settings.max_simulations.max(1) {
-            if simulations > 0 && self.settings.time_limit.is_some_and(|t| started.elapsed() >= t) {
+        let deadline = self.settings.budget.deadline(started);
+        while (simulations as usize) < self.settings.budget.units() {
+            if simulations > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             let world = match pool.len() {

@@ -21,6 +21,7 @@
 pub mod alphabeta;
 pub mod average;
 pub mod belief;
+pub mod budget;
 pub mod evaluator;
 pub mod game;
 pub mod ismcts;
@@ -32,6 +33,7 @@ pub mod solver;
 pub use alphabeta::{AlphaBeta, AlphaBetaSettings, ordered};
 pub use average::WorldMeans;
 pub use belief::{Belief, MISMATCH};
+pub use budget::Budget;
 pub use evaluator::{Evaluation, Evaluator};
 pub use game::SearchState;
 pub use ismcts::{CandidateStats, FinalChoice, Ismcts, IsmctsSettings, Keying, SearchResult};

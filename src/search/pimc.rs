@@ -9,24 +9,23 @@
 
 use super::average::WorldMeans;
 use super::belief::{Belief, draw_worlds};
+use super::budget::Budget;
 use super::policy::{OpponentModel, Policy, lend, rollouts};
 use super::solver::{Position, Solver};
 use crate::game::{Play, State};
 use rand::rngs::SmallRng;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// How PIMC draws and scores its worlds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PimcSearch {
-    /// Worlds drawn per decision (at least one).
-    pub worlds: usize,
+    /// Worlds drawn per decision, and a time past which no further world is scored.
+    pub budget: Budget,
     /// Solve exactly when at most this many cards are left in all three hands (0 = never).
     pub cards: u32,
     /// Positions the solver may search per play and world; a play it cannot finish counts as
     /// a loss in that world.
     pub max_nodes: u64,
-    /// Stop scoring worlds after this many milliseconds (0 = no limit).
-    pub ms: u64,
     /// How the worlds are drawn and weighed.
     pub belief: Belief,
 }
@@ -38,7 +37,7 @@ impl PimcSearch {
     /// The mean score of each candidate (plays legal for `seat`, the player to act at `state`)
     /// over the drawn worlds, for `seat`'s side; `opponents` models the other side, in the
     /// worlds' weights and in rollouts (`None`: the policy plays it). Rollouts score eight
-    /// worlds at a time, the solver one; a time budget (`ms`) stops between them and inside a
+    /// worlds at a time, the solver one; the budget's time stops between them and inside a
     /// solve, and a world it cuts short is left out. When it leaves no world scored, the scores
     /// keep the candidates' order ([`in_order`]): the best answer known by then.
     pub fn scores(
@@ -51,10 +50,10 @@ impl PimcSearch {
         rng: &mut SmallRng,
     ) -> Vec<f64> {
         let started = Instant::now();
-        let deadline = (self.ms > 0).then(|| started + Duration::from_millis(self.ms));
+        let deadline = self.budget.deadline(started);
         let late = || deadline.is_some_and(|d| Instant::now() >= d);
         let exact = (0..3).map(|p| state.hand(p).len()).sum::<u32>() <= self.cards;
-        let n = self.worlds.max(1);
+        let n = self.budget.units();
         let worlds = draw_worlds(policy, state, seat, n, self.belief, lend(&mut opponents), rng);
         let mut means = WorldMeans::new(candidates.len());
         let mut solver = Solver::new();
