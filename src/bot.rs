@@ -87,7 +87,7 @@ pub fn state_from_view(
             let who = Role::ALL[turn as usize].name();
             return Err(format!("play {} ({} by {}): out of turn, {who} was to play", k + 1, play, role.name()).into());
         }
-        state.apply_play(*play).map_err(|e| format!("play {} ({} by {}): {e}", k + 1, play, role.name()))?;
+        state.try_apply_play(*play).map_err(|e| format!("play {} ({} by {}): {e}", k + 1, play, role.name()))?;
     }
     match state.current_player() {
         Some(s) if s == seat_of(me) => Ok(state),
@@ -262,7 +262,7 @@ fn bid_state(seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<Sta
     }
     let mut state = bidding_state(seat_index, hand, seed)?;
     for (k, &bid) in bids.iter().enumerate() {
-        state.apply_action(crate::game::Action::Bid(bid)).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
+        state.try_apply_bid(bid).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
     }
     if state.legal_bids_vec().is_empty() {
         return Err(BotError::Impossible("the bidding is already over".into()));

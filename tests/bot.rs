@@ -93,7 +93,7 @@ fn play_as_landlord_down(bot: &mut Bot, games: usize) {
                 plays[others.choose(&state, &plays)]
             };
             history.push((role.name().into(), play.to_string()));
-            state.apply_play(play).unwrap();
+            state.try_apply_play(play).unwrap();
         }
     }
 }
@@ -153,7 +153,7 @@ fn botzone_session_in_keep_running_mode() {
                     last[s as usize] = chosen;
                     play
                 };
-                state.apply_play(play).unwrap();
+                state.try_apply_play(play).unwrap();
             }
             bot.close();
         }

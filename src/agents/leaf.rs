@@ -84,7 +84,7 @@ impl NetworkLeaf<'_> {
             if seat == self.observer {
                 return sided(&world, seat, q.iter().cloned().fold(f32::NEG_INFINITY, f32::max) as f64);
             }
-            world.apply_play(plays[argmax(&q)]).expect("a legal play");
+            world.try_apply_play(plays[argmax(&q)]).expect("a legal play");
         }
         world.returns().to_vec()
     }

@@ -174,7 +174,7 @@ impl PimcAgent {
         for world in &worlds {
             for &play in candidates {
                 let mut next = world.clone();
-                next.apply_play(play).expect("a legal play");
+                next.try_apply_play(play).expect("a legal play");
                 starts.push(next);
             }
         }
@@ -266,7 +266,7 @@ mod tests {
                     decisions += 1;
                 }
                 let pick = plays[rng.random_range(0..plays.len())];
-                s.apply_play(pick).unwrap();
+                s.try_apply_play(pick).unwrap();
             }
         }
         assert!(decisions > 30, "{decisions} decisions checked");

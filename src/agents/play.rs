@@ -5,7 +5,7 @@
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
 use super::{Agent, Fault};
-use crate::game::{Action, MoveList, Phase, Play, State};
+use crate::game::{MoveList, Phase, Play, State};
 
 /// Which agent plays which seat.
 pub trait Seating {
@@ -82,7 +82,7 @@ pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Resul
 pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<bool, Fault> {
     let legal = state.legal_bids_vec();
     let (bid, illegal) = legal_bid(agent.try_bid(state, &legal)?, &legal);
-    state.apply_action(Action::Bid(bid)).expect("a legal bid applies");
+    state.apply_bid(bid);
     Ok(illegal)
 }
 
@@ -124,7 +124,7 @@ pub fn play_out(
         let decision = try_decide(agent, state, &plays).map_err(at)?;
         illegal += decision.illegal as u32;
         observe(agent, state, &plays, decision);
-        state.apply_play(decision.play).expect("a legal play applies");
+        state.apply_play_unchecked(decision.play);
     }
     Ok(illegal)
 }

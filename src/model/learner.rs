@@ -337,7 +337,7 @@ mod tests {
                 encode_state(&s, seat, &mut st);
                 encode_action(&p, s.hand(seat), &mut a);
                 game.push((seat, st, a, HiddenHands::of(&s, seat)));
-                s.apply_play(p).unwrap();
+                s.apply_play_unchecked(p);
             }
             for (seat, state, action, hidden) in game {
                 let role = s.role(seat).unwrap();

@@ -6,7 +6,7 @@ pub mod terminal;
 
 use crate::agents::{Agent, AgentError, AgentSpec, decide};
 use crate::cards::{Card, Counts, rank_char};
-use crate::game::{Action, Phase};
+use crate::game::Phase;
 use crate::game::{Deal, GameConfig, MoveList, Play, PlayRecord, Role, Scoring, State, classify};
 use crate::pretrain::logs::{GameLog, to_jsonl};
 use serde::Serialize;
@@ -134,7 +134,7 @@ impl Session {
             if self.state.phase() == Phase::Bid {
                 if let Err(fault) = crate::agents::play::bid(agent.as_mut(), &mut self.state) {
                     eprintln!("{} gave no bid, so it passes: {fault}", agent.name());
-                    self.state.apply_action(crate::game::Action::Bid(0)).expect("a pass is always a legal bid");
+                    self.state.apply_bid_unchecked(0); // a pass is always a legal bid
                 }
                 let bid = *self.state.bids().last().expect("a bid was made");
                 made.push(Event::Bid { seat, bid });
@@ -142,7 +142,7 @@ impl Session {
             }
             self.state.legal_plays_into(&mut plays);
             let decision = decide(agent.as_mut(), &self.state, &plays);
-            self.state.apply_play(decision.play).expect("a legal play applies");
+            self.state.apply_play_unchecked(decision.play);
             made.push(Event::Play(PlayRecord { seat, play: decision.play }));
         }
         made
@@ -182,7 +182,7 @@ impl Session {
             return Err(Refused::new(if self.is_over() { "the game is over" } else { "it is not your turn" }));
         }
         let play = check_entry(&self.state, entry)?;
-        self.state.apply_play(play).map_err(|e| Refused(e.to_string()))?;
+        self.state.try_apply_play(play).map_err(|e| Refused(e.to_string()))?;
         Ok(play)
     }
 
@@ -204,7 +204,7 @@ impl Session {
                 "bid {bid} is not allowed: pass, or bid above the highest bid so far ({high}), at most 3"
             )));
         }
-        self.state.apply_action(Action::Bid(bid)).map_err(|e| Refused(e.to_string()))?;
+        self.state.try_apply_bid(bid).map_err(|e| Refused(e.to_string()))?;
         Ok(bid)
     }
 
@@ -564,7 +564,7 @@ mod tests {
         let mut plays = MoveList::new();
         state.legal_plays_into(&mut plays);
         let pair = plays.iter().copied().find(|p| p.kind == crate::game::Kind::Pair).unwrap();
-        state.apply_play(pair).unwrap();
+        state.apply_play_unchecked(pair);
         let hand = state.hand(1);
         let (solo, _) = hand.iter().last().unwrap();
         let e = check_entry(&state, &rank_char(solo).to_string()).unwrap_err();

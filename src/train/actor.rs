@@ -17,7 +17,7 @@ use crate::agents::{RuleAgent, decide, model::greedy};
 use crate::encode::{
     ACTION_DIM, BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_action, encode_bid_state, encode_state,
 };
-use crate::game::{Action, GameConfig, MoveList, Phase, State};
+use crate::game::{GameConfig, MoveList, Phase, State};
 use crate::model::bidnet::BidNet;
 use crate::model::{Frame, QNet, Weights};
 use crossbeam_channel::Sender;
@@ -452,7 +452,7 @@ impl Actor {
         while i < self.slots.len() {
             let slot = &mut self.slots[i];
             if let Some(bid) = slot.bid.take() {
-                slot.state.apply_action(Action::Bid(bid)).expect("bids come from the legal ones");
+                slot.state.apply_bid_unchecked(bid); // taken from the legal bids
                 if slot.state.is_terminal() {
                     finished.push(self.finish(i)); // every seat passed
                 } else {
@@ -470,7 +470,7 @@ impl Actor {
                 let hidden = HiddenHands::of(&slot.state, seat);
                 slot.decisions.push(Decision { seat, state, action, q: None, points: None, hidden });
             }
-            slot.state.apply_play(play).expect("generated plays are legal");
+            slot.state.apply_play_unchecked(play); // taken from the legal plays
             if slot.state.is_terminal() {
                 finished.push(self.finish(i));
                 continue;
