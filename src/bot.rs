@@ -80,7 +80,7 @@ pub fn state_from_view(
     let start = starting_hands(me, hand, bottom, history, seed)?;
     // The landlord's 17 dealt cards are its 20 less the bottom.
     let mut state = State::new(Default::default());
-    state.deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
+    state.try_deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
     for (k, (role, play)) in history.iter().enumerate() {
         let turn = state.current_player().ok_or_else(|| format!("play {}: the game is already over", k + 1))?;
         if turn != seat_of(*role) {
@@ -307,7 +307,7 @@ fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
     }
     let bottom = cards.fold(Counts::EMPTY, |c, r| c.with(r, c.get(r) + 1));
     let mut state = State::new(crate::game::GameConfig { bidding: true, ..Default::default() });
-    state.deal_counts(hands, bottom).map_err(|e| BotError::Impossible(e.to_string()))?;
+    state.try_deal_counts(hands, bottom).map_err(|e| BotError::Impossible(e.to_string()))?;
     Ok(state)
 }
 

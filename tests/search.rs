@@ -530,7 +530,7 @@ fn opening_choice_ms(spec: &str) -> f64 {
     let mut agent = spec.parse::<ddz::agents::AgentSpec>().unwrap().build().unwrap();
     let deal = &ddz::game::generate_deals(6, 1)[5];
     let mut state = State::new(Default::default());
-    state.deal_hands(deal.hands, deal.bottom).unwrap();
+    state.deal_hands(deal.hands, deal.bottom);
     let mut plays = MoveList::new();
     state.legal_plays_into(&mut plays);
     agent.reset(5);

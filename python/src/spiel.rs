@@ -111,7 +111,7 @@ impl Game {
             hands.rotate_right(self.config.landlord_seat as usize);
         }
         let mut inner = Inner::new(self.config.clone());
-        inner.deal_hands(hands, deal.bottom).map_err(value_error)?;
+        inner.try_deal_hands(hands, deal.bottom).map_err(value_error)?;
         Ok(State { inner })
     }
     fn get_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -130,7 +130,7 @@ fn replay(
     mut decision: impl FnMut(u8, &State, &MoveList, usize),
 ) -> Option<State> {
     let mut past = State::new(world.config().clone());
-    past.deal_hands(dealt, world.bottom()).ok()?;
+    past.try_deal_hands(dealt, world.bottom()).ok()?;
     let mut plays = MoveList::new();
     for record in world.play_record() {
         if asks(record.seat) {

@@ -150,7 +150,7 @@ mod tests {
     fn every_illegal_answer_is_counted_and_the_game_still_ends() {
         let deal = &generate_deals(1, 5)[0];
         let mut state = State::new(Default::default());
-        state.deal_hands(deal.hands, deal.bottom).unwrap();
+        state.deal_hands_unchecked(deal.hands, deal.bottom);
         let (mut rule, mut bad) = (RuleAgent::new(), OffByOne);
         let mut seen = (0, 0);
         let played = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, s, _, d| {

@@ -96,7 +96,7 @@ pub fn play_deal_with(
 ) -> Result<GameOutcome, SeatFault> {
     let config = GameConfig { scoring: Scoring::Score, spring, ..GameConfig::default() };
     let mut state = State::new(config);
-    state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
+    state.deal_hands(deal.hands, deal.bottom);
     let outcome = |won: bool, points: f64, illegal: u32| GameOutcome {
         landlord_won: won,
         landlord_points: points,

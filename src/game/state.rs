@@ -454,8 +454,35 @@ impl State {
         }
     }
 
-    /// Deals fixed hands: `hands[s]` to seat s (17 cards each) and `bottom` (3 cards).
-    pub fn deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
+    /// Deals fixed hands: `hands[s]` to seat s (17 cards each) and `bottom` (3 cards), or says
+    /// why it cannot (not a fresh state, or not a partition of the deck; the state is then
+    /// unchanged).
+    pub fn try_deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
+        self.check_deal(&hands, bottom)?;
+        self.commit_deal(&hands, bottom);
+        Ok(())
+    }
+
+    /// Deals fixed hands that must make a deal.
+    ///
+    /// # Panics
+    ///
+    /// If they cannot be dealt, with the message of the error [`State::try_deal_hands`] returns.
+    pub fn deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) {
+        if let Err(e) = self.try_deal_hands(hands, bottom) {
+            panic!("{e}");
+        }
+    }
+
+    /// Deals a deal the caller knows is valid (one of a checked [`crate::game::DealSet`] or of
+    /// [`crate::game::generate_deals`]) onto a fresh state, without checking it; the state update
+    /// is the one [`State::try_deal_hands`] makes (debug builds assert the check).
+    pub fn deal_hands_unchecked(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) {
+        debug_assert!(self.check_deal(&hands, bottom).is_ok(), "unchecked invalid deal");
+        self.commit_deal(&hands, bottom);
+    }
+
+    fn check_deal(&self, hands: &[CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
         let all = hands.iter().fold(bottom, |acc, h| acc.union(*h));
         let sizes_ok = hands.iter().all(|h| h.len() as usize == HAND_SIZE) && bottom.len() as usize == BOTTOM_SIZE;
         if self.dealt_count != 0 || !sizes_ok || all.len() as usize != NUM_CARDS {
@@ -466,6 +493,10 @@ impl State {
                 reason: "a deal needs three disjoint 17-card hands and a 3-card bottom, at the start".into(),
             });
         }
+        Ok(())
+    }
+
+    fn commit_deal(&mut self, hands: &[CardSet; NUM_PLAYERS], bottom: CardSet) {
         let by_seat: Vec<Vec<Card>> = hands.iter().map(|h| h.iter().collect()).collect();
         for i in 0..DEALT_TO_PLAYERS {
             self.deal_card(by_seat[i % NUM_PLAYERS][i / NUM_PLAYERS]);
@@ -473,11 +504,10 @@ impl State {
         for card in bottom.iter() {
             self.deal_card(card);
         }
-        Ok(())
     }
 
     /// Deals hands given as rank multisets (17 each) and the bottom (3), giving the cards suits.
-    pub fn deal_counts(&mut self, hands: [Counts; NUM_PLAYERS], bottom: Counts) -> Result<(), GameError> {
+    pub fn try_deal_counts(&mut self, hands: [Counts; NUM_PLAYERS], bottom: Counts) -> Result<(), GameError> {
         let sets =
             crate::cards::assign_suits(&[hands[0], hands[1], hands[2], bottom]).ok_or_else(|| GameError::Illegal {
                 action: "deal".into(),
@@ -485,7 +515,7 @@ impl State {
                 phase: self.phase,
                 reason: "the hands and bottom hold more cards of some rank than the deck".into(),
             })?;
-        self.deal_hands([sets[0], sets[1], sets[2]], sets[3])
+        self.try_deal_hands([sets[0], sets[1], sets[2]], sets[3])
     }
 
     fn deal_card(&mut self, card: Card) {

@@ -168,10 +168,10 @@ pub fn load_network(path: &Path) -> Result<QNet, WeightsError> {
 /// A safetensors file starts with an 8-byte little-endian header length and a JSON header.
 pub(crate) fn check_safetensors_header(path: &Path) -> Result<(), String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    if bytes.len() < 8 {
+    let Some((&len, _)) = bytes.split_first_chunk::<8>() else {
         return Err(format!("{} bytes is too short", bytes.len()));
-    }
-    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    };
+    let n = u64::from_le_bytes(len) as usize;
     if n > bytes.len() - 8 {
         return Err(format!("header length {n} runs past the end of the file"));
     }
@@ -224,7 +224,7 @@ pub fn weights_from_bytes(bytes: &[u8]) -> Result<super::Weights, WeightsError> 
         if view.dtype() != safetensors::Dtype::F32 {
             return Err(bad(format!("{name} is {:?}, not f32", view.dtype())));
         }
-        let data = view.data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let data = view.data().as_chunks::<4>().0.iter().map(|&c| f32::from_le_bytes(c)).collect();
         tensors.push((name, view.shape().iter().map(|&d| d as i64).collect(), data));
     }
     tensors.sort_by(|a, b| a.0.cmp(&b.0));

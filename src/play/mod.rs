@@ -83,7 +83,7 @@ impl Session {
         config: GameConfig,
     ) -> Result<Session, AgentError> {
         let mut state = State::new(config);
-        state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
+        state.deal_hands(deal.hands, deal.bottom);
         let mut seats: [Option<Box<dyn Agent>>; 3] = [None, None, None];
         let mut names = [String::from("you"), String::new(), String::new()];
         let others = (0..3u8).filter(|&s| s != human);
@@ -560,7 +560,7 @@ mod tests {
     fn a_solo_cannot_answer_a_pair() {
         let mut state = State::new(rules(false, 0));
         let deal = &generate_deals(1, 3)[0];
-        state.deal_hands(deal.hands, deal.bottom).unwrap();
+        state.deal_hands_unchecked(deal.hands, deal.bottom);
         let mut plays = MoveList::new();
         state.legal_plays_into(&mut plays);
         let pair = plays.iter().copied().find(|p| p.kind == crate::game::Kind::Pair).unwrap();

@@ -184,7 +184,7 @@ impl GameLog {
             ..GameConfig::default()
         };
         let mut state = State::new(config);
-        state.deal_counts(hands, bottom).map_err(|e| ReplayError { move_no: None, reason: e.to_string() })?;
+        state.try_deal_counts(hands, bottom).map_err(|e| ReplayError { move_no: None, reason: e.to_string() })?;
         self.replay_bids(&mut state)?;
         Ok(state)
     }
@@ -412,7 +412,7 @@ mod tests {
             .into_iter()
             .map(|d| {
                 let mut s = State::new(config.clone());
-                s.deal_hands(d.hands, d.bottom).unwrap();
+                s.deal_hands(d.hands, d.bottom);
                 play_out(&mut s, &mut Everyone(&mut RuleAgent::new()), |_, _, _, _| {}).unwrap();
                 s
             })

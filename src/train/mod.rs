@@ -336,7 +336,7 @@ impl Trainer {
         let mut link = LearnerLink::connect(url, run, meta, self.resumed)?;
         let (play, bid) = self.export();
         link.publish_weights(&play, bid.as_ref(), self.now.frames)?;
-        let pool = self.shared.pool.read().unwrap().entries().to_vec();
+        let pool = self.shared.pool().entries().to_vec();
         link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
         self.remote = Some(Remote { link, games: None, reader: None, local_actors });
         Ok(self)
@@ -623,12 +623,12 @@ impl Trainer {
         let step = self.now.step;
         crate::model::save_weights_file(&self.learner.net, &run::pool_file(&self.run, step))?;
         let entry = PoolEntry { step, frames: self.now.frames, weights: Arc::new(self.learner.net.export(step)) };
-        let dropped = self.shared.pool.write().unwrap().add(entry);
+        let dropped = self.shared.pool_mut().add(entry);
         if dropped.is_some() {
             run::prune_pool(&self.run, &self.pool_steps())?;
         }
         if let Some(remote) = self.remote.as_mut() {
-            let pool = self.shared.pool.read().unwrap().entries().to_vec();
+            let pool = self.shared.pool().entries().to_vec();
             remote.link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
         }
         self.last_snapshot = Instant::now();
@@ -641,7 +641,7 @@ impl Trainer {
         let frame_rate = (self.now.frames - c0.frames) as f64 / dt;
         let game_rate = (self.now.games - c0.games) as f64 / dt;
         self.rate_clock = (Instant::now(), self.now);
-        let pool_len = self.shared.pool.read().unwrap().len();
+        let pool_len = self.shared.pool().len();
         let (step, frames, queue) = (self.now.step, self.now.frames, self.games_rx.len());
         self.monitor.scalars(step, &self.last, frame_rate, game_rate, queue, pool_len, frames);
         self.monitor.scalar("train/bad_batches", self.bad_batches.0 as f64, step);
@@ -697,7 +697,7 @@ impl Trainer {
     }
 
     fn pool_steps(&self) -> Vec<u64> {
-        self.shared.pool.read().unwrap().entries().iter().map(|e| e.step).collect()
+        self.shared.pool().entries().iter().map(|e| e.step).collect()
     }
 
     /// Stops the actors, waits for what runs after checkpoints, writes the final checkpoint and

@@ -173,7 +173,7 @@ impl Remote {
             scratch: Vec::new(),
         };
         // Actors start only with weights and a pool to draw from.
-        while remote.version == u64::MAX || remote.shared.pool.read().unwrap().is_empty() {
+        while remote.version == u64::MAX || remote.shared.pool().is_empty() {
             if remote.pull()? {
                 return Err(BrokerError::Finished { run: remote.keys.run().into() });
             }
@@ -308,7 +308,7 @@ impl Remote {
             pool.add(PoolEntry { step, frames: 0, weights: w.clone() });
         }
         if !pool.is_empty() {
-            *self.shared.pool.write().unwrap() = pool;
+            *self.shared.pool_mut() = pool;
             self.pool_list = list.to_string();
         }
         Ok(())
