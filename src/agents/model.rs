@@ -120,7 +120,9 @@ impl ModelAgent {
             let mut asked = Vec::with_capacity(live.len());
             for &i in live.iter().filter(|&&i| plays[i].len() > 1) {
                 match &mut opponents {
-                    Some((seat, agent)) if !worlds[i].same_side(mover(&worlds[i]), *seat) => {
+                    Some((seat, agent))
+                        if worlds[i].current_player().is_some_and(|mover| !worlds[i].same_side(mover, *seat)) =>
+                    {
                         pick[i] = agent.choose(&worlds[i], &plays[i]);
                     }
                     _ => asked.push(i),
@@ -136,10 +138,6 @@ impl ModelAgent {
             }
         }
     }
-}
-
-fn mover(state: &State) -> u8 {
-    state.current_player().expect("a decision")
 }
 
 /// A network's greedy choice: the highest Q; with a score head (`points`, the expected points of

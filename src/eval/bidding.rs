@@ -131,11 +131,7 @@ fn play(
         let played = play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _, _| {});
         illegal += played.map_err(|f| {
             let who = if f.seat == seat { lone.name() } else { field.name() };
-            EvalError::Fault {
-                deal: k,
-                seating: format!("bidding, {who} in seat {}", f.seat),
-                reason: f.fault.to_string(),
-            }
+            EvalError::Fault { deal: k, seating: format!("bidding, {who} in seat {}", f.seat), reason: f.fault }
         })?;
         let landlord = state.landlord();
         if landlord.is_none() && all_pass == AllPass::Redeal && redeals < MAX_REDEALS {

@@ -42,7 +42,8 @@ pub enum EvalError {
         /// The file or folder.
         path: std::path::PathBuf,
         /// What went wrong.
-        reason: String,
+        #[source]
+        reason: crate::Cause,
     },
     /// A plot could not be drawn.
     #[error("no plot: {0}")]
@@ -55,7 +56,8 @@ pub enum EvalError {
         /// Who was landlord and who farmers.
         seating: String,
         /// The agent's fault.
-        reason: String,
+        #[source]
+        reason: Fault,
     },
 }
 
@@ -315,7 +317,7 @@ fn play_chunk(
     let failed = |deal: u64, landlord: &AgentSpec, farmers: &AgentSpec, f: SeatFault| EvalError::Fault {
         deal: deal as usize,
         seating: format!("{landlord} as landlord, {farmers} as farmers"),
-        reason: f.fault.to_string(),
+        reason: f.fault,
     };
     let games = part.iter().enumerate().map(|(k, deal)| {
         let seed = first + k as u64;

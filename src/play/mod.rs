@@ -323,7 +323,7 @@ pub struct CardView {
 impl CardView {
     fn of(card: Card) -> CardView {
         let text = card.to_string();
-        let rank = text.chars().next().expect("a card has a rank");
+        let rank = crate::cards::rank_char(card.rank()); // what the text starts with
         let suit: String = text.chars().skip(1).collect();
         let red = matches!(suit.as_str(), "♥" | "♦") || rank == 'R';
         CardView { rank, suit, red }
@@ -407,16 +407,13 @@ impl View {
             })
             .collect();
         let play_view = |r: &PlayRecord| PlayView { seat: r.seat, play: r.play.to_string() };
-        let result = s.winner().map(|winner| {
-            let landlord = s.landlord().expect("a finished game has a landlord");
-            ResultView {
-                winner,
-                landlord_won: winner == landlord,
-                you_won: (winner == landlord) == (session.human == landlord),
-                points: s.returns()[session.human as usize],
-                bombs: s.bombs_played(),
-                spring: s.is_spring(),
-            }
+        let result = s.winner().zip(s.landlord()).map(|(winner, landlord)| ResultView {
+            winner,
+            landlord_won: winner == landlord,
+            you_won: (winner == landlord) == (session.human == landlord),
+            points: s.returns()[session.human as usize],
+            bombs: s.bombs_played(),
+            spring: s.is_spring(),
         });
         View {
             you: session.human,

@@ -46,12 +46,13 @@ pub enum PretrainError {
     #[error(transparent)]
     Weights(#[from] WeightsError),
     /// The output folder or `pretrain.json` could not be created or written.
-    #[error("{path}: {reason}")]
+    #[error("{path}: {source}")]
     Io {
         /// The output folder.
         path: PathBuf,
         /// The I/O error.
-        reason: String,
+        #[source]
+        source: std::io::Error,
     },
     /// Training made the network worse than it started, its loss stopped being a number, or
     /// its weights ran away.
@@ -128,8 +129,7 @@ pub fn decisions(
         let mut s = State::new(fin.config().clone());
         let mut samples = Vec::new();
         for action in fin.history() {
-            if let Action::Play(id) = action {
-                let seat = s.current_player().expect("a decision");
+            if let (Action::Play(id), Some(seat)) = (action, s.current_player()) {
                 s.legal_plays_into(&mut plays);
                 let role_ok = s.role(seat).is_some_and(|r| roles.contains(&r))
                     && player.is_none_or(|p| log.players.get(seat as usize).is_some_and(|q| q == p));
@@ -352,7 +352,7 @@ pub fn pretrain(
     if games.is_empty() {
         return Err(PretrainError::NoGames);
     }
-    let io = |e: std::io::Error| PretrainError::Io { path: out.to_path_buf(), reason: e.to_string() };
+    let io = |source: std::io::Error| PretrainError::Io { path: out.to_path_buf(), source };
     std::fs::create_dir_all(out).map_err(io)?;
     // Split by game, then take the decisions (deduplicated across both sets).
     let mut rng = SmallRng::seed_from_u64(cfg.seed);
@@ -394,7 +394,7 @@ pub fn pretrain(
         checkpoint,
     };
     let json = serde_json::json!({ "summary": summary, "config": cfg });
-    let report = serde_json::to_string_pretty(&json).expect("a summary serialises");
+    let report = serde_json::to_string_pretty(&json).map_err(|e| io(e.into()))?;
     std::fs::write(out.join("pretrain.json"), report).map_err(io)?;
     Ok(summary)
 }

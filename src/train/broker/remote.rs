@@ -69,9 +69,13 @@ pub fn run_actors(options: &ActorOptions) -> Result<ActorReport, BrokerError> {
         .map(|i| {
             let actor = Actor::new(i, remote.cfg.clone(), remote.shared.clone());
             let tx = tx.clone();
-            std::thread::Builder::new().name(format!("actor-{i}")).spawn(move || actor.run(tx)).expect("actor thread")
+            let name = format!("actor-{i}");
+            std::thread::Builder::new()
+                .name(name.clone())
+                .spawn(move || actor.run(tx))
+                .map_err(|source| BrokerError::Thread { name, source })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     drop(tx);
     let bar = if options.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     bar.enable_steady_tick(Duration::from_millis(500));
