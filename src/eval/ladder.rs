@@ -186,7 +186,7 @@ pub fn run(
     if deals.is_empty() {
         return Err(EvalError::NoDeals);
     }
-    let io = |path: &Path, e: crate::Cause| EvalError::Curve { path: path.to_path_buf(), reason: e };
+    let io = |path: &Path, e: crate::error::Cause| EvalError::Curve { path: path.to_path_buf(), reason: e };
     let pairs_dir = config.out.join("pairs");
     std::fs::create_dir_all(&pairs_dir).map_err(|e| io(&pairs_dir, e.into()))?;
     let mut cells: Vec<Vec<Option<Cell>>> = vec![vec![None; n]; n];
@@ -491,7 +491,7 @@ impl Ladder {
     /// Writes `ladder.json`, `ladder.md` and `ratings.csv` into `out`, and `ladder.png` (the
     /// venv's matplotlib); returns the plot's path.
     pub fn write(&self, out: &Path) -> Result<PathBuf, EvalError> {
-        let io = |path: &Path, e: crate::Cause| EvalError::Curve { path: path.to_path_buf(), reason: e };
+        let io = |path: &Path, e: crate::error::Cause| EvalError::Curve { path: path.to_path_buf(), reason: e };
         let json = out.join("ladder.json");
         let text = serde_json::to_string_pretty(self).map_err(|e| io(&json, e.into()))?;
         crate::run::write_atomically(&json, &text).map_err(|e| io(&json, e.into()))?;

@@ -43,7 +43,7 @@ pub enum EvalError {
         path: std::path::PathBuf,
         /// What went wrong.
         #[source]
-        reason: crate::Cause,
+        reason: crate::error::Cause,
     },
     /// A plot could not be drawn.
     #[error("no plot: {0}")]

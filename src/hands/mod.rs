@@ -36,7 +36,7 @@ pub enum HandsError {
         path: PathBuf,
         /// The underlying error.
         #[source]
-        reason: crate::Cause,
+        reason: crate::error::Cause,
     },
     /// A setting out of range; the text names the setting and value.
     #[error("{0}")]

@@ -1,7 +1,7 @@
 //! Weights on disk as safetensors: atomic writes, and loads that say exactly what is wrong.
 
 use super::qnet::QNet;
-use crate::Cause;
+use crate::error::Cause;
 use std::path::{Path, PathBuf};
 
 /// Why weights could not be saved or loaded.
