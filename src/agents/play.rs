@@ -78,12 +78,13 @@ pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Resul
 }
 
 /// Asks the agent to act at a bidding decision and applies its bid; a bid outside the legal
-/// ones is illegal (returns true) and a pass is made instead.
-pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<bool, Fault> {
+/// ones is illegal and a pass is made instead. Returns the bid made and whether the answer was
+/// illegal.
+pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<(u8, bool), Fault> {
     let legal = state.legal_bids_vec();
     let (bid, illegal) = legal_bid(agent.try_bid(state, &legal)?, &legal);
     state.apply_bid(bid);
-    Ok(illegal)
+    Ok((bid, illegal))
 }
 
 /// The bid made when an agent answers `wanted` at a decision whose legal bids are `legal`: that
@@ -116,7 +117,7 @@ pub fn play_out(
     while let Some(seat) = state.current_player() {
         let at = |fault| SeatFault { seat, fault };
         if state.phase() == Phase::Bid {
-            illegal += bid(seating.agent(seat), state).map_err(at)? as u32;
+            illegal += bid(seating.agent(seat), state).map_err(at)?.1 as u32;
             continue;
         }
         state.legal_plays_into(&mut plays);

@@ -132,11 +132,14 @@ impl Session {
             let Some(seat) = self.state.current_player().filter(|&s| s != self.human) else { break };
             let agent = self.agents[seat as usize].as_mut().expect("an agent in every other seat");
             if self.state.phase() == Phase::Bid {
-                if let Err(fault) = crate::agents::play::bid(agent.as_mut(), &mut self.state) {
-                    eprintln!("{} gave no bid, so it passes: {fault}", agent.name());
-                    self.state.apply_bid_unchecked(0); // a pass is always a legal bid
-                }
-                let bid = *self.state.bids().last().expect("a bid was made");
+                let bid = match crate::agents::play::bid(agent.as_mut(), &mut self.state) {
+                    Ok((bid, _)) => bid,
+                    Err(fault) => {
+                        eprintln!("{} gave no bid, so it passes: {fault}", agent.name());
+                        self.state.apply_bid_unchecked(0); // a pass is always a legal bid
+                        0
+                    }
+                };
                 made.push(Event::Bid { seat, bid });
                 continue;
             }
