@@ -220,7 +220,7 @@ impl VecEnv {
         let n = self.slots.len();
         let mut out = Outcome { rewards: vec![0.0; n * width], dones: vec![false; n] };
         for (slot, &play) in self.slots.iter_mut().zip(plays) {
-            slot.state.apply_play_unchecked(play); // `plays` checked them against the legal plays
+            slot.state.apply_play_unchecked(play); // `check` took them from the legal plays
         }
         self.settle(Some(&mut out))?;
         Ok(out)
