@@ -222,8 +222,10 @@ fn summarise(all: &[(GameOutcome, bool)]) -> SeatingResult {
 /// A progress bar over `games` games for a terminal (hidden when stderr is not one).
 pub fn progress_bar(games: u64) -> ProgressBar {
     let bar = ProgressBar::new(games);
-    let style = ProgressStyle::with_template("{bar:30} {pos}/{len} games ({eta} left)").expect("a valid template");
-    bar.set_style(style);
+    // The style is cosmetic: a template that did not parse would leave the default bar.
+    if let Ok(style) = ProgressStyle::with_template(BAR_STYLE) {
+        bar.set_style(style);
+    }
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
@@ -392,8 +394,16 @@ pub fn head_to_head(
     Ok((summarise(&landlord), summarise(&farmers)))
 }
 
+/// The look of the evaluation progress bar.
+const BAR_STYLE: &str = "{bar:30} {pos}/{len} games ({eta} left)";
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_bar_style_parses() {
+        assert!(indicatif::ProgressStyle::with_template(super::BAR_STYLE).is_ok());
+    }
+
     use super::*;
     use crate::game::generate_deals;
 

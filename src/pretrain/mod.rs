@@ -456,9 +456,10 @@ fn validation(trainer: &Imitation, train: &[Sample], val: &[Sample]) -> (f64, f6
 
 fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
     let bar = ProgressBar::new(steps);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} steps ({eta} left) {msg}").expect("a valid template"),
-    );
+    // The style is cosmetic: a template that did not parse would leave the default bar.
+    if let Ok(style) = ProgressStyle::with_template(BAR_STYLE) {
+        bar.set_style(style);
+    }
     if quiet || !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
@@ -488,8 +489,16 @@ pub fn selfplay_logs(
     Ok((logs, illegal))
 }
 
+/// The look of the pretraining progress bar.
+const BAR_STYLE: &str = "{bar:30} {pos}/{len} steps ({eta} left) {msg}";
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_bar_style_parses() {
+        assert!(indicatif::ProgressStyle::with_template(super::BAR_STYLE).is_ok());
+    }
+
     use super::*;
 
     #[test]
