@@ -80,14 +80,14 @@ pub fn state_from_view(
     let start = starting_hands(me, hand, bottom, history, seed)?;
     // The landlord's 17 dealt cards are its 20 less the bottom.
     let mut state = State::new(Default::default());
-    state.deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
+    state.try_deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
     for (k, (role, play)) in history.iter().enumerate() {
         let turn = state.current_player().ok_or_else(|| format!("play {}: the game is already over", k + 1))?;
         if turn != seat_of(*role) {
             let who = Role::ALL[turn as usize].name();
             return Err(format!("play {} ({} by {}): out of turn, {who} was to play", k + 1, play, role.name()).into());
         }
-        state.apply_play(*play).map_err(|e| format!("play {} ({} by {}): {e}", k + 1, play, role.name()))?;
+        state.try_apply_play(*play).map_err(|e| format!("play {} ({} by {}): {e}", k + 1, play, role.name()))?;
     }
     match state.current_player() {
         Some(s) if s == seat_of(me) => Ok(state),
@@ -262,7 +262,7 @@ fn bid_state(seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<Sta
     }
     let mut state = bidding_state(seat_index, hand, seed)?;
     for (k, &bid) in bids.iter().enumerate() {
-        state.apply_action(crate::game::Action::Bid(bid)).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
+        state.try_apply_bid(bid).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
     }
     if state.legal_bids_vec().is_empty() {
         return Err(BotError::Impossible("the bidding is already over".into()));
@@ -307,7 +307,7 @@ fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
     }
     let bottom = cards.fold(Counts::EMPTY, |c, r| c.with(r, c.get(r) + 1));
     let mut state = State::new(crate::game::GameConfig { bidding: true, ..Default::default() });
-    state.deal_counts(hands, bottom).map_err(|e| BotError::Impossible(e.to_string()))?;
+    state.try_deal_counts(hands, bottom).map_err(|e| BotError::Impossible(e.to_string()))?;
     Ok(state)
 }
 

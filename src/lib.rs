@@ -1,7 +1,8 @@
 //! ddz: a Dou Dizhu engine and Deep Monte Carlo trainer.
 //!
 //! Layers, each using only the ones listed before it:
-//! - `lines`: input decoded line by line (bad bytes make one bad line).
+//! - `lines`: input decoded line by line (bad bytes make one bad line); `error`: what lies under
+//!   an error.
 //! - `cards`, `game`: the engine (plays, move generation, the state, fixed deals); no tensors.
 //! - `search`: search over the game tree (the exact open-hand solver).
 //! - `encode`: game facts to features.
@@ -28,6 +29,7 @@ pub mod cards;
 #[cfg(feature = "torch")]
 pub mod decisions;
 pub mod encode;
+pub mod error;
 #[cfg(feature = "torch")]
 pub mod eval;
 pub mod game;

@@ -56,12 +56,13 @@ pub enum RunError {
         reason: String,
     },
     /// A file or folder operation failed.
-    #[error("{path}: {reason}")]
+    #[error("{path}: {source}")]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The I/O error.
-        reason: String,
+        #[source]
+        source: std::io::Error,
     },
     /// The run has no checkpoint; the path is its checkpoints folder.
     #[error("no checkpoint in {0}")]
@@ -126,7 +127,7 @@ pub fn lock(run: &Path) -> Result<RunLock, RunError> {
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
-    move |e| RunError::Io { path: path.to_path_buf(), reason: e.to_string() }
+    move |source| RunError::Io { path: path.to_path_buf(), source }
 }
 
 /// The configuration file of a run.
@@ -237,7 +238,8 @@ pub fn save_with_bid(
         bid.save(&tmp.join(BID_FILE))?;
     }
     let meta_path = tmp.join("meta.json");
-    std::fs::write(&meta_path, serde_json::to_string_pretty(meta).unwrap()).map_err(io(&meta_path))?;
+    let text = serde_json::to_string_pretty(meta).map_err(|e| io(&meta_path)(e.into()))?;
+    std::fs::write(&meta_path, text).map_err(io(&meta_path))?;
     let final_dir = dir.join(&name);
     if final_dir.exists() {
         // A checkpoint of the same step: move it aside rather than delete it first, so that a
@@ -346,7 +348,7 @@ pub fn load_bid(dir: &Path, net: &mut BidNet) -> Result<(), RunError> {
     if path.is_file() {
         // Copied into the network in place: its optimizer holds on to its variables.
         let saved = BidNet::load(&path)?;
-        net.vs.copy(&saved.vs).map_err(|e| WeightsError::Mismatch { path, reason: e.to_string() })?;
+        net.vs.copy(&saved.vs).map_err(|e| WeightsError::Mismatch { path, reason: e.into() })?;
     }
     Ok(())
 }

@@ -69,7 +69,7 @@ fn a_search_bot_answers_within_its_time_budget() {
 fn play_as_landlord_down(bot: &mut Bot, games: usize) {
     for deal in generate_deals(games, 77) {
         let mut state = State::new(Default::default());
-        state.deal_hands(deal.hands, deal.bottom).unwrap();
+        state.deal_hands(deal.hands, deal.bottom);
         let mut history: Vec<(String, String)> = Vec::new();
         let mut others = RuleAgent::new();
         let mut plays = MoveList::new();
@@ -93,7 +93,7 @@ fn play_as_landlord_down(bot: &mut Bot, games: usize) {
                 plays[others.choose(&state, &plays)]
             };
             history.push((role.name().into(), play.to_string()));
-            state.apply_play(play).unwrap();
+            state.try_apply_play(play).unwrap();
         }
     }
 }
@@ -108,7 +108,7 @@ fn botzone_session_in_keep_running_mode() {
         for me in [Role::Landlord, Role::LandlordUp] {
             let mut bot = Bot::start("botzone");
             let mut state = State::new(Default::default());
-            state.deal_hands(deal.hands, deal.bottom).unwrap();
+            state.deal_hands(deal.hands, deal.bottom);
             let seat = me.index() as u8;
             let own = if me == Role::Landlord { deal.hands[0].union(deal.bottom) } else { deal.hands[seat as usize] };
             let mut held = own;
@@ -153,7 +153,7 @@ fn botzone_session_in_keep_running_mode() {
                     last[s as usize] = chosen;
                     play
                 };
-                state.apply_play(play).unwrap();
+                state.try_apply_play(play).unwrap();
             }
             bot.close();
         }

@@ -45,7 +45,7 @@ fn resampled_states_are_indistinguishable_and_play_on() {
             }
             let actions = s.legal_actions();
             let a = actions[rng.random_range(0..actions.len())];
-            s.apply_action(a).unwrap();
+            s.apply_action(a);
         }
     }
     assert!(checked > 1000, "{checked} nodes checked");
@@ -72,7 +72,7 @@ fn a_resampled_world_depends_only_on_the_information_state_and_the_draws() {
             }
             let actions = s.legal_actions();
             let a = actions[rng.random_range(0..actions.len())];
-            s.apply_action(a).unwrap();
+            s.apply_action(a);
         }
     }
     assert!(checked > 500, "{checked} decisions checked");
@@ -103,7 +103,7 @@ fn resampling_is_uniform_on_a_small_case() {
                 }
                 let actions = s.legal_actions();
                 let a = actions[rng.random_range(0..actions.len())];
-                s.apply_action(a).unwrap();
+                s.apply_action(a);
             }
             None
         })

@@ -142,7 +142,7 @@ fn endgames(n: usize, cards: u32, seed: u64) -> Vec<State> {
             }
             let pick =
                 if rng.random_range(0..4) == 0 { rng.random_range(0..plays.len()) } else { rule.choose(&s, &plays) };
-            s.apply_play(plays[pick]).unwrap();
+            s.apply_play_unchecked(plays[pick]);
         }
     }
     out
@@ -190,7 +190,7 @@ fn position(
         }
         s.legal_plays_into(&mut plays);
         let i = pick(&s, &plays);
-        s.apply_play(plays[i]).unwrap();
+        s.apply_play_unchecked(plays[i]);
     }
     s
 }
@@ -224,7 +224,7 @@ fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
                 assert_eq!(real, seen, "{}: the play must not depend on the hidden hands", agent.name());
                 decisions += 1;
             }
-            s.apply_play(plays[rng.random_range(0..plays.len())]).unwrap();
+            s.apply_play_unchecked(plays[rng.random_range(0..plays.len())]);
         }
     }
     assert!(decisions > 20 && hidden_differ > 10, "{decisions} decisions, {hidden_differ} with other hidden hands");
@@ -425,7 +425,7 @@ fn the_auto_agent_tells_the_rule_agent_from_another_player() {
                 } else {
                     rng.random_range(0..plays.len())
                 };
-                s.apply_play(plays[pick]).unwrap();
+                s.apply_play_unchecked(plays[pick]);
                 turn += 1;
             }
         }
@@ -466,7 +466,7 @@ fn rule_verdicts(network_steps: usize, landlord: &mut dyn Agent, games: u64) -> 
                 asked += 1;
             }
             let pick = if is_landlord { landlord.choose(&s, &plays) } else { farmers.choose(&s, &plays) };
-            s.apply_play(plays[pick]).unwrap();
+            s.apply_play_unchecked(plays[pick]);
         }
     }
     (rule, asked)
@@ -510,7 +510,7 @@ fn telling_plays_are_plays_of_the_rule_agent_the_network_would_not_make() {
                     (true, false) => landlord.choose(&s, &plays),
                     (false, _) => rng.random_range(0..plays.len()),
                 };
-                s.apply_play(plays[pick]).unwrap();
+                s.apply_play_unchecked(plays[pick]);
             }
         }
         println!("landlord is rule: {landlord_is_rule}: {told} telling plays in 10 games");
@@ -528,7 +528,7 @@ fn opening_choice_ms(spec: &str) -> f64 {
     let mut agent = spec.parse::<ddz::agents::AgentSpec>().unwrap().build().unwrap();
     let deal = &ddz::game::generate_deals(6, 1)[5];
     let mut state = State::new(Default::default());
-    state.deal_hands(deal.hands, deal.bottom).unwrap();
+    state.deal_hands(deal.hands, deal.bottom);
     let mut plays = MoveList::new();
     state.legal_plays_into(&mut plays);
     agent.reset(5);

@@ -111,7 +111,7 @@ impl Game {
             hands.rotate_right(self.config.landlord_seat as usize);
         }
         let mut inner = Inner::new(self.config.clone());
-        inner.deal_hands(hands, deal.bottom).map_err(value_error)?;
+        inner.try_deal_hands(hands, deal.bottom).map_err(value_error)?;
         Ok(State { inner })
     }
     fn get_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -235,7 +235,7 @@ impl State {
     /// Applies an action integer; an illegal one raises `ValueError` and changes nothing.
     fn apply_action(&mut self, action: i64) -> PyResult<()> {
         let a = Action::from_int(action).map_err(value_error)?;
-        self.inner.apply_action(a).map_err(|e| value_error(format!("action {action} ({a}): {e}")))
+        self.inner.try_apply_action(a).map_err(|e| value_error(format!("action {action} ({a}): {e}")))
     }
     /// The state after `action` (this one unchanged).
     fn child(&self, action: i64) -> PyResult<State> {

@@ -115,7 +115,7 @@ impl VecEnv {
             *opponent_decisions += waiting.len() as u64;
             for (&i, k) in waiting.iter().zip(picks) {
                 let slot = &mut slots[i];
-                slot.state.apply_play(slot.legal[k]).expect("the bot's play is one of the legal plays");
+                slot.state.apply_play_unchecked(slot.legal[k]);
             }
             rows = waiting;
         }
@@ -150,7 +150,7 @@ impl VecEnv {
             }
             let Opponents::Local(agents) = &mut self.opponents else { return true };
             let k = agents[p as usize].agent().choose(&slot.state, &slot.legal).min(slot.legal.len() - 1);
-            slot.state.apply_play(slot.legal[k]).expect("a legal play applies");
+            slot.state.apply_play_unchecked(slot.legal[k]);
             self.opponent_decisions += 1;
         }
     }
@@ -220,7 +220,7 @@ impl VecEnv {
         let n = self.slots.len();
         let mut out = Outcome { rewards: vec![0.0; n * width], dones: vec![false; n] };
         for (slot, &play) in self.slots.iter_mut().zip(plays) {
-            slot.state.apply_play(play).expect("checked legal");
+            slot.state.apply_play_unchecked(play); // `check` took them from the legal plays
         }
         self.settle(Some(&mut out))?;
         Ok(out)

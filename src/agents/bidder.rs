@@ -127,11 +127,16 @@ impl WithBidder {
     /// for another bidder.
     pub fn win_chance(&self, state: &State) -> Option<f32> {
         let Bidder::Evaluator { net, .. } = &self.bidder else { return None };
-        let seat = state.current_player().expect("a bidding decision");
-        let mut features = [0.0f32; HAND_DIM];
-        encode_hand(state.hand(seat), None, &mut features);
-        Some(net.predict(&features)[0].win)
+        Some(evaluator_win_chance(net, state))
     }
+}
+
+/// The evaluator's win chance for the 17 cards of the seat to bid (the bottom not yet shown).
+fn evaluator_win_chance(net: &HandNet, state: &State) -> f32 {
+    let seat = state.current_player().expect("a bidding decision");
+    let mut features = [0.0f32; HAND_DIM];
+    encode_hand(state.hand(seat), None, &mut features);
+    net.predict(&features)[0].win
 }
 
 /// The bidding network's file: `path` itself, `bid.safetensors` in a checkpoint folder, or in
@@ -171,8 +176,8 @@ impl Agent for WithBidder {
             Bidder::Rule => {
                 super::bid::rule_bid(state.hand(state.current_player().expect("a bidding decision")), legal)
             }
-            Bidder::Evaluator { thresholds, .. } => {
-                let p = self.win_chance(state).expect("an evaluator");
+            Bidder::Evaluator { net, thresholds } => {
+                let p = evaluator_win_chance(net, state);
                 let want = (1..=3u8).rev().find(|&b| p >= thresholds[b as usize - 1]).unwrap_or(0);
                 if legal.contains(&want) { want } else { 0 }
             }

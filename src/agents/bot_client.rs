@@ -57,6 +57,11 @@ pub struct BidRequest {
     pub bids: Vec<u8>,
 }
 
+/// A request as the one JSON line the bot reads.
+fn request_line(request: &impl Serialize) -> Result<String, Fault> {
+    serde_json::to_string(request).map_err(|e| Fault::Failed(format!("cannot write the request: {e}")))
+}
+
 impl PlayRequest {
     /// What the player to act sees at `state`, a play decision.
     pub fn of(state: &State) -> PlayRequest {
@@ -160,9 +165,11 @@ impl Process {
             .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start it: {e}"))?;
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr = child.stderr.take().expect("piped stderr");
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            return Err("cannot start it: its pipes did not open".into());
+        };
         let (send, lines) = crossbeam_channel::unbounded();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -391,7 +398,7 @@ impl Agent for BotAgent {
     }
 
     fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, Fault> {
-        let request = serde_json::to_string(&PlayRequest::of(state)).expect("a request serialises");
+        let request = request_line(&PlayRequest::of(state))?;
         let answer = self.ask(&request)?;
         self.play_index(&answer, plays, &request)
     }
@@ -402,10 +409,8 @@ impl Agent for BotAgent {
         if !self.batches {
             return super::one_by_one(self, queries);
         }
-        let requests: Vec<String> = queries
-            .iter()
-            .map(|q| serde_json::to_string(&PlayRequest::of(q.state)).expect("a request serialises"))
-            .collect();
+        let requests: Vec<String> =
+            queries.iter().map(|q| request_line(&PlayRequest::of(q.state))).collect::<Result<_, _>>()?;
         let line = format!("[{}]", requests.join(","));
         let text = self.ask_process(&line).map_err(|reason| self.fault(&reason, &line))?;
         let answers = match serde_json::from_str(&text) {
@@ -437,7 +442,7 @@ impl Agent for BotAgent {
     }
 
     fn try_bid(&mut self, state: &State, legal: &[u8]) -> Result<u8, Fault> {
-        let request = serde_json::to_string(&BidRequest::of(state)).expect("a request serialises");
+        let request = request_line(&BidRequest::of(state))?;
         let answer = self.ask(&request)?;
         match answer.get("bid").and_then(|b| b.as_u64()) {
             Some(b) if b <= 3 && legal.contains(&(b as u8)) => Ok(b as u8),

@@ -76,7 +76,7 @@ pub enum Fault {
 ///
 /// let deal = &generate_deals(1, 3)[0];
 /// let mut state = State::new(Default::default());
-/// state.deal_hands(deal.hands, deal.bottom).unwrap();
+/// state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
 /// let (mut rule, mut random) = (RuleAgent::new(), RandomAgent::new(1));
 /// let seats = &mut Sides { landlord: &mut rule, farmers: &mut random };
 /// let illegal = play_out(&mut state, seats, |_, _, _, _| {}).unwrap();

@@ -213,7 +213,7 @@ mod tests {
                     decisions += 1;
                 }
                 let pick = plays[rng.random_range(0..plays.len())];
-                s.apply_play(pick).unwrap();
+                s.try_apply_play(pick).unwrap();
             }
         }
         assert!(decisions > 30, "{decisions} decisions checked");

@@ -5,7 +5,7 @@
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
 use super::{Agent, Fault};
-use crate::game::{Action, MoveList, Phase, Play, State};
+use crate::game::{MoveList, Phase, Play, State};
 
 /// Which agent plays which seat.
 pub trait Seating {
@@ -78,12 +78,13 @@ pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Resul
 }
 
 /// Asks the agent to act at a bidding decision and applies its bid; a bid outside the legal
-/// ones is illegal (returns true) and a pass is made instead.
-pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<bool, Fault> {
+/// ones is illegal and a pass is made instead. Returns the bid made and whether the answer was
+/// illegal.
+pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<(u8, bool), Fault> {
     let legal = state.legal_bids_vec();
     let (bid, illegal) = legal_bid(agent.try_bid(state, &legal)?, &legal);
-    state.apply_action(Action::Bid(bid)).expect("a legal bid applies");
-    Ok(illegal)
+    state.apply_bid(bid);
+    Ok((bid, illegal))
 }
 
 /// The bid made when an agent answers `wanted` at a decision whose legal bids are `legal`: that
@@ -116,7 +117,7 @@ pub fn play_out(
     while let Some(seat) = state.current_player() {
         let at = |fault| SeatFault { seat, fault };
         if state.phase() == Phase::Bid {
-            illegal += bid(seating.agent(seat), state).map_err(at)? as u32;
+            illegal += bid(seating.agent(seat), state).map_err(at)?.1 as u32;
             continue;
         }
         state.legal_plays_into(&mut plays);
@@ -124,7 +125,7 @@ pub fn play_out(
         let decision = try_decide(agent, state, &plays).map_err(at)?;
         illegal += decision.illegal as u32;
         observe(agent, state, &plays, decision);
-        state.apply_play(decision.play).expect("a legal play applies");
+        state.apply_play_unchecked(decision.play);
     }
     Ok(illegal)
 }
@@ -150,7 +151,7 @@ mod tests {
     fn every_illegal_answer_is_counted_and_the_game_still_ends() {
         let deal = &generate_deals(1, 5)[0];
         let mut state = State::new(Default::default());
-        state.deal_hands(deal.hands, deal.bottom).unwrap();
+        state.deal_hands_unchecked(deal.hands, deal.bottom);
         let (mut rule, mut bad) = (RuleAgent::new(), OffByOne);
         let mut seen = (0, 0);
         let played = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, s, _, d| {

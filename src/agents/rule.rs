@@ -159,15 +159,13 @@ impl Agent for RuleAgent {
                 leads = split.iter().collect();
             }
             let pick = if enemy_min == 1 {
-                leads
-                    .iter()
-                    .find(|p| p.kind != Kind::Solo)
-                    .copied()
-                    .unwrap_or_else(|| *leads.iter().max_by_key(|p| p.main).unwrap())
+                leads.iter().find(|p| p.kind != Kind::Solo).or_else(|| leads.iter().max_by_key(|p| p.main))
             } else {
-                leads[0]
+                leads.first()
             };
-            return index_of(plays, pick.cards).unwrap_or_else(|| plays.iter().position(|p| !p.is_pass()).unwrap_or(0));
+            return pick
+                .and_then(|p| index_of(plays, p.cards))
+                .unwrap_or_else(|| plays.iter().position(|p| !p.is_pass()).unwrap_or(0));
         };
 
         let pass = plays.iter().position(|p| p.is_pass()).unwrap_or(0);

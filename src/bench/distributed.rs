@@ -275,13 +275,14 @@ fn fill(cfg: &TrainConfig, url: &str, scratch: &Path, exe: &Path) -> Result<(u64
     let empty = used_memory(&mut con);
     let run = format!("bench-{}-fill", std::process::id());
     let games = format!("ddz:{run}:games");
+    // Only whole pairs are stored, so a poisoned lock still holds a valid peak.
     let peak = std::sync::Mutex::new((0u64, 0u64));
     let watch = |done: &AtomicBool| {
         let Ok(mut con) = connect(url) else { return };
         while !done.load(Ordering::SeqCst) {
             let len: u64 = redis::cmd("XLEN").arg(&games).query(&mut con).unwrap_or(0);
             let mem = used_memory(&mut con);
-            let mut p = peak.lock().unwrap();
+            let mut p = peak.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if mem > p.0 {
                 *p = (mem, len);
             }
@@ -290,6 +291,6 @@ fn fill(cfg: &TrainConfig, url: &str, scratch: &Path, exe: &Path) -> Result<(u64
         }
     };
     remote_run(&cfg, url, &run, exe, Some(&watch))?; // deletes the stream afterwards
-    let (at_cap, len) = *peak.lock().unwrap();
+    let (at_cap, len) = *peak.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     Ok((empty, at_cap, len))
 }

@@ -328,7 +328,7 @@ pub fn solver_positions(cards: u32, n: usize, seed: u64) -> Vec<crate::search::P
     let mut out = Vec::new();
     for deal in crate::game::generate_deals(n * 100, seed ^ cards as u64) {
         let mut state = State::new(GameConfig::default());
-        state.deal_hands(deal.hands, deal.bottom).expect("a generated deal");
+        state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
         let mut found = None;
         let _ = play_out(&mut state, &mut Everyone(&mut rule), |_, s, _, _| {
             let left: u32 = (0..3).map(|seat| s.hand(seat).len()).sum();
@@ -386,7 +386,7 @@ pub fn decision_positions(n: usize, seed: u64) -> Vec<State> {
     let mut plays = MoveList::new();
     for deal in crate::game::generate_deals(n, seed) {
         let mut state = State::new(GameConfig::default());
-        state.deal_hands(deal.hands, deal.bottom).expect("a generated deal");
+        state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
         let mut choices = Vec::new();
         while !state.is_terminal() {
             state.legal_plays_into(&mut plays);
@@ -398,7 +398,7 @@ pub fn decision_positions(n: usize, seed: u64) -> Vec<State> {
             } else {
                 crate::agents::decide(&mut rule, &state, &plays).index
             };
-            state.apply_play(plays[pick]).expect("a legal play");
+            state.apply_play_unchecked(plays[pick]);
         }
         out.push(choices.swap_remove(rng.random_range(0..choices.len())));
     }

@@ -172,9 +172,7 @@ mod tests {
     #[test]
     fn a_fresh_game_observes_as_the_layout_says() {
         let mut state = State::new(Default::default());
-        state
-            .deal_hands(crate::game::generate_deals(1, 3)[0].hands, crate::game::generate_deals(1, 3)[0].bottom)
-            .unwrap();
+        state.deal_hands(crate::game::generate_deals(1, 3)[0].hands, crate::game::generate_deals(1, 3)[0].bottom);
         let o = observe(&View::of(&state));
         assert_eq!((o.role, o.x_state.len(), o.z.len()), (Role::Landlord, LANDLORD_X - CARDS, 810));
         assert_eq!(o.x_state[..54].iter().sum::<f32>(), 20.0, "own hand");

@@ -123,7 +123,7 @@ fn play(
     let mut this = deal.clone();
     loop {
         let mut state = State::new(config.clone());
-        state.deal_hands(this.hands, this.bottom).expect("a checked deal is valid");
+        state.deal_hands(this.hands, this.bottom);
         let seed = (k as u64) * 8 + seat as u64 + 1024 * redeals as u64;
         lone.reset(seed);
         field.reset(seed ^ 0x5eed);
@@ -131,11 +131,7 @@ fn play(
         let played = play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _, _| {});
         illegal += played.map_err(|f| {
             let who = if f.seat == seat { lone.name() } else { field.name() };
-            EvalError::Fault {
-                deal: k,
-                seating: format!("bidding, {who} in seat {}", f.seat),
-                reason: f.fault.to_string(),
-            }
+            EvalError::Fault { deal: k, seating: format!("bidding, {who} in seat {}", f.seat), reason: f.fault }
         })?;
         let landlord = state.landlord();
         if landlord.is_none() && all_pass == AllPass::Redeal && redeals < MAX_REDEALS {

@@ -76,7 +76,7 @@ pub fn evaluate_run(
 fn read_curve(run: &Path) -> Result<Vec<CurvePoint>, EvalError> {
     let path = eval_dir(run).join("curve.json");
     match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| EvalError::Curve { path, reason: e.to_string() }),
+        Ok(text) => serde_json::from_str(&text).map_err(|e| EvalError::Curve { path, reason: e.into() }),
         Err(_) => Ok(Vec::new()),
     }
 }
@@ -155,7 +155,7 @@ impl Drop for BackgroundEval {
 
 fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     let dir = eval_dir(run);
-    std::fs::create_dir_all(&dir).map_err(|e| EvalError::Curve { path: dir.clone(), reason: e.to_string() })?;
+    std::fs::create_dir_all(&dir).map_err(|e| EvalError::Curve { path: dir.clone(), reason: e.into() })?;
     let mut csv = String::from(
         "step,frames,games,hours,deals,illegal_plays,random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp",
     );
@@ -189,10 +189,12 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
         let tmp = dir.join(format!(".{name}.tmp"));
         std::fs::write(&tmp, text)
             .and_then(|_| std::fs::rename(&tmp, &path))
-            .map_err(|e| EvalError::Curve { path: path.clone(), reason: e.to_string() })
+            .map_err(|e| EvalError::Curve { path: path.clone(), reason: e.into() })
     };
     write("curve.csv", csv)?;
-    write("curve.json", serde_json::to_string_pretty(points).expect("a curve serialises"))?;
+    let json = serde_json::to_string_pretty(points)
+        .map_err(|e| EvalError::Curve { path: dir.join("curve.json"), reason: e.into() })?;
+    write("curve.json", json)?;
     let mut tb = tensorboard_rs::summary_writer::SummaryWriter::new(run.join("tb-eval"));
     if let Some(p) = points.last() {
         let s = p.frames as usize;

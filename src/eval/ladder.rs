@@ -186,9 +186,9 @@ pub fn run(
     if deals.is_empty() {
         return Err(EvalError::NoDeals);
     }
-    let io = |path: &Path, e: String| EvalError::Curve { path: path.to_path_buf(), reason: e };
+    let io = |path: &Path, e: crate::error::Cause| EvalError::Curve { path: path.to_path_buf(), reason: e };
     let pairs_dir = config.out.join("pairs");
-    std::fs::create_dir_all(&pairs_dir).map_err(|e| io(&pairs_dir, e.to_string()))?;
+    std::fs::create_dir_all(&pairs_dir).map_err(|e| io(&pairs_dir, e.into()))?;
     let mut cells: Vec<Vec<Option<Cell>>> = vec![vec![None; n]; n];
     let total = n * (n - 1) / 2;
     let mut done = 0;
@@ -215,9 +215,10 @@ pub fn run(
                         keep_bidding(&report, &config.deal_set, &a.spec, &b.spec)
                     } else {
                         keep(&evaluate(&a.spec, &b.spec, &deals[..count], config.threads, &hidden)?, &config.deal_set)
-                    };
-                    let text = serde_json::to_string_pretty(&k).expect("a report serialises");
-                    crate::run::write_atomically(&file, &text).map_err(|e| io(&file, e.to_string()))?;
+                    }
+                    .map_err(|e| io(&file, e.into()))?;
+                    let text = serde_json::to_string_pretty(&k).map_err(|e| io(&file, e.into()))?;
+                    crate::run::write_atomically(&file, &text).map_err(|e| io(&file, e.into()))?;
                     k
                 }
             };
@@ -256,9 +257,14 @@ fn bidding_of(spec: &AgentSpec) -> Bidding<'_> {
     Bidding { agent: spec, bidder: if matches!(spec, AgentSpec::Bot(..)) { &RULE } else { &OWN } }
 }
 
-fn keep_bidding(report: &BiddingReport, deal_set: &str, a: &AgentSpec, b: &AgentSpec) -> Kept {
+fn keep_bidding(
+    report: &BiddingReport,
+    deal_set: &str,
+    a: &AgentSpec,
+    b: &AgentSpec,
+) -> Result<Kept, serde_json::Error> {
     let (x, y) = (&report.a, &report.b);
-    Kept {
+    Ok(Kept {
         a: a.to_string(),
         b: b.to_string(),
         deal_set: deal_set.to_string(),
@@ -267,8 +273,8 @@ fn keep_bidding(report: &BiddingReport, deal_set: &str, a: &AgentSpec, b: &Agent
         // A wins the contested games it won alone, and those B lost alone.
         wins: (x.won + y.contested - y.won) as u32,
         games: (x.contested + y.contested) as u32,
-        report: serde_json::to_value(report).expect("a report serialises"),
-    }
+        report: serde_json::to_value(report)?,
+    })
 }
 
 /// A with-bidding pairing's cells: WP over the contested games of both agents' lone seats; the
@@ -300,9 +306,9 @@ fn cells_of_bidding(k: &Kept) -> (Cell, Cell) {
     (side("a", k.wins), side("b", k.games - k.wins))
 }
 
-fn keep(report: &MatchReport, deal_set: &str) -> Kept {
+fn keep(report: &MatchReport, deal_set: &str) -> Result<Kept, serde_json::Error> {
     let o = &report.overall;
-    Kept {
+    Ok(Kept {
         a: report.a.clone(),
         b: report.b.clone(),
         deal_set: deal_set.to_string(),
@@ -310,8 +316,8 @@ fn keep(report: &MatchReport, deal_set: &str) -> Kept {
         bidding: false,
         wins: (o.wp.mean * o.games as f64).round() as u32,
         games: o.games as u32,
-        report: serde_json::to_value(report).expect("a report serialises"),
-    }
+        report: serde_json::to_value(report)?,
+    })
 }
 
 /// The pairing's cell from A's side and from B's.
@@ -485,19 +491,19 @@ impl Ladder {
     /// Writes `ladder.json`, `ladder.md` and `ratings.csv` into `out`, and `ladder.png` (the
     /// venv's matplotlib); returns the plot's path.
     pub fn write(&self, out: &Path) -> Result<PathBuf, EvalError> {
-        let io = |path: &Path, e: String| EvalError::Curve { path: path.to_path_buf(), reason: e };
+        let io = |path: &Path, e: crate::error::Cause| EvalError::Curve { path: path.to_path_buf(), reason: e };
         let json = out.join("ladder.json");
-        crate::run::write_atomically(&json, &serde_json::to_string_pretty(self).expect("serialises"))
-            .map_err(|e| io(&json, e.to_string()))?;
+        let text = serde_json::to_string_pretty(self).map_err(|e| io(&json, e.into()))?;
+        crate::run::write_atomically(&json, &text).map_err(|e| io(&json, e.into()))?;
         let md = out.join("ladder.md");
-        crate::run::write_atomically(&md, &self.markdown()).map_err(|e| io(&md, e.to_string()))?;
+        crate::run::write_atomically(&md, &self.markdown()).map_err(|e| io(&md, e.into()))?;
         let csv = out.join("ratings.csv");
         let mut text = String::from("agent,rating,low,high,slow\n");
         for &i in &self.order() {
             let r = &self.ratings[i];
             text.push_str(&format!("{},{:.1},{:.1},{:.1},{}\n", self.labels[i], r.rating, r.low, r.high, self.slow[i]));
         }
-        crate::run::write_atomically(&csv, &text).map_err(|e| io(&csv, e.to_string()))?;
+        crate::run::write_atomically(&csv, &text).map_err(|e| io(&csv, e.into()))?;
         let png = out.join("ladder.png");
         let title = format!("ddz ladder on {} deals", self.deal_set);
         let args: [&std::ffi::OsStr; 3] = [csv.as_os_str(), png.as_os_str(), title.as_ref()];

@@ -42,7 +42,8 @@ pub enum EvalError {
         /// The file or folder.
         path: std::path::PathBuf,
         /// What went wrong.
-        reason: String,
+        #[source]
+        reason: crate::error::Cause,
     },
     /// A plot could not be drawn.
     #[error("no plot: {0}")]
@@ -55,7 +56,8 @@ pub enum EvalError {
         /// Who was landlord and who farmers.
         seating: String,
         /// The agent's fault.
-        reason: String,
+        #[source]
+        reason: Fault,
     },
 }
 
@@ -96,7 +98,7 @@ pub fn play_deal_with(
 ) -> Result<GameOutcome, SeatFault> {
     let config = GameConfig { scoring: Scoring::Score, spring, ..GameConfig::default() };
     let mut state = State::new(config);
-    state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
+    state.deal_hands(deal.hands, deal.bottom);
     let outcome = |won: bool, points: f64, illegal: u32| GameOutcome {
         landlord_won: won,
         landlord_points: points,
@@ -220,8 +222,10 @@ fn summarise(all: &[(GameOutcome, bool)]) -> SeatingResult {
 /// A progress bar over `games` games for a terminal (hidden when stderr is not one).
 pub fn progress_bar(games: u64) -> ProgressBar {
     let bar = ProgressBar::new(games);
-    let style = ProgressStyle::with_template("{bar:30} {pos}/{len} games ({eta} left)").expect("a valid template");
-    bar.set_style(style);
+    // The style is cosmetic: a template that did not parse would leave the default bar.
+    if let Ok(style) = ProgressStyle::with_template(BAR_STYLE) {
+        bar.set_style(style);
+    }
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
@@ -315,7 +319,7 @@ fn play_chunk(
     let failed = |deal: u64, landlord: &AgentSpec, farmers: &AgentSpec, f: SeatFault| EvalError::Fault {
         deal: deal as usize,
         seating: format!("{landlord} as landlord, {farmers} as farmers"),
-        reason: f.fault.to_string(),
+        reason: f.fault,
     };
     let games = part.iter().enumerate().map(|(k, deal)| {
         let seed = first + k as u64;
@@ -390,8 +394,16 @@ pub fn head_to_head(
     Ok((summarise(&landlord), summarise(&farmers)))
 }
 
+/// The look of the evaluation progress bar.
+const BAR_STYLE: &str = "{bar:30} {pos}/{len} games ({eta} left)";
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_bar_style_parses() {
+        assert!(indicatif::ProgressStyle::with_template(super::BAR_STYLE).is_ok());
+    }
+
     use super::*;
     use crate::game::generate_deals;
 

@@ -6,6 +6,7 @@
 
 use super::state::{BOTTOM_SIZE, HAND_SIZE};
 use crate::cards::{Card, CardSet};
+use crate::error::Cause;
 use crate::lines::{Line, split_lines};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -13,18 +14,19 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// What is wrong with a deal or a deal file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum DealError {
-    /// A deal line that is not a deal: the field at fault and why.
+    /// A deal line that is not a deal: the JSON error, or the field at fault and why.
     #[error("{0}")]
-    Invalid(String),
+    Invalid(#[source] Cause),
     /// A deal file that could not be read or holds no deals.
     #[error("{path}: {reason}")]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why it was rejected.
-        reason: String,
+        /// Why it was rejected: the I/O error, or that it holds no deals.
+        #[source]
+        reason: Cause,
     },
     /// A line of a deal file that is not UTF-8 or not a valid deal.
     #[error("{path}:{line}: {reason}")]
@@ -33,8 +35,9 @@ pub enum DealError {
         path: PathBuf,
         /// The line number, from 1.
         line: usize,
-        /// Why the line was rejected.
-        reason: String,
+        /// Why the line was rejected: not UTF-8, or not a deal.
+        #[source]
+        reason: Cause,
     },
 }
 
@@ -182,9 +185,9 @@ impl Deal {
     /// Parses one line of the file format; [`DealError::Invalid`] names the fault (bad JSON or field, a card
     /// id outside 0..54, a wrong card count, or a card given twice).
     pub fn from_json(text: &str) -> Result<Deal, DealError> {
-        let line: DealLine = serde_json::from_str(text).map_err(|e| DealError::Invalid(e.to_string()))?;
+        let line: DealLine = serde_json::from_str(text).map_err(|e| DealError::Invalid(e.into()))?;
         let set = |name: &str, v: &[u32], size: usize| -> Result<CardSet, DealError> {
-            let invalid = |reason: String| DealError::Invalid(format!("{name}: {reason}"));
+            let invalid = |reason: String| DealError::Invalid(format!("{name}: {reason}").into());
             let mut s = CardSet::EMPTY;
             for &id in v {
                 let c = Card::from_id(id).map_err(|e| invalid(e.to_string()))?;
@@ -230,13 +233,13 @@ pub const MOST_DEALS: usize = 10_000_000;
 
 /// Reads a deal file; an error names the file, the line and the reason.
 pub fn read_deals(path: &Path) -> Result<Vec<Deal>, DealError> {
-    let bytes = std::fs::read(path).map_err(|e| DealError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
+    let bytes = std::fs::read(path).map_err(|e| DealError::Read { path: path.to_path_buf(), reason: e.into() })?;
     let deals = split_lines(&bytes)
         .filter(|l| !l.text.as_ref().is_ok_and(|t| t.trim().is_empty()))
         .map(|Line { number, text }| {
-            let line_error = |reason: String| DealError::Line { path: path.to_path_buf(), line: number, reason };
-            let text = text.map_err(|e| line_error(e.to_string()))?;
-            Deal::from_json(&text).map_err(|e| line_error(e.to_string()))
+            let line_error = |reason: Cause| DealError::Line { path: path.to_path_buf(), line: number, reason };
+            let text = text.map_err(|e| line_error(e.into()))?;
+            Deal::from_json(&text).map_err(|e| line_error(e.into()))
         })
         .collect::<Result<Vec<Deal>, DealError>>()?;
     if deals.is_empty() {

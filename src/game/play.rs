@@ -222,7 +222,7 @@ pub fn classify(cards: Counts) -> Option<Play> {
 
     // Pure chains: every rank the same width, consecutive, within 3..A.
     let width = c[lowest as usize];
-    let highest = *ranks.last().unwrap();
+    let &highest = ranks.last()?;
     if width <= 3
         && ranks.iter().all(|&r| c[r as usize] == width)
         && highest <= RANK_ACE

@@ -44,7 +44,7 @@ impl Action {
     pub fn from_int(n: i64) -> Result<Action, ActionIntError> {
         match n {
             n if n < 0 || n >= NUM_DISTINCT_ACTIONS as i64 => Err(ActionIntError(n)),
-            n if n < FIRST_BID as i64 => Ok(Action::Deal(Card::from_id(n as u32).expect("0..54 is a card"))),
+            n if n < FIRST_BID as i64 => Card::from_id(n as u32).map(Action::Deal).map_err(|_| ActionIntError(n)),
             n if n < FIRST_PLAY as i64 => Ok(Action::Bid((n - FIRST_BID as i64) as u8)),
             n => Ok(Action::Play(ActionId((n - FIRST_PLAY as i64) as u16))),
         }

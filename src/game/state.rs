@@ -195,7 +195,7 @@ pub struct PlayRecord {
 /// while state.current_player().is_some() {
 ///     state.legal_plays_into(&mut plays);
 ///     let k = rule.choose(&state, &plays);
-///     state.apply_play(plays[k]).expect("a legal play applies");
+///     state.apply_play_unchecked(plays[k]); // one of the legal plays
 /// }
 /// let winner = state.winner().expect("someone emptied a hand");
 /// assert_eq!(state.hand(winner).len(), 0);
@@ -321,32 +321,54 @@ impl State {
     }
 
     /// Applies an action, or says why it is illegal (the state is then unchanged).
-    pub fn apply_action(&mut self, action: Action) -> Result<(), GameError> {
+    pub fn try_apply_action(&mut self, action: Action) -> Result<(), GameError> {
+        self.check_action(action)?;
+        self.commit_action(action);
+        Ok(())
+    }
+
+    /// Applies an action that must be legal here.
+    ///
+    /// # Panics
+    ///
+    /// If the action is illegal, with the message of the error [`State::try_apply_action`] returns.
+    pub fn apply_action(&mut self, action: Action) {
+        if let Err(e) = self.try_apply_action(action) {
+            panic!("{e}");
+        }
+    }
+
+    /// Applies an action the caller took from [`State::legal_actions`] (or otherwise knows is legal)
+    /// without checking it; the state update is the one [`State::try_apply_action`] makes. An
+    /// illegal action breaks the state's invariants (debug builds assert against it).
+    pub fn apply_action_unchecked(&mut self, action: Action) {
+        debug_assert!(self.check_action(action).is_ok(), "unchecked illegal action {action}");
+        self.commit_action(action);
+    }
+
+    fn check_action(&self, action: Action) -> Result<(), GameError> {
         match (self.phase, action) {
             (Phase::Over, _) => Err(GameError::Terminal),
-            (Phase::Deal, Action::Deal(card)) => {
-                if !self.undealt.contains(card) {
-                    return Err(self.illegal(action, format!("{card} was already dealt")));
-                }
-                self.deal_card(card);
-                Ok(())
+            (Phase::Deal, Action::Deal(card)) if !self.undealt.contains(card) => {
+                Err(self.illegal(action, format!("{card} was already dealt")))
             }
-            (Phase::Bid, Action::Bid(bid)) => {
-                if !self.legal_bids().any(|b| b == bid) {
-                    return Err(
-                        self.illegal(action, format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3"))
-                    );
-                }
-                self.apply_bid(bid);
-                Ok(())
+            (Phase::Deal, Action::Deal(_)) => Ok(()),
+            (Phase::Bid, Action::Bid(bid)) if !self.legal_bids().any(|b| b == bid) => {
+                Err(self.illegal(action, format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3")))
             }
-            (Phase::Play, Action::Play(id)) => {
-                let play = *ActionTable::get().play(id);
-                self.apply_play(play)
-            }
+            (Phase::Bid, Action::Bid(_)) => Ok(()),
+            (Phase::Play, Action::Play(id)) => self.check_play(ActionTable::get().play(id)),
             (phase, action) => {
                 Err(self.illegal(action, format!("a {} action is not possible in phase {phase:?}", kind_of(action))))
             }
+        }
+    }
+
+    fn commit_action(&mut self, action: Action) {
+        match action {
+            Action::Deal(card) => self.deal_card(card),
+            Action::Bid(bid) => self.commit_bid(bid),
+            Action::Play(id) => self.commit_play(*ActionTable::get().play(id)),
         }
     }
 
@@ -409,7 +431,9 @@ impl State {
         let saved: SavedState = serde_json::from_str(text).map_err(|e| GameError::BadSave(e.to_string()))?;
         let mut state = State::new(saved.config);
         for (i, action) in saved.history.into_iter().enumerate() {
-            state.apply_action(action).map_err(|e| GameError::BadSave(format!("action {} ({action}): {e}", i + 1)))?;
+            state
+                .try_apply_action(action)
+                .map_err(|e| GameError::BadSave(format!("action {} ({action}): {e}", i + 1)))?;
         }
         Ok(state)
     }
@@ -430,8 +454,35 @@ impl State {
         }
     }
 
-    /// Deals fixed hands: `hands[s]` to seat s (17 cards each) and `bottom` (3 cards).
-    pub fn deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
+    /// Deals fixed hands: `hands[s]` to seat s (17 cards each) and `bottom` (3 cards), or says
+    /// why it cannot (not a fresh state, or not a partition of the deck; the state is then
+    /// unchanged).
+    pub fn try_deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
+        self.check_deal(&hands, bottom)?;
+        self.commit_deal(&hands, bottom);
+        Ok(())
+    }
+
+    /// Deals fixed hands that must make a deal.
+    ///
+    /// # Panics
+    ///
+    /// If they cannot be dealt, with the message of the error [`State::try_deal_hands`] returns.
+    pub fn deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) {
+        if let Err(e) = self.try_deal_hands(hands, bottom) {
+            panic!("{e}");
+        }
+    }
+
+    /// Deals a deal the caller knows is valid (one of a checked [`crate::game::DealSet`] or of
+    /// [`crate::game::generate_deals`]) onto a fresh state, without checking it; the state update
+    /// is the one [`State::try_deal_hands`] makes (debug builds assert the check).
+    pub fn deal_hands_unchecked(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) {
+        debug_assert!(self.check_deal(&hands, bottom).is_ok(), "unchecked invalid deal");
+        self.commit_deal(&hands, bottom);
+    }
+
+    fn check_deal(&self, hands: &[CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
         let all = hands.iter().fold(bottom, |acc, h| acc.union(*h));
         let sizes_ok = hands.iter().all(|h| h.len() as usize == HAND_SIZE) && bottom.len() as usize == BOTTOM_SIZE;
         if self.dealt_count != 0 || !sizes_ok || all.len() as usize != NUM_CARDS {
@@ -442,6 +493,10 @@ impl State {
                 reason: "a deal needs three disjoint 17-card hands and a 3-card bottom, at the start".into(),
             });
         }
+        Ok(())
+    }
+
+    fn commit_deal(&mut self, hands: &[CardSet; NUM_PLAYERS], bottom: CardSet) {
         let by_seat: Vec<Vec<Card>> = hands.iter().map(|h| h.iter().collect()).collect();
         for i in 0..DEALT_TO_PLAYERS {
             self.deal_card(by_seat[i % NUM_PLAYERS][i / NUM_PLAYERS]);
@@ -449,11 +504,10 @@ impl State {
         for card in bottom.iter() {
             self.deal_card(card);
         }
-        Ok(())
     }
 
     /// Deals hands given as rank multisets (17 each) and the bottom (3), giving the cards suits.
-    pub fn deal_counts(&mut self, hands: [Counts; NUM_PLAYERS], bottom: Counts) -> Result<(), GameError> {
+    pub fn try_deal_counts(&mut self, hands: [Counts; NUM_PLAYERS], bottom: Counts) -> Result<(), GameError> {
         let sets =
             crate::cards::assign_suits(&[hands[0], hands[1], hands[2], bottom]).ok_or_else(|| GameError::Illegal {
                 action: "deal".into(),
@@ -461,7 +515,7 @@ impl State {
                 phase: self.phase,
                 reason: "the hands and bottom hold more cards of some rank than the deck".into(),
             })?;
-        self.deal_hands([sets[0], sets[1], sets[2]], sets[3])
+        self.try_deal_hands([sets[0], sets[1], sets[2]], sets[3])
     }
 
     fn deal_card(&mut self, card: Card) {
@@ -509,7 +563,28 @@ impl State {
         self.bids.get(turn as usize).copied()
     }
 
-    fn apply_bid(&mut self, bid: u8) {
+    /// Makes bid `bid` (0 = pass) for the seat to act, or says why it is illegal (the state is then
+    /// unchanged); the same as [`State::try_apply_action`] with [`Action::Bid`].
+    pub fn try_apply_bid(&mut self, bid: u8) -> Result<(), GameError> {
+        self.try_apply_action(Action::Bid(bid))
+    }
+
+    /// Makes a bid that must be legal here.
+    ///
+    /// # Panics
+    ///
+    /// If the bid is illegal, with the message of the error [`State::try_apply_bid`] returns.
+    pub fn apply_bid(&mut self, bid: u8) {
+        self.apply_action(Action::Bid(bid));
+    }
+
+    /// Makes a bid the caller took from [`State::legal_bids_vec`] (or otherwise knows is legal)
+    /// without checking it; the state update is the one [`State::try_apply_bid`] makes.
+    pub fn apply_bid_unchecked(&mut self, bid: u8) {
+        self.apply_action_unchecked(Action::Bid(bid));
+    }
+
+    fn commit_bid(&mut self, bid: u8) {
         self.bids.push(bid);
         self.history.push(Action::Bid(bid));
         let bidder = self.current;
@@ -519,14 +594,15 @@ impl State {
             return;
         }
         if self.bids.len() == NUM_PLAYERS {
-            let high = self.highest_bid();
+            // The first of equal bids wins, hence the strict comparison.
+            let (turn, high) =
+                self.bids.iter().enumerate().fold((0, 0), |best, (i, &b)| if b > best.1 { (i, b) } else { best });
             if high == 0 {
                 self.phase = Phase::Over; // nobody bid: no contest, zero returns
                 return;
             }
-            let turn = self.bids.iter().position(|&b| b == high).unwrap() as u8;
             self.base = high;
-            self.start_play((self.config.first_bidder + turn) % NUM_PLAYERS as u8);
+            self.start_play((self.config.first_bidder + turn as u8) % NUM_PLAYERS as u8);
             return;
         }
         self.current = (bidder + 1) % NUM_PLAYERS as u8;
@@ -555,22 +631,52 @@ impl State {
         legal_plays(self.hands[self.current as usize], self.rival.as_ref().map(|r| &r.play), out);
     }
 
-    /// Plays `play` for the current player, checking it against the rules.
-    pub fn apply_play(&mut self, play: Play) -> Result<(), GameError> {
+    /// Plays `play` for the current player, or says why the rules forbid it (the state is then
+    /// unchanged).
+    pub fn try_apply_play(&mut self, play: Play) -> Result<(), GameError> {
+        self.check_play(&play)?;
+        self.commit_play(play);
+        Ok(())
+    }
+
+    /// Plays `play`, which must be legal, for the current player.
+    ///
+    /// # Panics
+    ///
+    /// If the play is illegal, with the message of the error [`State::try_apply_play`] returns.
+    pub fn apply_play(&mut self, play: Play) {
+        if let Err(e) = self.try_apply_play(play) {
+            panic!("{e}");
+        }
+    }
+
+    /// Plays `play`, taken from [`State::legal_plays_into`] or [`legal_plays`] for this state,
+    /// without checking it; the state update is the one [`State::try_apply_play`] makes. An
+    /// illegal play breaks the state's invariants (debug builds assert against it).
+    pub fn apply_play_unchecked(&mut self, play: Play) {
+        debug_assert!(self.check_play(&play).is_ok(), "unchecked illegal play {play}");
+        self.commit_play(play);
+    }
+
+    fn check_play(&self, play: &Play) -> Result<(), GameError> {
         if self.phase != Phase::Play {
-            return Err(self.illegal_play(&play, format!("no play is possible in phase {:?}", self.phase)));
+            return Err(self.illegal_play(play, format!("no play is possible in phase {:?}", self.phase)));
         }
         let seat = self.current as usize;
         if !play.cards.is_subset_of(self.hands[seat]) {
-            return Err(self.illegal_play(&play, format!("the hand {} does not hold {}", self.hands[seat], play)));
+            return Err(self.illegal_play(play, format!("the hand {} does not hold {}", self.hands[seat], play)));
         }
         match (&self.rival, play.is_pass()) {
-            (None, true) => return Err(self.illegal_play(&play, "the leader cannot pass".into())),
+            (None, true) => Err(self.illegal_play(play, "the leader cannot pass".into())),
             (Some(r), false) if !play.beats(&r.play) => {
-                return Err(self.illegal_play(&play, format!("{} does not beat {}", play, r.play)));
+                Err(self.illegal_play(play, format!("{} does not beat {}", play, r.play)))
             }
-            _ => {}
+            _ => Ok(()),
         }
+    }
+
+    fn commit_play(&mut self, play: Play) {
+        let seat = self.current as usize;
         let id = ActionTable::get().id(&play);
         self.history.push(Action::Play(id));
         self.record.push(PlayRecord { seat: seat as u8, play });
@@ -592,11 +698,10 @@ impl State {
             if self.hands[seat].is_empty() {
                 self.winner = Some(seat as u8);
                 self.phase = Phase::Over;
-                return Ok(());
+                return;
             }
         }
         self.current = (self.current + 1) % NUM_PLAYERS as u8;
-        Ok(())
     }
 
     fn illegal(&self, action: Action, reason: String) -> GameError {
@@ -749,7 +854,7 @@ mod tests {
         while !s.is_terminal() {
             let actions = s.legal_actions();
             let a = actions[rand::RngExt::random_range(&mut rng, 0..actions.len())];
-            s.apply_action(a).unwrap();
+            s.apply_action(a);
         }
         s
     }
@@ -774,12 +879,13 @@ mod tests {
         let mut s = new_initial_state();
         s.deal_random(&mut rng);
         let before = s.to_json();
-        let e = s.apply_action(Action::Play(ActionId::PASS)).unwrap_err().to_string();
+        let e = s.try_apply_action(Action::Play(ActionId::PASS)).unwrap_err().to_string();
         assert!(e.contains("for player 0") && !e.contains("Some("), "the leader cannot pass: {e}");
-        assert!(s.apply_action(Action::Bid(1)).is_err());
+        assert!(s.try_apply_action(Action::Bid(1)).is_err());
+        assert!(s.try_apply_bid(1).is_err());
         let missing = (0..15u8).find(|&r| s.hand(0).get(r) == 0).unwrap();
         let play = Play::parse(&crate::cards::rank_char(missing).to_string()).unwrap();
-        assert!(s.apply_play(play).is_err());
+        assert!(s.try_apply_play(play).is_err());
         assert_eq!(s.to_json(), before);
     }
 
@@ -821,11 +927,42 @@ mod tests {
         let mut plays = crate::game::MoveList::new();
         while !s.is_terminal() {
             s.legal_plays_into(&mut plays);
-            s.apply_play(plays[rng.random_range(0..plays.len())]).unwrap();
+            s.apply_play_unchecked(plays[rng.random_range(0..plays.len())]);
         }
         let winner = s.winner().unwrap();
         for text in [s.information_state_string(winner), s.observation_string(winner)] {
             assert!(text.contains("hand none\n") && !text.contains("hand pass"), "{text}");
         }
+    }
+
+    #[test]
+    fn checked_and_unchecked_paths_make_the_same_game() {
+        use rand::RngExt;
+        for seed in 0..30 {
+            let config = GameConfig { bidding: seed % 2 == 0, ..GameConfig::default() };
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let (mut checked, mut unchecked) = (State::new(config.clone()), State::new(config));
+            while !checked.is_terminal() {
+                let actions = checked.legal_actions();
+                let a = actions[rng.random_range(0..actions.len())];
+                checked.try_apply_action(a).unwrap();
+                match a {
+                    Action::Bid(b) => unchecked.apply_bid_unchecked(b),
+                    Action::Play(id) => unchecked.apply_play_unchecked(*ActionTable::get().play(id)),
+                    Action::Deal(_) => unchecked.apply_action_unchecked(a),
+                }
+                assert_eq!(unchecked.to_json(), checked.to_json());
+            }
+            assert_eq!(unchecked.returns(), checked.returns());
+            assert_eq!(unchecked.information_state_string(2), checked.information_state_string(2));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "the leader cannot pass")]
+    fn apply_play_panics_with_the_reason() {
+        let mut s = new_initial_state();
+        s.deal_random(&mut rand::rngs::StdRng::seed_from_u64(3));
+        s.apply_play(Play::parse("pass").unwrap());
     }
 }

@@ -26,13 +26,17 @@ pub enum HandsError {
     /// The evaluator's weights could not be saved.
     #[error(transparent)]
     Weights(#[from] WeightsError),
+    /// The evaluator's optimizer could not be built.
+    #[error(transparent)]
+    Learner(#[from] crate::model::LearnerError),
     /// A file or folder that could not be created, written or plotted.
     #[error("{path}: {reason}")]
     Io {
         /// The file or folder concerned.
         path: PathBuf,
-        /// The underlying error, as text.
-        reason: String,
+        /// The underlying error.
+        #[source]
+        reason: crate::error::Cause,
     },
     /// A setting out of range; the text names the setting and value.
     #[error("{0}")]
@@ -128,7 +132,7 @@ pub fn play_games(
                     let mut out = Vec::with_capacity(part.len());
                     for deal in part {
                         let mut state = State::new(config.clone());
-                        state.deal_hands(deal.hands, deal.bottom).expect("a generated deal is valid");
+                        state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
                         play_out(&mut state, &mut Everyone(a.as_mut()), |_, _, _, _| {})?;
                         let points = state.returns()[0] as f32;
                         out.push(Outcome {
@@ -143,7 +147,8 @@ pub fn play_games(
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a game thread panicked")).collect()
+        // A game thread's panic goes on in this thread, with its own message.
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
     });
     let mut all = Vec::with_capacity(games);
     for r in results {
@@ -223,12 +228,12 @@ pub fn train(outcomes: &[Outcome], agent: &str, cfg: &HandsConfig, out: &Path) -
             cfg.batch_size
         )));
     }
-    let io = |e: std::io::Error| HandsError::Io { path: out.to_path_buf(), reason: e.to_string() };
+    let io = |e: std::io::Error| HandsError::Io { path: out.to_path_buf(), reason: e.into() };
     std::fs::create_dir_all(out).map_err(io)?;
     let (train_set, val_set) = outcomes.split_at(outcomes.len() - n_val);
     // Early stopping watches the last tenth of the training deals, not the calibration deals.
     let (fit_set, stop_set) = train_set.split_at(train_set.len() - (train_set.len() / 10).max(1));
-    let mut trainer = HandTrainer::new(cfg.seed, cfg.lr);
+    let mut trainer = HandTrainer::new(cfg.seed, cfg.lr)?;
     let mut best = HandNet::cpu(cfg.seed);
     let (stop_f, stop_w, stop_p) = rows(stop_set);
     let untrained = trainer.loss(&stop_f, &stop_w, &stop_p);
@@ -241,7 +246,7 @@ pub fn train(outcomes: &[Outcome], agent: &str, cfg: &HandsConfig, out: &Path) -
     let base_rate = train_set.iter().filter(|o| o.won).count() as f64 / train_set.len() as f64;
     let report = measure(&best, val_set, base_rate, cfg, agent, train_set.len() * 2, final_loss, model);
     write_calibration(&report, &out.join("calibration.csv")).map_err(io)?;
-    let json = serde_json::to_string_pretty(&report).expect("a report serialises");
+    let json = serde_json::to_string_pretty(&report).map_err(|e| io(e.into()))?;
     std::fs::write(out.join("report.json"), json).map_err(io)?;
     Ok(report)
 }
@@ -339,7 +344,7 @@ pub fn deciles(mut pairs: Vec<(f64, f64)>) -> Vec<Decile> {
 pub fn plot(out: &Path) -> Result<PathBuf, HandsError> {
     let (csv, png) = (out.join("calibration.csv"), out.join("calibration.png"));
     crate::run::run_plot_script("plot_calibration.py", &[csv.as_os_str(), png.as_os_str()])
-        .map_err(|e| HandsError::Io { path: png.clone(), reason: e.to_string() })?;
+        .map_err(|e| HandsError::Io { path: png.clone(), reason: e.into() })?;
     Ok(png)
 }
 
@@ -350,7 +355,7 @@ fn write_calibration(report: &HandsReport, path: &Path) -> std::io::Result<()> {
             text += &format!("{name},{},{:.4},{:.4},{}\n", k + 1, d.predicted, d.observed, d.hands);
         }
     }
-    crate::run::write_atomically(path, &text).map_err(|e| std::io::Error::other(e.to_string()))
+    crate::run::write_atomically(path, &text).map_err(std::io::Error::other)
 }
 
 #[cfg(test)]

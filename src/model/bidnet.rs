@@ -2,6 +2,7 @@
 //! ([`crate::encode::encode_bid_state`]), learned by Deep Monte Carlo beside the play network:
 //! each bid's label is the points its seat's side made in the game (0 when every seat passed).
 
+use super::learner::LearnerError;
 use super::qnet::{INIT, ModelError, Weights, export_store, import_store};
 use super::weights::{WeightsError, load_var_store, save_var_store};
 use crate::encode::{BID_DIM, encode_bid_state};
@@ -46,9 +47,9 @@ impl BidNet {
         out.chunks_exact(BIDS).map(|c| [c[0], c[1], c[2], c[3]]).collect()
     }
 
-    /// The legal bid with the highest Q.
+    /// The legal bid with the highest Q; a pass, which is always legal, when `legal` is empty.
     pub fn best(q: &[f32; BIDS], legal: &[u8]) -> u8 {
-        *legal.iter().max_by(|a, b| q[**a as usize].total_cmp(&q[**b as usize])).expect("a legal bid")
+        legal.iter().copied().max_by(|a, b| q[*a as usize].total_cmp(&q[*b as usize])).unwrap_or(0)
     }
 
     /// A host copy of every weight, sorted by name, tagged with `version`.
@@ -89,11 +90,12 @@ pub struct BidLearner {
 }
 
 impl BidLearner {
-    /// A fresh network drawn from `seed`, trained at learning rate `lr`.
-    pub fn new(seed: u64, lr: f64) -> BidLearner {
+    /// A fresh network drawn from `seed`, trained at learning rate `lr`; the error when
+    /// libtorch will not build the optimizer.
+    pub fn new(seed: u64, lr: f64) -> Result<BidLearner, LearnerError> {
         let net = BidNet::cpu(seed);
-        let opt = nn::Adam::default().build(&net.vs, lr).expect("Adam builds on a CPU var store");
-        BidLearner { net, opt }
+        let opt = nn::Adam::default().build(&net.vs, lr).map_err(LearnerError::Optimizer)?;
+        Ok(BidLearner { net, opt })
     }
 
     /// One update on B decisions: their features, the bids made and their labels; the loss
@@ -119,7 +121,7 @@ mod tests {
         let mut features = vec![0.0f32; 2 * BID_DIM];
         features[0] = 1.0;
         features[BID_DIM + 1] = 1.0;
-        let mut learner = BidLearner::new(3, 0.01);
+        let mut learner = BidLearner::new(3, 0.01).unwrap();
         for _ in 0..300 {
             learner.step(&features.repeat(2), &[3, 0, 0, 3], &[6.0, 0.5, -1.0, -4.0]);
         }

@@ -172,7 +172,7 @@ fn cache_root() -> PathBuf {
 fn convert(sources: &[PathBuf], out: &Path) -> Result<(), WeightsError> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = root.join(".venv/bin/python");
-    let fail = |reason: String| WeightsError::Corrupt { path: sources[0].clone(), reason };
+    let fail = |reason: String| WeightsError::Corrupt { path: sources[0].clone(), reason: reason.into() };
     eprintln!("converting DouZero checkpoints to safetensors into {} (first use only)", out.display());
     let run = std::process::Command::new(&python)
         .arg(root.join("scripts/douzero_convert.py"))

@@ -2,6 +2,7 @@
 //! landlord's chance of winning with it and its expected points (per unit of stake), trained
 //! on the outcomes of games played out by a play network.
 
+use super::learner::LearnerError;
 use super::weights::{WeightsError, load_var_store, save_var_store};
 use crate::encode::HAND_DIM;
 use std::path::Path;
@@ -82,11 +83,12 @@ pub struct HandTrainer {
 const POINTS_SCALE: f64 = 4.0;
 
 impl HandTrainer {
-    /// A fresh network drawn from `seed`, trained at learning rate `lr`.
-    pub fn new(seed: u64, lr: f64) -> HandTrainer {
+    /// A fresh network drawn from `seed`, trained at learning rate `lr`; the error when
+    /// libtorch will not build the optimizer.
+    pub fn new(seed: u64, lr: f64) -> Result<HandTrainer, LearnerError> {
         let net = HandNet::cpu(seed);
-        let opt = nn::Adam::default().build(&net.vs, lr).expect("Adam builds on a CPU var store");
-        HandTrainer { net, opt }
+        let opt = nn::Adam::default().build(&net.vs, lr).map_err(LearnerError::Optimizer)?;
+        Ok(HandTrainer { net, opt })
     }
 
     /// The loss on a set of hands, without updating.

@@ -37,7 +37,7 @@ impl Imitation {
     /// A network on `device` with initial weights drawn from `seed`, trained by Adam at `lr`.
     pub fn new(model: &ModelConfig, device: runtime::Device, lr: f64, seed: u64) -> Result<Imitation, LearnerError> {
         let net = QNet::on(model, device, seed)?;
-        let opt = nn::Adam::default().build(&net.vs, lr).map_err(|e| LearnerError::Optimizer(e.to_string()))?;
+        let opt = nn::Adam::default().build(&net.vs, lr).map_err(LearnerError::Optimizer)?;
         Ok(Imitation { net, opt })
     }
 

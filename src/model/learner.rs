@@ -116,7 +116,10 @@ pub enum LearnerError {
     Model(#[from] ModelError),
     /// libtorch would not build the optimizer; holds its message.
     #[error("building the optimizer: {0}")]
-    Optimizer(String),
+    Optimizer(#[source] tch::TchError),
+    /// A loss could not be read back from the device.
+    #[error("reading the loss back: {0}")]
+    Readback(#[source] tch::TchError),
     /// A non-finite loss or gradient: the update was refused, the weights are unchanged.
     #[error("{0}: the update was refused")]
     NonFinite(String),
@@ -136,7 +139,7 @@ impl Learner {
             Optimizer::Rmsprop => nn::RmsProp { alpha: 0.99, eps: 1e-5, momentum: 0.0, centered: false, wd: 0.0 }
                 .build(&net.vs, settings.lr),
         }
-        .map_err(|e| LearnerError::Optimizer(e.to_string()))?;
+        .map_err(LearnerError::Optimizer)?;
         Ok(Learner { net, opt, settings, oracle_weight: 0.0 })
     }
 
@@ -204,7 +207,7 @@ impl Learner {
             return Err(LearnerError::NonFinite(format!("the gradient norm is {norm}")));
         }
         self.opt.step();
-        let sq: Vec<f32> = Vec::try_from(sq.detach().to_device(Device::Cpu)).expect("a float vector");
+        let sq: Vec<f32> = Vec::try_from(sq.detach().to_device(Device::Cpu)).map_err(LearnerError::Readback)?;
         Ok(StepStats {
             loss: loss_value,
             loss_by_role: loss_by_role(&sq, frames),
@@ -337,7 +340,7 @@ mod tests {
                 encode_state(&s, seat, &mut st);
                 encode_action(&p, s.hand(seat), &mut a);
                 game.push((seat, st, a, HiddenHands::of(&s, seat)));
-                s.apply_play(p).unwrap();
+                s.apply_play_unchecked(p);
             }
             for (seat, state, action, hidden) in game {
                 let role = s.role(seat).unwrap();

@@ -1,6 +1,7 @@
 //! Weights on disk as safetensors: atomic writes, and loads that say exactly what is wrong.
 
 use super::qnet::QNet;
+use crate::error::Cause;
 use std::path::{Path, PathBuf};
 
 /// Why weights could not be saved or loaded.
@@ -16,7 +17,8 @@ pub enum WeightsError {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
-        reason: String,
+        #[source]
+        reason: Cause,
     },
     /// The file's tensor names or shapes are not the network's.
     #[error("checkpoint {path} does not match this network: {reason}")]
@@ -24,7 +26,8 @@ pub enum WeightsError {
         /// The file.
         path: PathBuf,
         /// What differs.
-        reason: String,
+        #[source]
+        reason: Cause,
     },
     /// Writing the file (or renaming it into place) failed.
     #[error("writing {path}: {reason}")]
@@ -32,11 +35,12 @@ pub enum WeightsError {
         /// The file that was being written.
         path: PathBuf,
         /// The I/O or libtorch error.
-        reason: String,
+        #[source]
+        reason: Cause,
     },
     /// Published weights (bytes from Redis) that do not read back.
     #[error("{0}")]
-    Bytes(String),
+    Bytes(#[source] Cause),
 }
 
 /// Writes the network's weights to `path` (a `.safetensors` file) through a temporary file and a
@@ -51,17 +55,17 @@ pub(crate) fn load_var_store(vs: &mut tch::nn::VarStore, path: &Path) -> Result<
     if !path.is_file() {
         return Err(WeightsError::NotFound(path.to_path_buf()));
     }
-    check_safetensors_header(path).map_err(|reason| WeightsError::Corrupt { path: path.to_path_buf(), reason })?;
-    vs.load(path).map_err(|e| WeightsError::Mismatch { path: path.to_path_buf(), reason: e.to_string() })
+    check_safetensors_header(path)?;
+    vs.load(path).map_err(|e| WeightsError::Mismatch { path: path.to_path_buf(), reason: e.into() })
 }
 
 /// Writes any network's variables the same way (temporary file, then rename).
 pub(crate) fn save_var_store(vs: &tch::nn::VarStore, path: &Path) -> Result<(), WeightsError> {
-    let err = |reason: String| WeightsError::Write { path: path.to_path_buf(), reason };
+    let err = |reason: Cause| WeightsError::Write { path: path.to_path_buf(), reason };
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("weights");
     let tmp = path.with_file_name(format!(".{stem}.tmp-{}.safetensors", std::process::id()));
-    vs.save(&tmp).map_err(|e| err(e.to_string()))?;
-    std::fs::rename(&tmp, path).map_err(|e| err(e.to_string()))
+    vs.save(&tmp).map_err(|e| err(e.into()))?;
+    std::fs::rename(&tmp, path).map_err(|e| err(e.into()))
 }
 
 /// Loads weights from `path` into `net`, checking every name and shape first.
@@ -69,17 +73,18 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), WeightsError
     if !path.is_file() {
         return Err(WeightsError::NotFound(path.to_path_buf()));
     }
-    let corrupt = |reason: String| WeightsError::Corrupt { path: path.to_path_buf(), reason };
-    let mismatch = |reason: String| WeightsError::Mismatch { path: path.to_path_buf(), reason };
+    let corrupt = |reason: Cause| WeightsError::Corrupt { path: path.to_path_buf(), reason };
+    let mismatch = |reason: Cause| WeightsError::Mismatch { path: path.to_path_buf(), reason };
     // libtorch's reader can abort on some malformed headers; check the header's shape first.
-    check_safetensors_header(path).map_err(corrupt)?;
-    let tensors = tch::Tensor::read_safetensors(path).map_err(|e| corrupt(e.to_string()))?;
+    check_safetensors_header(path)?;
+    let tensors = tch::Tensor::read_safetensors(path).map_err(|e| corrupt(e.into()))?;
     let vars = net.vs.variables();
     if tensors.len() != vars.len() {
-        return Err(mismatch(format!("{} tensors in the file, {} in the network", tensors.len(), vars.len())));
+        return Err(mismatch(format!("{} tensors in the file, {} in the network", tensors.len(), vars.len()).into()));
     }
     for (name, t) in &tensors {
-        let var = vars.get(name).ok_or_else(|| mismatch(format!("the file has {name}, the network does not")))?;
+        let var =
+            vars.get(name).ok_or_else(|| mismatch(format!("the file has {name}, the network does not").into()))?;
         if var.size() != t.size() {
             let mut reason = format!("{name}: {:?} in the file, {:?} in the network", t.size(), var.size());
             let width = |size: Vec<i64>| size.get(1).map(|&n| n as usize);
@@ -90,10 +95,10 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), WeightsError
                 reason += " (a network of the first state layout: it still evaluates and plays, and \
                            `ddz train --init-from` starts a new run from it, but its run cannot resume)";
             }
-            return Err(mismatch(reason));
+            return Err(mismatch(reason.into()));
         }
         if !bool::try_from(t.isfinite().all()).unwrap_or(false) {
-            return Err(corrupt(format!("{name} holds values that are not finite (NaN or infinite)")));
+            return Err(corrupt(format!("{name} holds values that are not finite (NaN or infinite)").into()));
         }
     }
     tch::no_grad(|| {
@@ -102,7 +107,7 @@ pub fn load_weights_file(net: &mut QNet, path: &Path) -> Result<(), WeightsError
             v.copy_(&t.to_kind(v.kind()).to_device(v.device()));
         }
     });
-    net.sync_margin().map_err(|e| mismatch(e.to_string()))
+    net.sync_margin().map_err(|e| mismatch(e.into()))
 }
 
 /// Starts `net` from the weights in `path` (`--init-from`). A network saved with the first
@@ -139,7 +144,7 @@ pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), WeightsError
             })
             .collect();
     }
-    net.import(&weights).map_err(|e| WeightsError::Mismatch { path: file, reason: e.to_string() })
+    net.import(&weights).map_err(|e| WeightsError::Mismatch { path: file, reason: e.into() })
 }
 
 /// The weights file of `path`: itself, or `model.safetensors` inside a checkpoint folder.
@@ -154,44 +159,51 @@ pub fn load_network(path: &Path) -> Result<QNet, WeightsError> {
     if !file.is_file() {
         return Err(WeightsError::NotFound(file));
     }
-    check_safetensors_header(&file).map_err(|reason| WeightsError::Corrupt { path: file.clone(), reason })?;
+    check_safetensors_header(&file)?;
     let tensors = tch::Tensor::read_safetensors(&file)
-        .map_err(|e| WeightsError::Corrupt { path: file.clone(), reason: e.to_string() })?;
+        .map_err(|e| WeightsError::Corrupt { path: file.clone(), reason: e.into() })?;
     let shapes: Vec<(String, Vec<i64>)> = tensors.iter().map(|(n, t)| (n.clone(), t.size())).collect();
     let config = super::ModelConfig::infer(&shapes)
-        .map_err(|e| WeightsError::Mismatch { path: file.clone(), reason: e.to_string() })?;
+        .map_err(|e| WeightsError::Mismatch { path: file.clone(), reason: e.into() })?;
     let mut net = QNet::cpu(&config, 0);
     load_weights_file(&mut net, &file)?;
     Ok(net)
 }
 
-/// A safetensors file starts with an 8-byte little-endian header length and a JSON header.
-pub(crate) fn check_safetensors_header(path: &Path) -> Result<(), String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    if bytes.len() < 8 {
-        return Err(format!("{} bytes is too short", bytes.len()));
-    }
-    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+/// A safetensors file starts with an 8-byte little-endian header length and a JSON header;
+/// [`WeightsError::Corrupt`] says what of it is wrong.
+pub(crate) fn check_safetensors_header(path: &Path) -> Result<(), WeightsError> {
+    let corrupt = |reason: Cause| WeightsError::Corrupt { path: path.to_path_buf(), reason };
+    let bytes = std::fs::read(path).map_err(|e| corrupt(e.into()))?;
+    let Some((&len, _)) = bytes.split_first_chunk::<8>() else {
+        return Err(corrupt(format!("{} bytes is too short", bytes.len()).into()));
+    };
+    let n = u64::from_le_bytes(len) as usize;
     if n > bytes.len() - 8 {
-        return Err(format!("header length {n} runs past the end of the file"));
+        return Err(corrupt(format!("header length {n} runs past the end of the file").into()));
     }
     let header: serde_json::Value =
-        serde_json::from_slice(&bytes[8..8 + n]).map_err(|e| format!("header is not JSON: {e}"))?;
-    let entries = header.as_object().ok_or("header is not a JSON object")?;
+        serde_json::from_slice(&bytes[8..8 + n]).map_err(|e| corrupt(format!("header is not JSON: {e}").into()))?;
+    let entries = header.as_object().ok_or_else(|| corrupt("header is not a JSON object".into()))?;
     let data_len = bytes.len() - 8 - n;
     for (name, entry) in entries.iter().filter(|(k, _)| *k != "__metadata__") {
-        let offsets = entry["data_offsets"].as_array().ok_or_else(|| format!("{name}: no data_offsets"))?;
-        let end = offsets.get(1).and_then(|v| v.as_u64()).ok_or_else(|| format!("{name}: bad data_offsets"))?;
+        let offsets =
+            entry["data_offsets"].as_array().ok_or_else(|| corrupt(format!("{name}: no data_offsets").into()))?;
+        let end = offsets
+            .get(1)
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| corrupt(format!("{name}: bad data_offsets").into()))?;
         if end as usize > data_len {
-            return Err(format!("{name}: data runs past the end of the file (truncated?)"));
+            return Err(corrupt(format!("{name}: data runs past the end of the file (truncated?)").into()));
         }
     }
     Ok(())
 }
 
 /// Published weights as safetensors bytes (f32 tensors; the version in the metadata), for
-/// actors in other processes.
-pub fn weights_to_bytes(weights: &super::Weights) -> Vec<u8> {
+/// actors in other processes; [`WeightsError::Bytes`] when a tensor's data does not fill its
+/// shape.
+pub fn weights_to_bytes(weights: &super::Weights) -> Result<Vec<u8>, WeightsError> {
     let raw: Vec<(String, Vec<usize>, Vec<u8>)> = weights
         .tensors
         .iter()
@@ -200,31 +212,34 @@ pub fn weights_to_bytes(weights: &super::Weights) -> Vec<u8> {
             (name.clone(), shape.iter().map(|&d| d as usize).collect(), bytes)
         })
         .collect();
-    let views = raw.iter().map(|(name, shape, bytes)| {
-        let view = safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes);
-        (name.as_str(), view.expect("a tensor's bytes match its shape"))
-    });
+    let views = raw
+        .iter()
+        .map(|(name, shape, bytes)| {
+            let view = safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes);
+            view.map(|v| (name.as_str(), v)).map_err(|e| WeightsError::Bytes(format!("{name}: {e}").into()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let meta = Some([("version".to_string(), weights.version.to_string())].into_iter().collect());
-    safetensors::serialize(views, &meta).expect("f32 tensors serialize")
+    safetensors::serialize(views, &meta).map_err(|e| WeightsError::Bytes(e.into()))
 }
 
 /// The weights in safetensors bytes written by [`weights_to_bytes`]; the reason when they are not.
 pub fn weights_from_bytes(bytes: &[u8]) -> Result<super::Weights, WeightsError> {
     let bad = WeightsError::Bytes;
-    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| bad(format!("{e:?}")))?;
+    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| bad(e.into()))?;
     let version = meta
         .metadata()
         .as_ref()
         .and_then(|m| m.get("version"))
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| bad("no version in the metadata".into()))?;
-    let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| bad(format!("{e:?}")))?;
+    let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| bad(e.into()))?;
     let mut tensors = Vec::new();
     for (name, view) in file.tensors() {
         if view.dtype() != safetensors::Dtype::F32 {
-            return Err(bad(format!("{name} is {:?}, not f32", view.dtype())));
+            return Err(bad(format!("{name} is {:?}, not f32", view.dtype()).into()));
         }
-        let data = view.data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let data = view.data().as_chunks::<4>().0.iter().map(|&c| f32::from_le_bytes(c)).collect();
         tensors.push((name, view.shape().iter().map(|&d| d as i64).collect(), data));
     }
     tensors.sort_by(|a, b| a.0.cmp(&b.0));

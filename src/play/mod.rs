@@ -6,7 +6,7 @@ pub mod terminal;
 
 use crate::agents::{Agent, AgentError, AgentSpec, decide};
 use crate::cards::{Card, Counts, rank_char};
-use crate::game::{Action, Phase};
+use crate::game::Phase;
 use crate::game::{Deal, GameConfig, MoveList, Play, PlayRecord, Role, Scoring, State, classify};
 use crate::pretrain::logs::{GameLog, to_jsonl};
 use serde::Serialize;
@@ -83,7 +83,7 @@ impl Session {
         config: GameConfig,
     ) -> Result<Session, AgentError> {
         let mut state = State::new(config);
-        state.deal_hands(deal.hands, deal.bottom).expect("a checked deal is valid");
+        state.deal_hands(deal.hands, deal.bottom);
         let mut seats: [Option<Box<dyn Agent>>; 3] = [None, None, None];
         let mut names = [String::from("you"), String::new(), String::new()];
         let others = (0..3u8).filter(|&s| s != human);
@@ -132,17 +132,20 @@ impl Session {
             let Some(seat) = self.state.current_player().filter(|&s| s != self.human) else { break };
             let agent = self.agents[seat as usize].as_mut().expect("an agent in every other seat");
             if self.state.phase() == Phase::Bid {
-                if let Err(fault) = crate::agents::play::bid(agent.as_mut(), &mut self.state) {
-                    eprintln!("{} gave no bid, so it passes: {fault}", agent.name());
-                    self.state.apply_action(crate::game::Action::Bid(0)).expect("a pass is always a legal bid");
-                }
-                let bid = *self.state.bids().last().expect("a bid was made");
+                let bid = match crate::agents::play::bid(agent.as_mut(), &mut self.state) {
+                    Ok((bid, _)) => bid,
+                    Err(fault) => {
+                        eprintln!("{} gave no bid, so it passes: {fault}", agent.name());
+                        self.state.apply_bid_unchecked(0); // a pass is always a legal bid
+                        0
+                    }
+                };
                 made.push(Event::Bid { seat, bid });
                 continue;
             }
             self.state.legal_plays_into(&mut plays);
             let decision = decide(agent.as_mut(), &self.state, &plays);
-            self.state.apply_play(decision.play).expect("a legal play applies");
+            self.state.apply_play_unchecked(decision.play);
             made.push(Event::Play(PlayRecord { seat, play: decision.play }));
         }
         made
@@ -182,7 +185,7 @@ impl Session {
             return Err(Refused::new(if self.is_over() { "the game is over" } else { "it is not your turn" }));
         }
         let play = check_entry(&self.state, entry)?;
-        self.state.apply_play(play).map_err(|e| Refused(e.to_string()))?;
+        self.state.try_apply_play(play).map_err(|e| Refused(e.to_string()))?;
         Ok(play)
     }
 
@@ -204,7 +207,7 @@ impl Session {
                 "bid {bid} is not allowed: pass, or bid above the highest bid so far ({high}), at most 3"
             )));
         }
-        self.state.apply_action(Action::Bid(bid)).map_err(|e| Refused(e.to_string()))?;
+        self.state.try_apply_bid(bid).map_err(|e| Refused(e.to_string()))?;
         Ok(bid)
     }
 
@@ -323,7 +326,7 @@ pub struct CardView {
 impl CardView {
     fn of(card: Card) -> CardView {
         let text = card.to_string();
-        let rank = text.chars().next().expect("a card has a rank");
+        let rank = crate::cards::rank_char(card.rank()); // what the text starts with
         let suit: String = text.chars().skip(1).collect();
         let red = matches!(suit.as_str(), "♥" | "♦") || rank == 'R';
         CardView { rank, suit, red }
@@ -407,16 +410,13 @@ impl View {
             })
             .collect();
         let play_view = |r: &PlayRecord| PlayView { seat: r.seat, play: r.play.to_string() };
-        let result = s.winner().map(|winner| {
-            let landlord = s.landlord().expect("a finished game has a landlord");
-            ResultView {
-                winner,
-                landlord_won: winner == landlord,
-                you_won: (winner == landlord) == (session.human == landlord),
-                points: s.returns()[session.human as usize],
-                bombs: s.bombs_played(),
-                spring: s.is_spring(),
-            }
+        let result = s.winner().zip(s.landlord()).map(|(winner, landlord)| ResultView {
+            winner,
+            landlord_won: winner == landlord,
+            you_won: (winner == landlord) == (session.human == landlord),
+            points: s.returns()[session.human as usize],
+            bombs: s.bombs_played(),
+            spring: s.is_spring(),
         });
         View {
             you: session.human,
@@ -560,11 +560,11 @@ mod tests {
     fn a_solo_cannot_answer_a_pair() {
         let mut state = State::new(rules(false, 0));
         let deal = &generate_deals(1, 3)[0];
-        state.deal_hands(deal.hands, deal.bottom).unwrap();
+        state.deal_hands_unchecked(deal.hands, deal.bottom);
         let mut plays = MoveList::new();
         state.legal_plays_into(&mut plays);
         let pair = plays.iter().copied().find(|p| p.kind == crate::game::Kind::Pair).unwrap();
-        state.apply_play(pair).unwrap();
+        state.apply_play_unchecked(pair);
         let hand = state.hand(1);
         let (solo, _) = hand.iter().last().unwrap();
         let e = check_entry(&state, &rank_char(solo).to_string()).unwrap_err();

@@ -167,7 +167,7 @@ impl GameLog {
                 return Err(err(m, format!("seat {seat} plays out of turn (seat {turn} was to play)")));
             }
             let play = Play::parse(text).map_err(|e| err(m, e.to_string()))?;
-            state.apply_play(play).map_err(|e| err(m, e.to_string()))?;
+            state.try_apply_play(play).map_err(|e| err(m, e.to_string()))?;
         }
         if !state.is_terminal() {
             return Err(err(None, format!("the game does not finish ({} plays)", self.plays.len())));
@@ -184,7 +184,7 @@ impl GameLog {
             ..GameConfig::default()
         };
         let mut state = State::new(config);
-        state.deal_counts(hands, bottom).map_err(|e| ReplayError { move_no: None, reason: e.to_string() })?;
+        state.try_deal_counts(hands, bottom).map_err(|e| ReplayError { move_no: None, reason: e.to_string() })?;
         self.replay_bids(&mut state)?;
         Ok(state)
     }
@@ -196,7 +196,7 @@ impl GameLog {
             return Err(err(format!("first_bidder {} is not 0, 1 or 2", self.first_bidder)));
         }
         for (k, &bid) in self.bids.iter().enumerate() {
-            state.apply_action(crate::game::Action::Bid(bid)).map_err(|e| err(format!("bid {}: {e}", k + 1)))?;
+            state.try_apply_bid(bid).map_err(|e| err(format!("bid {}: {e}", k + 1)))?;
         }
         match state.landlord() {
             _ if self.bids.is_empty() => Ok(()),
@@ -394,7 +394,7 @@ mod tests {
         let mut plays = Vec::new();
         while !s.is_terminal() {
             s.legal_plays_into(&mut plays);
-            s.apply_play(plays[plays.len() / 2]).unwrap();
+            s.apply_play_unchecked(plays[plays.len() / 2]);
         }
         let log = GameLog::from_state(&s, "test");
         let text = serde_json::to_string(&log).unwrap();
@@ -412,7 +412,7 @@ mod tests {
             .into_iter()
             .map(|d| {
                 let mut s = State::new(config.clone());
-                s.deal_hands(d.hands, d.bottom).unwrap();
+                s.deal_hands(d.hands, d.bottom);
                 play_out(&mut s, &mut Everyone(&mut RuleAgent::new()), |_, _, _, _| {}).unwrap();
                 s
             })
@@ -439,7 +439,7 @@ mod tests {
         let mut plays = Vec::new();
         while !s.is_terminal() {
             s.legal_plays_into(&mut plays);
-            s.apply_play(plays[0]).unwrap();
+            s.apply_play_unchecked(plays[0]);
         }
         let good = serde_json::to_string(&GameLog::from_state(&s, "test")).unwrap();
         let dir = std::env::temp_dir().join(format!("ddz-logs-utf8-{}", std::process::id()));

@@ -46,12 +46,13 @@ pub enum PretrainError {
     #[error(transparent)]
     Weights(#[from] WeightsError),
     /// The output folder or `pretrain.json` could not be created or written.
-    #[error("{path}: {reason}")]
+    #[error("{path}: {source}")]
     Io {
         /// The output folder.
         path: PathBuf,
         /// The I/O error.
-        reason: String,
+        #[source]
+        source: std::io::Error,
     },
     /// Training made the network worse than it started, its loss stopped being a number, or
     /// its weights ran away.
@@ -128,8 +129,7 @@ pub fn decisions(
         let mut s = State::new(fin.config().clone());
         let mut samples = Vec::new();
         for action in fin.history() {
-            if let Action::Play(id) = action {
-                let seat = s.current_player().expect("a decision");
+            if let (Action::Play(id), Some(seat)) = (action, s.current_player()) {
                 s.legal_plays_into(&mut plays);
                 let role_ok = s.role(seat).is_some_and(|r| roles.contains(&r))
                     && player.is_none_or(|p| log.players.get(seat as usize).is_some_and(|q| q == p));
@@ -152,7 +152,7 @@ pub fn decisions(
                     }
                 }
             }
-            s.apply_action(*action).expect("a replayed history applies");
+            s.apply_action_unchecked(*action); // the history of a state the engine built
         }
         out.push(samples);
     }
@@ -352,7 +352,7 @@ pub fn pretrain(
     if games.is_empty() {
         return Err(PretrainError::NoGames);
     }
-    let io = |e: std::io::Error| PretrainError::Io { path: out.to_path_buf(), reason: e.to_string() };
+    let io = |source: std::io::Error| PretrainError::Io { path: out.to_path_buf(), source };
     std::fs::create_dir_all(out).map_err(io)?;
     // Split by game, then take the decisions (deduplicated across both sets).
     let mut rng = SmallRng::seed_from_u64(cfg.seed);
@@ -394,7 +394,7 @@ pub fn pretrain(
         checkpoint,
     };
     let json = serde_json::json!({ "summary": summary, "config": cfg });
-    let report = serde_json::to_string_pretty(&json).expect("a summary serialises");
+    let report = serde_json::to_string_pretty(&json).map_err(|e| io(e.into()))?;
     std::fs::write(out.join("pretrain.json"), report).map_err(io)?;
     Ok(summary)
 }
@@ -456,9 +456,10 @@ fn validation(trainer: &Imitation, train: &[Sample], val: &[Sample]) -> (f64, f6
 
 fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
     let bar = ProgressBar::new(steps);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} steps ({eta} left) {msg}").expect("a valid template"),
-    );
+    // The style is cosmetic: a template that did not parse would leave the default bar.
+    if let Ok(style) = ProgressStyle::with_template(BAR_STYLE) {
+        bar.set_style(style);
+    }
     if quiet || !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
@@ -480,7 +481,7 @@ pub fn selfplay_logs(
         .map(|(i, deal)| {
             agent.reset(seed ^ i as u64);
             let mut s = State::new(Default::default());
-            s.deal_hands(deal.hands, deal.bottom).expect("a generated deal");
+            s.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
             illegal += play_out(&mut s, &mut Everyone(agent), |_, _, _, _| {})?;
             Ok(GameLog::from_state(&s, source))
         })
@@ -488,8 +489,16 @@ pub fn selfplay_logs(
     Ok((logs, illegal))
 }
 
+/// The look of the pretraining progress bar.
+const BAR_STYLE: &str = "{bar:30} {pos}/{len} steps ({eta} left) {msg}";
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_bar_style_parses() {
+        assert!(indicatif::ProgressStyle::with_template(super::BAR_STYLE).is_ok());
+    }
+
     use super::*;
 
     #[test]

@@ -113,7 +113,7 @@ fn weighed_draw(
 
 /// `world`'s record of plays replayed from its deal with the dealt hands `dealt`, with
 /// `decision(seat, state, plays, taken)` called at each decision with a choice of the seats
-/// `asks` picks (only theirs need their legal plays listed; `apply_play` checks the rest).
+/// `asks` picks (only theirs need their legal plays listed; `try_apply_play` checks the rest).
 /// `None` when a recorded play is not possible with these hands.
 fn replay(
     world: &State,
@@ -122,7 +122,7 @@ fn replay(
     mut decision: impl FnMut(u8, &State, &MoveList, usize),
 ) -> Option<State> {
     let mut past = State::new(world.config().clone());
-    past.deal_hands(dealt, world.bottom()).ok()?;
+    past.try_deal_hands(dealt, world.bottom()).ok()?;
     let mut plays = MoveList::new();
     for record in world.play_record() {
         if asks(record.seat) {
@@ -132,7 +132,7 @@ fn replay(
                 decision(record.seat, &past, &plays, taken);
             }
         }
-        past.apply_play(record.play).ok()?;
+        past.try_apply_play(record.play).ok()?;
     }
     Some(past)
 }

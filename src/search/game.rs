@@ -53,7 +53,7 @@ impl SearchState for State {
         State::legal_actions(self)
     }
     fn apply_action(&mut self, action: Action) {
-        State::apply_action(self, action).expect("search applies only listed actions")
+        State::try_apply_action(self, action).expect("search applies only listed actions")
     }
     fn returns(&self) -> Vec<f64> {
         State::returns(self).to_vec()

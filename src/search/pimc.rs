@@ -122,7 +122,9 @@ fn rolled(
     for world in &worlds {
         for &play in candidates {
             let mut next = world.clone();
-            next.apply_play(play).expect("a legal play");
+            // The seat's hand and the play to beat are the same in every world it cannot tell
+            // apart, so a candidate legal at the decision is legal in each world.
+            next.apply_play(play);
             starts.push(next);
         }
     }

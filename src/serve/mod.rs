@@ -200,7 +200,7 @@ async fn stop_signal() {
 
 /// Saves every game not saved yet (all unfinished: a finished one saves when it ends).
 fn save_all_unfinished(app: &App) -> usize {
-    let games: Vec<Game> = app.games.lock().expect("the games lock").drain().map(|(_, g)| g).collect();
+    let games: Vec<Game> = app.games().drain().map(|(_, g)| g).collect();
     let mut saved = 0;
     for game in games.into_iter().filter(|g| !g.saved) {
         match lock(&game.session).save(&app.config.log_dir) {
@@ -314,7 +314,7 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
     .await?;
     let id = format!("{:032x}", rand::random::<u128>());
     let view = session.view();
-    let mut games = app.games.lock().expect("the games lock");
+    let mut games = app.games();
     admit(&mut games, app.config.max_games)?;
     games.insert(id.clone(), Game { session: Arc::new(Mutex::new(session)), last_used: Instant::now(), saved: false });
     Ok(Json(GameReply { id, view, agent_plays: plays_view(agent_plays), saved: None }))
@@ -322,7 +322,7 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
 
 /// Counts a new game of `client`, or refuses it (429) past its games of the last minute.
 fn count_start(app: &App, client: IpAddr) -> Result<(), ApiError> {
-    let mut starts = app.starts.lock().expect("the starts lock");
+    let mut starts = lock(&app.starts);
     let minute = Duration::from_secs(60);
     starts.retain(|_, times| {
         times.retain(|t| t.elapsed() < minute);
@@ -350,9 +350,11 @@ fn admit(games: &mut HashMap<String, Game>, most: usize) -> Result<(), ApiError>
             format!("{live} games are being played, the most this server allows; try again later"),
         ));
     }
+    // Fewer live games than `most` leaves a finished one to drop while the total is `most`.
     while games.len() >= most {
         let oldest = games.iter().filter(|(_, g)| g.saved).min_by_key(|(_, g)| g.last_used).map(|(id, _)| id.clone());
-        games.remove(&oldest.expect("fewer live games than the total: a finished one"));
+        let Some(oldest) = oldest else { break };
+        games.remove(&oldest);
     }
     Ok(())
 }
@@ -360,12 +362,12 @@ fn admit(games: &mut HashMap<String, Game>, most: usize) -> Result<(), ApiError>
 /// Drops expired games, then makes room for one more, or says the server is full.
 fn make_room(app: &App) -> Result<(), ApiError> {
     sweep(app);
-    admit(&mut app.games.lock().expect("the games lock"), app.config.max_games)
+    admit(&mut app.games(), app.config.max_games)
 }
 
 /// The session of a live game, marked as used now.
 fn session_of(app: &App, id: &str) -> Result<Arc<Mutex<Session>>, ApiError> {
-    let mut games = app.games.lock().expect("the games lock");
+    let mut games = app.games();
     let game = games.get_mut(id).ok_or_else(|| {
         ApiError(StatusCode::NOT_FOUND, format!("unknown game {id:?} (finished long ago, or never started)"))
     })?;
@@ -418,8 +420,17 @@ async fn advice(
     Ok(Json(app.advisors.advise(body).await?))
 }
 
-fn lock(session: &Mutex<Session>) -> std::sync::MutexGuard<'_, Session> {
-    session.lock().unwrap_or_else(|e| e.into_inner())
+/// A lock the server holds only to read or replace whole values (a session's move, a game's
+/// entry, a client's start times), so what it guards stays valid when a handler panicked
+/// holding it: the poisoned lock is taken as it is.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl App {
+    fn games(&self) -> std::sync::MutexGuard<'_, HashMap<String, Game>> {
+        lock(&self.games)
+    }
 }
 
 /// Agents think on the blocking pool, never on the threads that answer requests.
@@ -432,7 +443,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + S
 /// Saves a finished game's log once, which frees its slot; whether the log was written.
 fn save_once(app: &App, id: &str) -> bool {
     let session = {
-        let mut games = app.games.lock().expect("the games lock");
+        let mut games = app.games();
         match games.get_mut(id) {
             Some(g) if !g.saved => {
                 g.saved = true;
@@ -453,7 +464,7 @@ fn save_once(app: &App, id: &str) -> bool {
 /// Drops games idle past the limit, saving the unfinished ones as such.
 fn sweep(app: &App) {
     let expired: Vec<Game> = {
-        let mut games = app.games.lock().expect("the games lock");
+        let mut games = app.games();
         let idle = app.config.idle;
         let ids: Vec<String> =
             games.iter().filter(|(_, g)| g.last_used.elapsed() >= idle).map(|(k, _)| k.clone()).collect();

@@ -17,14 +17,14 @@ use crate::agents::{RuleAgent, decide, model::greedy};
 use crate::encode::{
     ACTION_DIM, BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_action, encode_bid_state, encode_state,
 };
-use crate::game::{Action, GameConfig, MoveList, Phase, State};
+use crate::game::{GameConfig, MoveList, Phase, State};
 use crate::model::bidnet::BidNet;
 use crate::model::{Frame, QNet, Weights};
 use crossbeam_channel::Sender;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// What the learner shares with the actors.
 pub struct Shared {
@@ -60,8 +60,25 @@ impl Shared {
     /// their next sync.
     pub fn publish(&self, weights: Weights, bid: Option<Weights>) {
         let version = weights.version;
-        *self.weights.lock().unwrap() = (Arc::new(weights), bid.map(Arc::new));
+        *self.weights.lock().unwrap_or_else(PoisonError::into_inner) = (Arc::new(weights), bid.map(Arc::new));
         self.version.store(version, Ordering::Release);
+    }
+
+    /// The newest published weights and the bidding network's.
+    pub fn newest(&self) -> (Arc<Weights>, Option<Arc<Weights>>) {
+        self.weights.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The pool, to read. Writers replace whole entries (or the whole pool), so a pool whose
+    /// writer panicked is still a valid one: a poisoned lock is read through, here and in
+    /// [`Shared::pool_mut`], as for the weights, which are only ever replaced whole.
+    pub fn pool(&self) -> RwLockReadGuard<'_, Pool> {
+        self.pool.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The pool, to change.
+    pub fn pool_mut(&self) -> RwLockWriteGuard<'_, Pool> {
+        self.pool.write().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -246,7 +263,7 @@ impl Actor {
     /// Takes the newest published weights, when there are newer ones.
     pub fn sync_weights(&mut self) {
         if self.shared.version.load(Ordering::Acquire) != self.version {
-            let (w, bid) = self.shared.weights.lock().unwrap().clone();
+            let (w, bid) = self.shared.newest();
             self.net.import(&w).expect("published weights fit the actor's network");
             if let (Some(net), Some(bid)) = (self.bid_net.as_mut(), bid) {
                 net.import(&bid).expect("published bidding weights fit the actor's network");
@@ -273,7 +290,7 @@ impl Actor {
     }
 
     fn draw_opponent(&mut self) {
-        let pool = self.shared.pool.read().unwrap();
+        let pool = self.shared.pool();
         let entry = pool.sample(self.rng.random::<f64>()).expect("the pool always holds a snapshot");
         self.opponent = entry.step;
         if !self.frozen.iter().any(|f| f.step == entry.step) {
@@ -452,7 +469,7 @@ impl Actor {
         while i < self.slots.len() {
             let slot = &mut self.slots[i];
             if let Some(bid) = slot.bid.take() {
-                slot.state.apply_action(Action::Bid(bid)).expect("bids come from the legal ones");
+                slot.state.apply_bid_unchecked(bid); // taken from the legal bids
                 if slot.state.is_terminal() {
                     finished.push(self.finish(i)); // every seat passed
                 } else {
@@ -470,7 +487,7 @@ impl Actor {
                 let hidden = HiddenHands::of(&slot.state, seat);
                 slot.decisions.push(Decision { seat, state, action, q: None, points: None, hidden });
             }
-            slot.state.apply_play(play).expect("generated plays are legal");
+            slot.state.apply_play_unchecked(play); // taken from the legal plays
             if slot.state.is_terminal() {
                 finished.push(self.finish(i));
                 continue;

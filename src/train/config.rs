@@ -400,20 +400,22 @@ impl Default for LogConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read config {path}: {reason}")]
+    #[error("cannot read config {path}: {source}")]
     Read {
         /// The config file.
         path: PathBuf,
         /// The I/O error.
-        reason: String,
+        #[source]
+        source: std::io::Error,
     },
     /// The text is not valid TOML for this config (including unknown keys).
-    #[error("config {path}: {reason}")]
+    #[error("config {path}: {source}")]
     Parse {
         /// Where the text came from.
         path: PathBuf,
         /// The TOML error, with line and key.
-        reason: String,
+        #[source]
+        source: toml::de::Error,
     },
     /// The config parsed but a value is out of range.
     #[error("config {path}: {reason}")]
@@ -421,8 +423,12 @@ pub enum ConfigError {
         /// Where the text came from.
         path: PathBuf,
         /// What is wrong, naming the key.
-        reason: String,
+        #[source]
+        reason: Box<ConfigError>,
     },
+    /// The model's sizes are out of range.
+    #[error(transparent)]
+    Model(#[from] crate::model::ModelError),
     /// A value no run can use; the reason names the key.
     #[error("{0}")]
     Value(String),
@@ -431,22 +437,21 @@ pub enum ConfigError {
 impl TrainConfig {
     /// Reads, parses and validates the config file at `path`.
     pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError::Read { path: path.into(), reason: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
         TrainConfig::parse(&text, path)
     }
 
     /// Parses TOML; `origin` names the source in errors (the toml error carries line and key).
     pub fn parse(text: &str, origin: &Path) -> Result<TrainConfig, ConfigError> {
         let config: TrainConfig =
-            toml::from_str(text).map_err(|e| ConfigError::Parse { path: origin.into(), reason: e.to_string() })?;
-        config.validate().map_err(|e| ConfigError::Invalid { path: origin.into(), reason: e.to_string() })?;
+            toml::from_str(text).map_err(|source| ConfigError::Parse { path: origin.into(), source })?;
+        config.validate().map_err(|e| ConfigError::Invalid { path: origin.into(), reason: Box::new(e) })?;
         Ok(config)
     }
 
     /// Checks every value a run needs in range (and the model's sizes); the error names the key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.model.validate().map_err(|e| ConfigError::Value(e.to_string()))?;
+        self.model.validate()?;
         if let Some((key, value)) = self.numbers().into_iter().find(|(_, v)| !v.is_finite()) {
             return Err(ConfigError::Value(format!("{key} is {value}: every number must be finite")));
         }

@@ -122,6 +122,9 @@ pub struct TrainSummary {
 /// Why training could not start or go on.
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
+    /// An actor thread could not be started.
+    #[error("cannot start an actor thread: {0}")]
+    Thread(#[source] std::io::Error),
     /// The config cannot be read, does not parse, or is invalid.
     #[error(transparent)]
     Config(#[from] config::ConfigError),
@@ -129,12 +132,13 @@ pub enum TrainError {
     #[error("{0} already holds a run: continue it with --resume {0}, or pick another --run-dir")]
     RunExists(PathBuf),
     /// A file or folder of the run could not be created or written.
-    #[error("{path}: {reason}")]
+    #[error("{path}: {source}")]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The I/O error.
-        reason: String,
+        #[source]
+        source: std::io::Error,
     },
     /// The learner failed to build or to take a step.
     #[error(transparent)]
@@ -336,7 +340,7 @@ impl Trainer {
         let mut link = LearnerLink::connect(url, run, meta, self.resumed)?;
         let (play, bid) = self.export();
         link.publish_weights(&play, bid.as_ref(), self.now.frames)?;
-        let pool = self.shared.pool.read().unwrap().entries().to_vec();
+        let pool = self.shared.pool().entries().to_vec();
         link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
         self.remote = Some(Remote { link, games: None, reader: None, local_actors });
         Ok(self)
@@ -371,7 +375,7 @@ impl Trainer {
             remote.reader = Some(remote.link.spawn_reader(tx, self.cfg.reward.label_bound())?);
             remote.games = Some(rx);
         }
-        let actors = self.spawn_actors();
+        let actors = self.spawn_actors()?;
         self.session = Instant::now();
         self.last_checkpoint = Instant::now();
         self.last_snapshot = Instant::now();
@@ -389,7 +393,7 @@ impl Trainer {
     /// budget: budgets belong to sessions) and appends the session to `RUN/sessions.jsonl`:
     /// when, from where, its budget and the command line, overrides included.
     fn record_session(&self) -> Result<(), TrainError> {
-        let io = |path: PathBuf| move |e: std::io::Error| TrainError::Io { path, reason: e.to_string() };
+        let io = |path: PathBuf| move |source: std::io::Error| TrainError::Io { path, source };
         let mut stored = (*self.cfg).clone();
         stored.budget = Default::default();
         run::write_atomically(&run::config_file(&self.run), &stored.to_toml())?;
@@ -432,7 +436,7 @@ impl Trainer {
         }
     }
 
-    fn spawn_actors(&mut self) -> Vec<JoinHandle<()>> {
+    fn spawn_actors(&mut self) -> Result<Vec<JoinHandle<()>>, TrainError> {
         let tx = self.games_tx.take().expect("a trainer runs once");
         let count = self.remote.as_ref().map_or(self.cfg.actor_count(), |r| r.local_actors);
         (0..count)
@@ -442,7 +446,7 @@ impl Trainer {
                 std::thread::Builder::new()
                     .name(format!("actor-{i}"))
                     .spawn(move || actor.run(tx))
-                    .expect("spawning an actor thread")
+                    .map_err(TrainError::Thread)
             })
             .collect()
     }
@@ -503,8 +507,8 @@ impl Trainer {
     /// Counts the games whose first frame is now learned.
     fn settle(&mut self) {
         let ledger = &mut self.ledger;
-        while ledger.games.front().is_some_and(|g| g.start < ledger.learned) {
-            let g = ledger.games.pop_front().expect("checked");
+        let learned = ledger.learned;
+        while let Some(g) = ledger.games.pop_front_if(|g| g.start < learned) {
             self.now.games += 1;
             ledger.staleness.0 += self.now.step.saturating_sub(g.version) as f64;
             ledger.staleness.1 += 1;
@@ -623,12 +627,12 @@ impl Trainer {
         let step = self.now.step;
         crate::model::save_weights_file(&self.learner.net, &run::pool_file(&self.run, step))?;
         let entry = PoolEntry { step, frames: self.now.frames, weights: Arc::new(self.learner.net.export(step)) };
-        let dropped = self.shared.pool.write().unwrap().add(entry);
+        let dropped = self.shared.pool_mut().add(entry);
         if dropped.is_some() {
             run::prune_pool(&self.run, &self.pool_steps())?;
         }
         if let Some(remote) = self.remote.as_mut() {
-            let pool = self.shared.pool.read().unwrap().entries().to_vec();
+            let pool = self.shared.pool().entries().to_vec();
             remote.link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
         }
         self.last_snapshot = Instant::now();
@@ -641,7 +645,7 @@ impl Trainer {
         let frame_rate = (self.now.frames - c0.frames) as f64 / dt;
         let game_rate = (self.now.games - c0.games) as f64 / dt;
         self.rate_clock = (Instant::now(), self.now);
-        let pool_len = self.shared.pool.read().unwrap().len();
+        let pool_len = self.shared.pool().len();
         let (step, frames, queue) = (self.now.step, self.now.frames, self.games_rx.len());
         self.monitor.scalars(step, &self.last, frame_rate, game_rate, queue, pool_len, frames);
         self.monitor.scalar("train/bad_batches", self.bad_batches.0 as f64, step);
@@ -697,7 +701,7 @@ impl Trainer {
     }
 
     fn pool_steps(&self) -> Vec<u64> {
-        self.shared.pool.read().unwrap().entries().iter().map(|e| e.step).collect()
+        self.shared.pool().entries().iter().map(|e| e.step).collect()
     }
 
     /// Stops the actors, waits for what runs after checkpoints, writes the final checkpoint and
@@ -764,7 +768,7 @@ fn begin(run: &Path, cfg: &TrainConfig, net: &mut QNet, init_from: Option<&Path>
     if !run::list(run)?.is_empty() {
         return Err(TrainError::RunExists(run.to_path_buf()));
     }
-    let io = |path: PathBuf| move |e: std::io::Error| TrainError::Io { path, reason: e.to_string() };
+    let io = |path: PathBuf| move |source: std::io::Error| TrainError::Io { path, source };
     std::fs::create_dir_all(run::pool_dir(run)).map_err(io(run::pool_dir(run)))?;
     if let Some(path) = init_from {
         crate::model::init_weights_from(net, path)?;
@@ -787,7 +791,7 @@ fn bid_learner(cfg: &TrainConfig, start: &Start, run: &Path) -> Result<Option<Bi
     if !cfg.game.bidding {
         return Ok(None);
     }
-    let mut bid = BidLearner::new(cfg.run.seed ^ 0xB1D, cfg.learner.lr);
+    let mut bid = BidLearner::new(cfg.run.seed ^ 0xB1D, cfg.learner.lr)?;
     if matches!(start, Start::Resume) {
         run::load_bid(&run::latest(run)?, &mut bid.net)?;
     }

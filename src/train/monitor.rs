@@ -65,11 +65,11 @@ impl Monitor {
             (BarUnit::Unbounded, 0)
         };
         let bar = if unit == BarUnit::Unbounded { ProgressBar::new_spinner() } else { ProgressBar::new(len) };
-        let template = match unit {
-            BarUnit::Unbounded => "{spinner} {elapsed_precise} {msg}",
-            _ => "{bar:30} {pos}/{len} {prefix} ({eta} left) {msg}",
-        };
-        bar.set_style(ProgressStyle::with_template(template).unwrap());
+        let template = if unit == BarUnit::Unbounded { SPINNER_STYLE } else { BAR_STYLE };
+        // The style is cosmetic: a template that did not parse would leave the default bar.
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style);
+        }
         bar.set_prefix(match unit {
             BarUnit::Seconds => "s",
             BarUnit::Frames => "frames",
@@ -214,8 +214,19 @@ impl Monitor {
     }
 }
 
+/// The progress bar's look without a budget, and with one.
+const SPINNER_STYLE: &str = "{spinner} {elapsed_precise} {msg}";
+const BAR_STYLE: &str = "{bar:30} {pos}/{len} {prefix} ({eta} left) {msg}";
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_bar_styles_parse() {
+        for template in [SPINNER_STYLE, BAR_STYLE] {
+            assert!(indicatif::ProgressStyle::with_template(template).is_ok(), "{template}");
+        }
+    }
+
     use super::*;
 
     #[test]

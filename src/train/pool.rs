@@ -47,11 +47,9 @@ impl Pool {
         if self.entries.len() <= self.capacity {
             return None;
         }
-        if self.entries.len() <= 2 {
-            return Some(self.entries.remove(0));
-        }
         let e = &self.entries;
-        let drop = (1..e.len() - 1).min_by_key(|&i| e[i + 1].step - e[i - 1].step).unwrap();
+        // With no inner snapshot (two entries or fewer) the oldest goes.
+        let drop = (1..e.len().saturating_sub(1)).min_by_key(|&i| e[i + 1].step - e[i - 1].step).unwrap_or(0);
         Some(self.entries.remove(drop))
     }
 

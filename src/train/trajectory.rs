@@ -126,7 +126,7 @@ mod tests {
             let hidden = HiddenHands::of(&s, seat);
             let (q, points) = (Some(0.5 - seat as f32 * 0.25), Some(seat as f32 - 1.5));
             decisions.push(Decision { seat, state: st, action: a, q, points, hidden });
-            s.apply_play(p).unwrap();
+            s.apply_play_unchecked(p);
         }
         (s, decisions)
     }

@@ -128,8 +128,8 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
         other => return Err(WireError::Invalid(format!("learning side {other} (0, 1 or 2)"))),
     };
     let (vs_rule, landlord_won) = (r.flag()?, r.flag()?);
-    let version = u64::from_le_bytes(r.take(8)?.try_into().unwrap());
-    let index = u64::from_le_bytes(r.take(8)?.try_into().unwrap());
+    let version = u64::from_le_bytes(r.array()?);
+    let index = u64::from_le_bytes(r.array()?);
     let n = r.u32()? as usize;
     // Each frame holds at least its target, role and bit masks: a count beyond that is a lie.
     if n > bytes.len() / (9 + HIDDEN_RANKS + (STATE_DIM + ACTION_DIM) / 8) {
@@ -140,7 +140,7 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
         let target = r.f32()?;
         let points = r.f32()?;
         let role = *Role::ALL.get(r.u8()? as usize).ok_or(WireError::Invalid("a role beyond 2".into()))?;
-        let hidden = HiddenHands(r.take(HIDDEN_RANKS)?.try_into().unwrap());
+        let hidden = HiddenHands(r.array()?);
         if let Some(&c) = hidden.0.iter().find(|&&c| c > 4) {
             return Err(WireError::Invalid(format!("a hidden hand with {c} cards of one rank (at most 4)")));
         }
@@ -190,7 +190,7 @@ pub fn check_values(msg: &GameMsg, label_bound: f32) -> Result<(), WireError> {
 }
 
 fn read_bids(r: &mut Reader, layout: Layout) -> Result<Vec<BidFrame>, WireError> {
-    let n = u16::from_le_bytes(r.take(2)?.try_into().unwrap());
+    let n = u16::from_le_bytes(r.array()?);
     (0..n)
         .map(|_| {
             let target = r.f32()?;
@@ -225,6 +225,13 @@ impl<'a> Reader<'a> {
         self.at = end;
         Ok(s)
     }
+    /// The next `N` bytes as an array, so that the numbers read from them need no length check.
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        let (&head, _) =
+            self.bytes[self.at..].split_first_chunk::<N>().ok_or(WireError::Truncated(self.bytes.len()))?;
+        self.at += N;
+        Ok(head)
+    }
     fn u8(&mut self) -> Result<u8, WireError> {
         Ok(self.take(1)?[0])
     }
@@ -236,10 +243,10 @@ impl<'a> Reader<'a> {
         }
     }
     fn u32(&mut self) -> Result<u32, WireError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+        Ok(u32::from_le_bytes(self.array()?))
     }
     fn f32(&mut self) -> Result<f32, WireError> {
-        let x = f32::from_le_bytes(self.take(4)?.try_into().unwrap());
+        let x = f32::from_le_bytes(self.array()?);
         if x.is_finite() { Ok(x) } else { Err(WireError::Invalid(format!("a value {x}: every value must be finite"))) }
     }
     fn floats(&mut self, n: usize) -> Result<Vec<f32>, WireError> {
@@ -257,9 +264,9 @@ impl<'a> Reader<'a> {
                 b &= b - 1;
             }
         }
-        let odd = u16::from_le_bytes(self.take(2)?.try_into().unwrap());
+        let odd = u16::from_le_bytes(self.array()?);
         for _ in 0..odd {
-            let i = u16::from_le_bytes(self.take(2)?.try_into().unwrap()) as usize;
+            let i = u16::from_le_bytes(self.array()?) as usize;
             let x = self.f32()?;
             match out.get_mut(i) {
                 Some(slot) if *slot == 1.0 => *slot = x,
@@ -293,7 +300,7 @@ mod tests {
             encode_action(&p, s.hand(seat), &mut a);
             let hidden = HiddenHands::of(&s, seat);
             decisions.push(Decision { seat, state: st, action: a, q: None, points: None, hidden });
-            s.apply_play(p).unwrap();
+            s.apply_play_unchecked(p);
         }
         let frames = label(decisions, &s, &Default::default());
         let bids = (0..(seed % 4) as u8)

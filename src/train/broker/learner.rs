@@ -134,8 +134,8 @@ impl LearnerLink {
         bid: Option<&Weights>,
         frames: u64,
     ) -> Result<(), BrokerError> {
-        let bytes = Arc::new(weights_to_bytes(weights));
-        let bid = bid.map(|b| Arc::new(weights_to_bytes(b)));
+        let bytes = Arc::new(weights_to_bytes(weights)?);
+        let bid = bid.map(weights_to_bytes).transpose()?.map(Arc::new);
         self.weights = Some((weights.version, bytes, bid, frames));
         self.send_weights()
     }
@@ -173,7 +173,7 @@ impl LearnerLink {
         let steps: Vec<u64> = pool.iter().map(|(s, _)| *s).collect();
         for (step, w) in pool {
             if !self.pool.contains_key(step) {
-                self.pool.insert(*step, Arc::new(weights_to_bytes(w)));
+                self.pool.insert(*step, Arc::new(weights_to_bytes(w)?));
             }
         }
         let gone: Vec<u64> = self.pool.keys().copied().filter(|s| !steps.contains(s)).collect();
@@ -185,7 +185,8 @@ impl LearnerLink {
 
     fn send_pool(&mut self, gone: &[u64]) -> Result<(), BrokerError> {
         let entries: Vec<(u64, Arc<Vec<u8>>)> = self.pool.iter().map(|(s, b)| (*s, b.clone())).collect();
-        let list = serde_json::to_string(&entries.iter().map(|(s, _)| *s).collect::<Vec<_>>()).unwrap();
+        // The JSON array of the steps, as serde_json writes it.
+        let list = format!("[{}]", entries.iter().map(|(s, _)| s.to_string()).collect::<Vec<_>>().join(","));
         self.query(|k, c| {
             let mut p = redis::pipe();
             for (step, bytes) in &entries {
@@ -269,10 +270,10 @@ impl LearnerLink {
             tx,
             label_bound,
         };
-        Ok(std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("stream-reader".into())
             .spawn(move || reader.run())
-            .expect("spawning the stream reader"))
+            .map_err(|source| BrokerError::Thread { name: "stream-reader".into(), source })
     }
 
     /// Marks the run finished (actors stop) and gives the lease up; stops the reader.

@@ -35,32 +35,35 @@ const GROUP: &str = "learner";
 #[derive(Debug, thiserror::Error)]
 pub enum BrokerError {
     /// The broker address does not parse as a Redis URL.
-    #[error("{url} is not a Redis URL ({reason}); write redis://HOST:PORT/")]
+    #[error("{url} is not a Redis URL ({source}); write redis://HOST:PORT/")]
     BadUrl {
         /// The address as given, its password masked.
         url: String,
         /// Why the Redis client refused it.
-        reason: String,
+        #[source]
+        source: redis::RedisError,
     },
     /// A run name that is empty or holds characters other than ASCII letters, digits, '.', '_'
     /// and '-'.
     #[error("run name {0:?}: use letters, digits, '.', '_' and '-' only")]
     BadRunName(String),
     /// Redis did not answer when the link was first opened.
-    #[error("cannot reach Redis at {url}: {reason}")]
+    #[error("cannot reach Redis at {url}: {source}")]
     Unreachable {
         /// The Redis URL, its password masked.
         url: String,
         /// The connection error.
-        reason: String,
+        #[source]
+        source: redis::RedisError,
     },
     /// A Redis command failed with an error not worth waiting out (or while stopping).
-    #[error("Redis at {url}: {reason}")]
+    #[error("Redis at {url}: {source}")]
     Redis {
         /// The Redis URL, its password masked.
         url: String,
         /// Redis's error.
-        reason: String,
+        #[source]
+        source: RedisError,
     },
     /// Another live learner holds the lease on this run name.
     #[error(
@@ -118,6 +121,18 @@ pub enum BrokerError {
     /// waiting on Redis or the learner.
     #[error("stopped")]
     Stopped,
+    /// Weights that could not be put into bytes to publish.
+    #[error(transparent)]
+    Weights(#[from] crate::model::WeightsError),
+    /// A thread of this process could not be started.
+    #[error("cannot start the {name} thread: {source}")]
+    Thread {
+        /// The thread's name.
+        name: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The keys of one run.
@@ -303,12 +318,11 @@ impl Link {
     /// Connects once: an unreachable Redis at start is an error naming the URL.
     pub fn open(url: &str, who: &'static str) -> Result<Link, BrokerError> {
         let shown = masked(url);
-        let client =
-            Client::open(url).map_err(|e| BrokerError::BadUrl { url: shown.clone(), reason: e.to_string() })?;
+        let client = Client::open(url).map_err(|source| BrokerError::BadUrl { url: shown.clone(), source })?;
         let mut link = Link { url: url.to_string(), shown: shown.clone(), who, client, con: None, down_since: None };
         link.connect()
             .and_then(|c| redis::cmd("PING").query::<String>(c))
-            .map_err(|e| BrokerError::Unreachable { url: shown, reason: e.to_string() })?;
+            .map_err(|source| BrokerError::Unreachable { url: shown, source })?;
         Ok(link)
     }
 
@@ -323,13 +337,16 @@ impl Link {
     }
 
     fn connect(&mut self) -> RedisResult<&mut Connection> {
-        if self.con.is_none() {
-            let con = self.client.get_connection_with_timeout(Duration::from_secs(2))?;
-            con.set_read_timeout(Some(Duration::from_secs(10)))?;
-            con.set_write_timeout(Some(Duration::from_secs(10)))?;
-            self.con = Some(con);
-        }
-        Ok(self.con.as_mut().expect("just connected"))
+        let con = match self.con.take() {
+            Some(con) => con,
+            None => {
+                let con = self.client.get_connection_with_timeout(Duration::from_secs(2))?;
+                con.set_read_timeout(Some(Duration::from_secs(10)))?;
+                con.set_write_timeout(Some(Duration::from_secs(10)))?;
+                con
+            }
+        };
+        Ok(self.con.insert(con))
     }
 
     /// Runs `f` on a live connection. While Redis is unreachable (refused, reset, timed out,
@@ -374,7 +391,7 @@ impl Link {
 
     /// A Redis error as ours, naming the URL.
     pub fn error(&self, e: RedisError) -> BrokerError {
-        BrokerError::Redis { url: self.shown.clone(), reason: e.to_string() }
+        BrokerError::Redis { url: self.shown.clone(), source: e }
     }
 }
 

@@ -69,9 +69,13 @@ pub fn run_actors(options: &ActorOptions) -> Result<ActorReport, BrokerError> {
         .map(|i| {
             let actor = Actor::new(i, remote.cfg.clone(), remote.shared.clone());
             let tx = tx.clone();
-            std::thread::Builder::new().name(format!("actor-{i}")).spawn(move || actor.run(tx)).expect("actor thread")
+            let name = format!("actor-{i}");
+            std::thread::Builder::new()
+                .name(name.clone())
+                .spawn(move || actor.run(tx))
+                .map_err(|source| BrokerError::Thread { name, source })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     drop(tx);
     let bar = if options.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     bar.enable_steady_tick(Duration::from_millis(500));
@@ -173,7 +177,7 @@ impl Remote {
             scratch: Vec::new(),
         };
         // Actors start only with weights and a pool to draw from.
-        while remote.version == u64::MAX || remote.shared.pool.read().unwrap().is_empty() {
+        while remote.version == u64::MAX || remote.shared.pool().is_empty() {
             if remote.pull()? {
                 return Err(BrokerError::Finished { run: remote.keys.run().into() });
             }
@@ -308,7 +312,7 @@ impl Remote {
             pool.add(PoolEntry { step, frames: 0, weights: w.clone() });
         }
         if !pool.is_empty() {
-            *self.shared.pool.write().unwrap() = pool;
+            *self.shared.pool_mut() = pool;
             self.pool_list = list.to_string();
         }
         Ok(())
