@@ -157,10 +157,6 @@ fn starting_hands(
     Ok(start)
 }
 
-fn seed_of(text: &str) -> u64 {
-    text.bytes().fold(0xCBF2_9CE4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01B3))
-}
-
 /// Answers one native request: `{"bid":n}` to a bid request (it has `seat_index`),
 /// `{"play":"…"}` to a play request.
 /// A line that is a JSON array of requests gets the array of their answers ([`answer_batch`]).
@@ -169,8 +165,12 @@ pub fn answer_native_json(agent: &mut dyn Agent, line: &str) -> Result<serde_jso
         return answer_batch(agent, line);
     }
     match parse_request(line)? {
-        Request::Bid(req) => bid_request(agent, req, seed_of(line)).map(|bid| serde_json::json!({ "bid": bid })),
-        Request::Play(req) => play_request(agent, req, seed_of(line)).map(|play| serde_json::json!({ "play": play })),
+        Request::Bid(req) => {
+            bid_request(agent, req, crate::seeds::of_text(line)).map(|bid| serde_json::json!({ "bid": bid }))
+        }
+        Request::Play(req) => {
+            play_request(agent, req, crate::seeds::of_text(line)).map(|play| serde_json::json!({ "play": play }))
+        }
     }
 }
 
@@ -203,7 +203,7 @@ fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, 
     let mut answers: Vec<Result<serde_json::Value, BotError>> = Vec::with_capacity(items.len());
     let mut plays: Vec<(usize, State, Vec<Play>, u64)> = Vec::new();
     for (k, item) in items.iter().enumerate() {
-        let (text, seed) = (item.get(), seed_of(item.get()));
+        let (text, seed) = (item.get(), crate::seeds::of_text(item.get()));
         answers.push(match parse_request(text) {
             Ok(Request::Bid(req)) => bid_request(agent, req, seed).map(|bid| serde_json::json!({ "bid": bid })),
             Ok(Request::Play(req)) => play_state(req, seed).map(|state| {
@@ -231,7 +231,7 @@ fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, 
 /// (seeded by the request); the agent sees only its own.
 pub fn answer_bid(agent: &mut dyn Agent, line: &str) -> Result<u8, BotError> {
     let req: BidRequest = serde_json::from_str(line)?;
-    bid_request(agent, req, seed_of(line))
+    bid_request(agent, req, crate::seeds::of_text(line))
 }
 
 fn bid_request(agent: &mut dyn Agent, req: BidRequest, seed: u64) -> Result<u8, BotError> {
@@ -285,7 +285,7 @@ pub fn native_position(value: serde_json::Value, seed: u64) -> Result<State, Bot
 
 /// A request's seed: the same request, the same hidden cards and the same answer.
 pub fn request_seed(text: &str) -> u64 {
-    seed_of(text)
+    crate::seeds::of_text(text)
 }
 
 /// A state at the start of bidding where `seat` holds `hand` and the other cards are dealt at
@@ -314,7 +314,7 @@ fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
 /// Answers one native request with the agent's play.
 pub fn answer_native(agent: &mut dyn Agent, line: &str) -> Result<String, BotError> {
     let req: NativeRequest = serde_json::from_str(line)?;
-    play_request(agent, req, seed_of(line))
+    play_request(agent, req, crate::seeds::of_text(line))
 }
 
 /// The play for a parsed native request; `seed` draws the hidden cards and the agent's draws.
@@ -450,7 +450,7 @@ impl BotzoneSession {
     pub fn respond(&mut self, agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
         if let Some(bid) = botzone_bid_request(line)? {
             let (own, bids) = bid;
-            return answer_botzone_bid(agent, &own, &bids, seed_of(line)).map(serde_json::Value::from);
+            return answer_botzone_bid(agent, &own, &bids, crate::seeds::of_text(line)).map(serde_json::Value::from);
         }
         self.answer(agent, line).map(serde_json::Value::from)
     }
@@ -476,8 +476,8 @@ impl BotzoneSession {
         if !played_by_me.is_subset_of(own) {
             return Err(BotError::Impossible("our answers hold cards we never had".into()));
         }
-        let state = state_from_view(me, own.minus(played_by_me), bottom, &history, seed_of(line))?;
-        agent.reset(seed_of(line)); // the same request, the same answer
+        let state = state_from_view(me, own.minus(played_by_me), bottom, &history, crate::seeds::of_text(line))?;
+        agent.reset(crate::seeds::of_text(line)); // the same request, the same answer
         let ids = self.card_ids(me, choose(agent, &state));
         self.answers.push(ids.clone());
         Ok(ids)

@@ -45,6 +45,12 @@ pub fn deal(seed: u64, index: u64) -> u64 {
     seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index
 }
 
+/// The seed of the `n`th deal dealt again in a session seeded with `seed` (after everyone
+/// passed).
+pub fn redeal(seed: u64, n: u64) -> u64 {
+    seed.wrapping_add(n.wrapping_mul(0x9E37_79B9))
+}
+
 /// The seed of a text (FNV-1a): a request answered twice is answered alike.
 pub fn of_text(text: &str) -> u64 {
     text.bytes().fold(0xCBF2_9CE4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01B3))
@@ -63,6 +69,7 @@ mod tests {
         assert_eq!(nth(3, 5), 0x224e_1109_869b_c2cf);
         assert_eq!(deal(1, 2), 0x9E37_79B9_7F4A_7C15 ^ 2);
         assert_eq!(of_text(""), 0xCBF2_9CE4_8422_2325);
+        assert_eq!(redeal(5, 2), 5 + 2 * 0x9E37_79B9);
         assert_ne!(nth(1, 0), nth(1, 1));
     }
 }

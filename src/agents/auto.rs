@@ -22,6 +22,7 @@ use super::{Leaf, RuleAgent};
 use crate::game::{Play, State};
 use crate::search::belief::{self, draw_worlds};
 use crate::search::{Belief, Budget, IsmctsSettings, argmax};
+use crate::seeds::{self, Stream};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -257,8 +258,8 @@ impl Agent for AutoAgent {
 
     fn reset(&mut self, seed: u64) {
         self.rng = SmallRng::seed_from_u64(seed);
-        self.pimc.reset(seed ^ 0x5eed);
-        self.ismcts.reset(seed ^ 0xface);
+        self.pimc.reset(seeds::of(seed, Stream::SECOND));
+        self.ismcts.reset(seeds::of(seed, Stream::THIRD));
     }
 
     fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {

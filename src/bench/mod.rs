@@ -170,7 +170,7 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 /// Plays random games for `budget`; returns (games, decisions, seconds).
 pub fn random_games(budget: Duration, seed: u64) -> (u64, u64, f64) {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut random = RandomAgent::new(seed ^ 0x5EED);
+    let mut random = RandomAgent::new(crate::seeds::of(seed, crate::seeds::Stream::SECOND));
     let (mut games, mut decisions) = (0u64, 0u64);
     let start = Instant::now();
     loop {

@@ -197,7 +197,7 @@ pub fn bench_serve(
     let times: Vec<f64> = results.into_iter().filter_map(Result::ok).flatten().collect();
     let (logged, replayed) = count_logs(&log_dir.join("games.jsonl"));
     let games = latency_games + concurrent;
-    let positions = advice_positions(ADVICE_CLIENTS * 4, seed ^ 0xAD);
+    let positions = advice_positions(ADVICE_CLIENTS * 4, crate::seeds::of(seed, crate::seeds::Stream::ADVICE));
     let advice = ask_advice(&base, &positions).map_err(BenchError::Serve)?;
     let advice_concurrent: Vec<f64> = std::thread::scope(|scope| {
         let handles: Vec<_> = positions.chunks(4).map(|part| scope.spawn(|| ask_advice(&base, part))).collect();

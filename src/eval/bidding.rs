@@ -126,7 +126,7 @@ fn play(
         state.deal_hands(this.hands, this.bottom);
         let seed = (k as u64) * 8 + seat as u64 + 1024 * redeals as u64;
         lone.reset(seed);
-        field.reset(seed ^ 0x5eed);
+        field.reset(crate::seeds::of(seed, crate::seeds::Stream::SECOND));
         // A forfeit or a rule mismatch has no fair place in the paired comparison: an error too.
         let played = play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _, _| {});
         illegal += played.map_err(|f| {
@@ -136,7 +136,11 @@ fn play(
         let landlord = state.landlord();
         if landlord.is_none() && all_pass == AllPass::Redeal && redeals < MAX_REDEALS {
             redeals += 1;
-            this = crate::game::generate_deals(1, ((k as u64) << 8 | redeals as u64) ^ 0xDEA1).remove(0);
+            this = crate::game::generate_deals(
+                1,
+                crate::seeds::of((k as u64) << 8 | redeals as u64, crate::seeds::Stream::REDEALS),
+            )
+            .remove(0);
             continue;
         }
         let outcome = Outcome {

@@ -63,7 +63,7 @@ struct DealLine {
 pub fn generate_deals(n: usize, seed: u64) -> Vec<Deal> {
     (0..n as u64)
         .map(|i| {
-            let mut rng = StdRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i);
+            let mut rng = StdRng::seed_from_u64(crate::seeds::deal(seed, i));
             let mut cards: Vec<Card> = Card::deck().collect();
             for k in (1..cards.len()).rev() {
                 cards.swap(k, rng.random_range(0..=k));

@@ -157,7 +157,7 @@ impl Session {
             let mut config = self.state.config().clone();
             config.first_bidder = (config.first_bidder + 1) % 3;
             self.state = State::new(config);
-            let seed = self.seed.wrapping_add(self.deals.wrapping_mul(0x9E37_79B9));
+            let seed = crate::seeds::redeal(self.seed, self.deals);
             self.state.deal_random(&mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed));
             self.deals += 1;
             made.push(Event::Redeal);

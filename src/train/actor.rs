@@ -20,6 +20,7 @@ use crate::encode::{
 use crate::game::{GameConfig, MoveList, Phase, State};
 use crate::model::bidnet::BidNet;
 use crate::model::{Frame, QNet, Weights};
+use crate::seeds::{self, Stream};
 use crossbeam_channel::Sender;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -108,7 +109,7 @@ pub struct GameMsg {
     pub bids: Vec<BidFrame>,
     /// The version of the learner's weights the learning seats played with when it ended.
     pub version: u64,
-    /// The game's index in the run (its deal seed is `game_seed(run seed, index)`).
+    /// The game's index in the run (its deal seed is `seeds::nth(run seed, index)`).
     pub index: u64,
 }
 
@@ -118,15 +119,6 @@ enum Opponent {
     /// A frozen snapshot, by its pool step.
     Snapshot(u64),
     Rule,
-}
-
-/// The deal seed of game `index` in a run.
-pub fn game_seed(run_seed: u64, index: u64) -> u64 {
-    // splitmix64 of the pair: nearby indices give unrelated deals.
-    let mut z = run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_add(0xD1B5_4A32_D192_ED03);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// A game in flight.
@@ -230,7 +222,10 @@ impl Actor {
                 spring: cfg.game.spring,
                 ..GameConfig::default()
             },
-            rng: SmallRng::seed_from_u64(game_seed(cfg.run.seed ^ 0xAC70, start_index + id as u64 * 7919)),
+            rng: SmallRng::seed_from_u64(seeds::nth(
+                seeds::of(cfg.run.seed, Stream::ACTORS),
+                start_index + id as u64 * 7919,
+            )),
             net: QNet::cpu(&cfg.model, 0),
             bid_net: cfg.game.bidding.then(|| BidNet::cpu(0)),
             version: u64::MAX,
@@ -308,7 +303,7 @@ impl Actor {
         // With bidding, the first bidder goes round with the game index.
         let first_bidder = (index % 3) as u8;
         let mut state = State::new(GameConfig { first_bidder, ..self.game_config.clone() });
-        state.deal_random(&mut SmallRng::seed_from_u64(game_seed(self.cfg.run.seed, index)));
+        state.deal_random(&mut SmallRng::seed_from_u64(seeds::nth(self.cfg.run.seed, index)));
         let u = self.rng.random::<f64>();
         let learning = if u < pool.self_play_share {
             Learning::AllSeats

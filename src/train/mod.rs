@@ -194,38 +194,62 @@ pub struct Trainer {
     run: PathBuf,
     /// This session's hold on the run folder, for as long as the trainer lives.
     _lock: run::RunLock,
-    learner: Learner,
+    /// What the actors read: weights, pool, counters.
     shared: Arc<Shared>,
-    games_rx: Receiver<GameMsg>,
-    games_tx: Option<Sender<GameMsg>>,
+    /// The play network's learner and the frames waiting for it.
+    play: PlayLearning,
+    /// The bidding network's learner and its decisions waiting (with `game.bidding`).
+    bid: Option<BidLearning>,
+    /// Where finished games come from: in-process actors, and actor processes over Redis.
+    inbox: Inbox,
+    /// The games received and not yet counted, in buffer order.
+    ledger: Ledger,
     monitor: Monitor,
     now: Counters,
     at_start: Counters,
+    clock: Clock,
+    on_checkpoint: Option<CheckpointHook>,
+    resumed: bool,
+}
+
+/// The play network's learner, the frames received and not yet learned, and what its steps
+/// measured.
+struct PlayLearning {
+    learner: Learner,
+    buffer: Vec<Frame>,
+    last: StepStats,
+    losses: Vec<f32>,
+    /// Batches refused for a non-finite loss or gradient: in all, and in a row.
+    bad_batches: (u64, u32),
+}
+
+/// The bidding network's learner, its decisions waiting and its losses since the last scalars.
+struct BidLearning {
+    learner: BidLearner,
+    buffer: Vec<BidFrame>,
+    losses: Vec<f64>,
+}
+
+/// Where finished games arrive.
+struct Inbox {
+    games_rx: Receiver<GameMsg>,
+    /// Handed to the in-process actors when they start.
+    games_tx: Option<Sender<GameMsg>>,
+    /// Actors in other processes, through Redis.
+    remote: Option<Remote>,
+    /// False once every in-process actor has hung up.
+    local_open: bool,
+}
+
+/// The session's times: what came before it, when it started, and when things were last done.
+struct Clock {
     /// Training time of the sessions before this one.
     elapsed_before: f64,
     session: Instant,
     last_checkpoint: Instant,
     last_snapshot: Instant,
+    /// When the rates of the last scalars were measured, and the counters then.
     rate_clock: (Instant, Counters),
-    /// Frames received and not yet learned.
-    buffer: Vec<Frame>,
-    last: StepStats,
-    losses: Vec<f32>,
-    on_checkpoint: Option<CheckpointHook>,
-    /// The bidding network's learner, its decisions waiting and its losses since the last
-    /// scalars (with `game.bidding`).
-    bid: Option<BidLearner>,
-    bid_buffer: Vec<BidFrame>,
-    bid_losses: Vec<f64>,
-    /// Batches refused for a non-finite loss or gradient: in all, and in a row.
-    bad_batches: (u64, u32),
-    resumed: bool,
-    /// The games received and not yet counted, in buffer order.
-    ledger: Ledger,
-    /// Actors in other processes, through Redis.
-    remote: Option<Remote>,
-    /// False once every in-process actor has hung up.
-    local_open: bool,
 }
 
 /// Where each received game's frames start in the stream of frames, so that a game is counted
@@ -303,29 +327,28 @@ impl Trainer {
             cfg: Arc::new(cfg),
             run,
             _lock: lock,
-            learner,
             shared,
-            games_rx,
-            games_tx: Some(games_tx),
+            play: PlayLearning {
+                learner,
+                buffer: Vec::new(),
+                last: StepStats::default(),
+                losses: Vec::new(),
+                bad_batches: (0, 0),
+            },
+            bid: bid.map(|learner| BidLearning { learner, buffer: Vec::new(), losses: Vec::new() }),
+            inbox: Inbox { games_rx, games_tx: Some(games_tx), remote: None, local_open: true },
+            ledger: Ledger::default(),
             now,
             at_start: now,
-            elapsed_before: meta.elapsed_seconds,
-            session: Instant::now(),
-            last_checkpoint: Instant::now(),
-            last_snapshot: Instant::now(),
-            rate_clock: (Instant::now(), now),
-            buffer: Vec::new(),
-            last: StepStats::default(),
-            losses: Vec::new(),
+            clock: Clock {
+                elapsed_before: meta.elapsed_seconds,
+                session: Instant::now(),
+                last_checkpoint: Instant::now(),
+                last_snapshot: Instant::now(),
+                rate_clock: (Instant::now(), now),
+            },
             on_checkpoint: None,
-            bid,
-            bid_buffer: Vec::new(),
-            bid_losses: Vec::new(),
-            bad_batches: (0, 0),
             resumed: matches!(start, Start::Resume),
-            ledger: Ledger::default(),
-            remote: None,
-            local_open: true,
         })
     }
 
@@ -342,18 +365,18 @@ impl Trainer {
         link.publish_weights(&play, bid.as_ref(), self.now.frames)?;
         let pool = self.shared.pool().entries().to_vec();
         link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
-        self.remote = Some(Remote { link, games: None, reader: None, local_actors });
+        self.inbox.remote = Some(Remote { link, games: None, reader: None, local_actors });
         Ok(self)
     }
 
     /// The bidding network being learned (with `game.bidding`).
     pub fn bidding_network(&self) -> Option<&crate::model::bidnet::BidNet> {
-        self.bid.as_ref().map(|b| &b.net)
+        self.bid.as_ref().map(|b| &b.learner.net)
     }
 
     /// What came over the wire from actor processes: games, frames, bytes, bad entries.
     pub fn wire_stats(&self) -> Option<Arc<broker::WireStats>> {
-        self.remote.as_ref().map(|r| r.link.stats.clone())
+        self.inbox.remote.as_ref().map(|r| r.link.stats.clone())
     }
 
     /// Called with the checkpoint's folder after each periodic checkpoint (not the final one).
@@ -370,15 +393,15 @@ impl Trainer {
         if run::list(&self.run)?.is_empty() {
             self.checkpoint()?; // from now on the run can always be resumed
         }
-        if let Some(remote) = self.remote.as_mut() {
+        if let Some(remote) = self.inbox.remote.as_mut() {
             let (tx, rx) = crossbeam_channel::bounded(self.cfg.learner.queue_games);
             remote.reader = Some(remote.link.spawn_reader(tx, self.cfg.reward.label_bound())?);
             remote.games = Some(rx);
         }
         let actors = self.spawn_actors()?;
-        self.session = Instant::now();
-        self.last_checkpoint = Instant::now();
-        self.last_snapshot = Instant::now();
+        self.clock.session = Instant::now();
+        self.clock.last_checkpoint = Instant::now();
+        self.clock.last_snapshot = Instant::now();
         let stopped = self.main_loop();
         self.shutdown(stopped, actors)
     }
@@ -386,7 +409,7 @@ impl Trainer {
     /// Where the run stands when this session starts: learner step, frames, games, and hours
     /// trained before.
     pub fn resumes_at(&self) -> (u64, u64, u64, f64) {
-        (self.at_start.step, self.at_start.frames, self.at_start.games, self.elapsed_before / 3600.0)
+        (self.at_start.step, self.at_start.frames, self.at_start.games, self.clock.elapsed_before / 3600.0)
     }
 
     /// Writes the run's configuration as this session uses it (`RUN/config.toml`, without a
@@ -419,15 +442,15 @@ impl Trainer {
                 return Ok(StopReason::ActorsStopped);
             }
             self.learn()?;
-            if let Some(remote) = self.remote.as_mut() {
+            if let Some(remote) = self.inbox.remote.as_mut() {
                 remote.link.heartbeat()?;
             }
-            self.monitor.progress(self.session.elapsed().as_secs_f64(), self.now.frames, self.now.games);
+            self.monitor.progress(self.clock.session.elapsed().as_secs_f64(), self.now.frames, self.now.games);
             if let Some(reason) = self.stop_reason() {
                 return Ok(reason);
             }
             let every = self.cfg.checkpoint.every_minutes;
-            if every > 0.0 && self.last_checkpoint.elapsed().as_secs_f64() >= 60.0 * every {
+            if every > 0.0 && self.clock.last_checkpoint.elapsed().as_secs_f64() >= 60.0 * every {
                 let dir = self.checkpoint()?;
                 if let Some(hook) = self.on_checkpoint.as_mut() {
                     hook(&dir);
@@ -437,8 +460,8 @@ impl Trainer {
     }
 
     fn spawn_actors(&mut self) -> Result<Vec<JoinHandle<()>>, TrainError> {
-        let tx = self.games_tx.take().expect("a trainer runs once");
-        let count = self.remote.as_ref().map_or(self.cfg.actor_count(), |r| r.local_actors);
+        let tx = self.inbox.games_tx.take().expect("a trainer runs once");
+        let count = self.inbox.remote.as_ref().map_or(self.cfg.actor_count(), |r| r.local_actors);
         (0..count)
             .map(|i| {
                 let actor = Actor::new(i, self.cfg.clone(), self.shared.clone());
@@ -455,32 +478,7 @@ impl Trainer {
     /// from the stream, into the buffer; false when nothing can arrive any more (every
     /// in-process actor has hung up and there is no broker).
     pub fn ingest(&mut self) -> bool {
-        let mut got: Vec<(Option<String>, GameMsg)> = Vec::new();
-        let stream = self.remote.as_ref().and_then(|r| r.games.as_ref());
-        {
-            let mut select = Select::new();
-            let local = self.local_open.then(|| select.recv(&self.games_rx));
-            if let Some(rx) = stream {
-                select.recv(rx);
-            } else if local.is_none() {
-                return false;
-            }
-            if let Ok(op) = select.select_timeout(Duration::from_millis(100)) {
-                if Some(op.index()) == local {
-                    match op.recv(&self.games_rx) {
-                        Ok(msg) => got.push((None, msg)),
-                        Err(_) => self.local_open = false,
-                    }
-                } else if let Some(Ok((id, msg))) = stream.map(|rx| op.recv(rx)) {
-                    got.push((Some(id), msg));
-                }
-            }
-        }
-        got.extend(self.games_rx.try_iter().map(|m| (None, m)));
-        if let Some(rx) = stream {
-            got.extend(rx.try_iter().map(|(id, m)| (Some(id), m)));
-        }
-        let open = self.local_open || stream.is_some();
+        let (got, open) = self.inbox.take();
         for (id, msg) in got {
             self.receive(id, msg);
         }
@@ -488,7 +486,9 @@ impl Trainer {
     }
 
     fn receive(&mut self, id: Option<String>, mut msg: GameMsg) {
-        self.bid_buffer.append(&mut msg.bids);
+        if let Some(bid) = self.bid.as_mut() {
+            bid.buffer.append(&mut msg.bids);
+        }
         let ledger = &mut self.ledger;
         if msg.frames.is_empty() {
             // Nothing to learn from its play (every seat passed in the bidding): counted (and
@@ -501,7 +501,7 @@ impl Trainer {
         let ledger = &mut self.ledger;
         ledger.games.push_back(Received { start: ledger.received, id, version: msg.version });
         ledger.received += msg.frames.len() as u64;
-        self.buffer.extend(msg.frames);
+        self.play.buffer.extend(msg.frames);
     }
 
     /// Counts the games whose first frame is now learned.
@@ -521,27 +521,27 @@ impl Trainer {
     pub fn learn(&mut self) -> Result<(), TrainError> {
         let batch = self.cfg.learner.batch_size;
         let mut consumed = 0;
-        while self.buffer.len() - consumed >= batch {
+        while self.play.buffer.len() - consumed >= batch {
             if self.cfg.learner.lr_decay_frames > 0 {
-                self.learner.set_lr(self.cfg.learner.lr_at(self.now.frames));
+                self.play.learner.set_lr(self.cfg.learner.lr_at(self.now.frames));
             }
-            self.learner.set_oracle_weight(self.cfg.auxiliary.oracle_weight(self.now.frames));
-            let frames = &self.buffer[consumed..consumed + batch];
+            self.play.learner.set_oracle_weight(self.cfg.auxiliary.oracle_weight(self.now.frames));
+            let frames = &self.play.buffer[consumed..consumed + batch];
             // Scalars are written after this step when it is a multiple of log.every_steps.
             let logged = (self.now.step + 1).is_multiple_of(self.cfg.log.every_steps.max(1));
-            let update = if logged { self.learner.step_measured(frames) } else { self.learner.step(frames) };
+            let update = if logged { self.play.learner.step_measured(frames) } else { self.play.learner.step(frames) };
             consumed += batch;
             // Learned or skipped, the batch's games are done with (counted and acknowledged).
             self.ledger.learned += batch as u64;
             match update {
-                Ok(stats) => (self.last, self.bad_batches.1) = (stats, 0),
+                Ok(stats) => (self.play.last, self.play.bad_batches.1) = (stats, 0),
                 Err(e) => {
                     self.skip_bad_batch(e)?;
                     self.settle();
                     continue;
                 }
             }
-            self.losses.push(self.last.loss as f32);
+            self.play.losses.push(self.play.last.loss as f32);
             self.now.step += 1;
             self.now.frames += batch as u64;
             self.settle();
@@ -549,9 +549,9 @@ impl Trainer {
             if self.now.step.is_multiple_of(self.cfg.learner.publish_every_steps.max(1)) {
                 self.publish();
             }
-            if self.remote.is_some() && self.now.step.is_multiple_of(self.cfg.broker.publish_every_steps) {
+            if self.inbox.remote.is_some() && self.now.step.is_multiple_of(self.cfg.broker.publish_every_steps) {
                 let (play, bid) = self.export();
-                if let Some(remote) = self.remote.as_mut() {
+                if let Some(remote) = self.inbox.remote.as_mut() {
                     remote.link.publish_weights(&play, bid.as_ref(), self.now.frames)?;
                 }
             }
@@ -562,12 +562,12 @@ impl Trainer {
                 self.write_scalars();
             }
         }
-        self.buffer.drain(..consumed);
+        self.play.buffer.drain(..consumed);
         self.learn_bids();
         // Acknowledged before any checkpoint can count them, so a checkpoint never counts a
         // game the stream would deliver again.
         let acks = std::mem::take(&mut self.ledger.to_ack);
-        if let Some(remote) = self.remote.as_mut() {
+        if let Some(remote) = self.inbox.remote.as_mut() {
             remote.link.ack(&acks)?;
         }
         Ok(())
@@ -579,13 +579,13 @@ impl Trainer {
     fn skip_bad_batch(&mut self, e: LearnerError) -> Result<(), TrainError> {
         let step = self.now.step + 1;
         let LearnerError::NonFinite(reason) = e else { return Err(e.into()) };
-        self.bad_batches.0 += 1;
-        self.bad_batches.1 += 1;
-        if self.bad_batches.1 >= BAD_BATCHES_IN_A_ROW {
+        self.play.bad_batches.0 += 1;
+        self.play.bad_batches.1 += 1;
+        if self.play.bad_batches.1 >= BAD_BATCHES_IN_A_ROW {
             let reason = format!("{reason} ({BAD_BATCHES_IN_A_ROW} batches in a row)");
             return Err(TrainError::NonFinite { step, reason });
         }
-        eprintln!("ddz train: learner step {step}: {reason}; batch skipped ({} so far)", self.bad_batches.0);
+        eprintln!("ddz train: learner step {step}: {reason}; batch skipped ({} so far)", self.play.bad_batches.0);
         Ok(())
     }
 
@@ -593,19 +593,19 @@ impl Trainer {
     fn learn_bids(&mut self) {
         let Some(bid) = self.bid.as_mut() else { return };
         let n = self.cfg.game.bid_batch_size;
-        while self.bid_buffer.len() >= n {
-            let batch: Vec<BidFrame> = self.bid_buffer.drain(..n).collect();
+        while bid.buffer.len() >= n {
+            let batch: Vec<BidFrame> = bid.buffer.drain(..n).collect();
             let features: Vec<f32> = batch.iter().flat_map(|b| b.features.iter().copied()).collect();
             let bids: Vec<u8> = batch.iter().map(|b| b.bid).collect();
             let targets: Vec<f32> = batch.iter().map(|b| b.target).collect();
-            self.bid_losses.push(bid.step(&features, &bids, &targets));
+            bid.losses.push(bid.learner.step(&features, &bids, &targets));
         }
     }
 
     /// The play network's weights and the bidding network's, at the current step.
     fn export(&self) -> (Weights, Option<Weights>) {
         let step = self.now.step;
-        (self.learner.net.export(step), self.bid.as_ref().map(|b| b.net.export(step)))
+        (self.play.learner.net.export(step), self.bid.as_ref().map(|b| b.learner.net.export(step)))
     }
 
     /// Hands the current weights to the actors.
@@ -618,38 +618,38 @@ impl Trainer {
         let pool = &self.cfg.pool;
         (pool.snapshot_every_steps > 0 && self.now.step.is_multiple_of(pool.snapshot_every_steps))
             || (pool.snapshot_every_minutes > 0.0
-                && self.last_snapshot.elapsed().as_secs_f64() >= 60.0 * pool.snapshot_every_minutes)
+                && self.clock.last_snapshot.elapsed().as_secs_f64() >= 60.0 * pool.snapshot_every_minutes)
     }
 
     /// Freezes the current weights into the pool (and its folder); the snapshot the pool drops
     /// to make room is deleted once no kept checkpoint names it.
     pub fn snapshot(&mut self) -> Result<(), TrainError> {
         let step = self.now.step;
-        crate::model::save_weights_file(&self.learner.net, &run::pool_file(&self.run, step))?;
-        let entry = PoolEntry { step, frames: self.now.frames, weights: Arc::new(self.learner.net.export(step)) };
+        crate::model::save_weights_file(&self.play.learner.net, &run::pool_file(&self.run, step))?;
+        let entry = PoolEntry { step, frames: self.now.frames, weights: Arc::new(self.play.learner.net.export(step)) };
         let dropped = self.shared.pool_mut().add(entry);
         if dropped.is_some() {
             run::prune_pool(&self.run, &self.pool_steps())?;
         }
-        if let Some(remote) = self.remote.as_mut() {
+        if let Some(remote) = self.inbox.remote.as_mut() {
             let pool = self.shared.pool().entries().to_vec();
             remote.link.publish_pool(&pool.iter().map(|e| (e.step, &*e.weights)).collect::<Vec<_>>())?;
         }
-        self.last_snapshot = Instant::now();
+        self.clock.last_snapshot = Instant::now();
         Ok(())
     }
 
     fn write_scalars(&mut self) {
-        let (t0, c0) = self.rate_clock;
+        let (t0, c0) = self.clock.rate_clock;
         let dt = t0.elapsed().as_secs_f64().max(1e-9);
         let frame_rate = (self.now.frames - c0.frames) as f64 / dt;
         let game_rate = (self.now.games - c0.games) as f64 / dt;
-        self.rate_clock = (Instant::now(), self.now);
+        self.clock.rate_clock = (Instant::now(), self.now);
         let pool_len = self.shared.pool().len();
-        let (step, frames, queue) = (self.now.step, self.now.frames, self.games_rx.len());
-        self.monitor.scalars(step, &self.last, frame_rate, game_rate, queue, pool_len, frames);
-        self.monitor.scalar("train/bad_batches", self.bad_batches.0 as f64, step);
-        let losses = std::mem::take(&mut self.bid_losses);
+        let (step, frames, queue) = (self.now.step, self.now.frames, self.inbox.games_rx.len());
+        self.monitor.scalars(step, &self.play.last, frame_rate, game_rate, queue, pool_len, frames);
+        self.monitor.scalar("train/bad_batches", self.play.bad_batches.0 as f64, step);
+        let losses = self.bid.as_mut().map(|b| std::mem::take(&mut b.losses)).unwrap_or_default();
         if !losses.is_empty() {
             self.monitor.scalar("bid/loss", losses.iter().sum::<f64>() / losses.len() as f64, step);
         }
@@ -672,7 +672,7 @@ impl Trainer {
             Some(StopReason::MaxFrames)
         } else if budget.max_games > 0 && self.now.games >= budget.max_games {
             Some(StopReason::MaxGames)
-        } else if budget.max_seconds > 0.0 && self.session.elapsed().as_secs_f64() >= budget.max_seconds {
+        } else if budget.max_seconds > 0.0 && self.clock.session.elapsed().as_secs_f64() >= budget.max_seconds {
             Some(StopReason::MaxSeconds)
         } else {
             None
@@ -687,16 +687,16 @@ impl Trainer {
             step: self.now.step,
             frames: self.now.frames,
             games: self.now.games,
-            elapsed_seconds: self.elapsed_before + self.session.elapsed().as_secs_f64(),
+            elapsed_seconds: self.clock.elapsed_before + self.clock.session.elapsed().as_secs_f64(),
             next_game_index: shared.next_game.load(Ordering::SeqCst),
             pool_steps: self.pool_steps(),
             model: self.cfg.model.clone(),
         };
-        let bid = self.bid.as_ref().map(|b| &b.net);
-        let dir = run::save_with_bid(&self.run, &self.learner.net, bid, &meta, self.cfg.checkpoint.keep_last)?;
+        let bid = self.bid.as_ref().map(|b| &b.learner.net);
+        let dir = run::save_with_bid(&self.run, &self.play.learner.net, bid, &meta, self.cfg.checkpoint.keep_last)?;
         run::prune_pool(&self.run, &meta.pool_steps)?;
         self.monitor.flush();
-        self.last_checkpoint = Instant::now();
+        self.clock.last_checkpoint = Instant::now();
         Ok(dir)
     }
 
@@ -715,9 +715,9 @@ impl Trainer {
         // is swapped for a closed stand-in, so an actor blocked on a full channel wakes up.
         self.shared.stop.store(true, Ordering::SeqCst);
         let (_, closed) = crossbeam_channel::bounded(0);
-        drop(std::mem::replace(&mut self.games_rx, closed));
+        drop(std::mem::replace(&mut self.inbox.games_rx, closed));
         let failure = actors.into_iter().filter_map(|a| a.join().err()).map(|panic| panic_message(&*panic)).last();
-        if let Some(remote) = self.remote.as_mut() {
+        if let Some(remote) = self.inbox.remote.as_mut() {
             remote.link.stop_reading();
             remote.games = None;
             if let Some(reader) = remote.reader.take() {
@@ -726,9 +726,9 @@ impl Trainer {
         }
         self.on_checkpoint = None; // waits for a background round still running
         let stopped_by = stopped?;
-        let seconds = self.session.elapsed().as_secs_f64();
+        let seconds = self.clock.session.elapsed().as_secs_f64();
         let saved = self.checkpoint()?;
-        if let Some(remote) = self.remote.as_mut() {
+        if let Some(remote) = self.inbox.remote.as_mut() {
             remote.link.finish()?; // actor processes stop
         }
         self.monitor.finish();
@@ -741,7 +741,7 @@ impl Trainer {
     fn summary(&self, checkpoint: PathBuf, stopped_by: StopReason, seconds: f64) -> TrainSummary {
         let (wl, wf) = self.monitor.win_rates();
         let (rl, rf) = self.monitor.rule_win_rates();
-        let tenth = self.losses.len().div_ceil(10);
+        let tenth = self.play.losses.len().div_ceil(10);
         TrainSummary {
             run_dir: self.run.clone(),
             checkpoint,
@@ -751,15 +751,49 @@ impl Trainer {
             seconds,
             frames_per_s: (self.now.frames - self.at_start.frames) as f64 / seconds.max(1e-9),
             games_per_s: (self.now.games - self.at_start.games) as f64 / seconds.max(1e-9),
-            last_loss: self.last.loss,
-            early_loss: mean_of(&self.losses[..tenth]),
-            late_loss: mean_of(&self.losses[self.losses.len() - tenth..]),
+            last_loss: self.play.last.loss,
+            early_loss: mean_of(&self.play.losses[..tenth]),
+            late_loss: mean_of(&self.play.losses[self.play.losses.len() - tenth..]),
             stopped_by,
             win_rate_vs_pool_landlord: wl,
             win_rate_vs_pool_farmers: wf,
             win_rate_vs_rule_landlord: rl,
             win_rate_vs_rule_farmers: rf,
         }
+    }
+}
+
+impl Inbox {
+    /// The games waiting (or the first within 100 ms), each with its stream entry when it came
+    /// from Redis; and whether more can come (an in-process actor is still there, or a broker).
+    fn take(&mut self) -> (Vec<(Option<String>, GameMsg)>, bool) {
+        let mut got: Vec<(Option<String>, GameMsg)> = Vec::new();
+        let stream = self.remote.as_ref().and_then(|r| r.games.as_ref());
+        {
+            let mut select = Select::new();
+            let local = self.local_open.then(|| select.recv(&self.games_rx));
+            if let Some(rx) = stream {
+                select.recv(rx);
+            } else if local.is_none() {
+                return (got, false);
+            }
+            if let Ok(op) = select.select_timeout(Duration::from_millis(100)) {
+                if Some(op.index()) == local {
+                    match op.recv(&self.games_rx) {
+                        Ok(msg) => got.push((None, msg)),
+                        Err(_) => self.local_open = false,
+                    }
+                } else if let Some(Ok((id, msg))) = stream.map(|rx| op.recv(rx)) {
+                    got.push((Some(id), msg));
+                }
+            }
+        }
+        got.extend(self.games_rx.try_iter().map(|m| (None, m)));
+        if let Some(rx) = stream {
+            got.extend(rx.try_iter().map(|(id, m)| (Some(id), m)));
+        }
+        let open = self.local_open || stream.is_some();
+        (got, open)
     }
 }
 
@@ -791,7 +825,7 @@ fn bid_learner(cfg: &TrainConfig, start: &Start, run: &Path) -> Result<Option<Bi
     if !cfg.game.bidding {
         return Ok(None);
     }
-    let mut bid = BidLearner::new(cfg.run.seed ^ 0xB1D, cfg.learner.lr)?;
+    let mut bid = BidLearner::new(crate::seeds::of(cfg.run.seed, crate::seeds::Stream::BIDDING), cfg.learner.lr)?;
     if matches!(start, Start::Resume) {
         run::load_bid(&run::latest(run)?, &mut bid.net)?;
     }
