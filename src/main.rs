@@ -6,9 +6,20 @@ use anyhow::Result;
 use clap::Parser;
 use cli::args::{BenchWhat, Cli, Command};
 use cli::{bench, data, eval, pipe, play, train};
+use std::process::ExitCode;
 
-fn main() -> Result<()> {
-    match Cli::parse().command {
+fn main() -> ExitCode {
+    match run(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {}", cli::report::error_text(&e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> Result<()> {
+    match command {
         Command::Info { json } => {
             ddz::runtime::configure_threads(1);
             cli::report::show(&ddz::runtime::info(), json)

@@ -564,3 +564,24 @@ impl Report for EngineBench {
         Ok(())
     }
 }
+
+/// An error and the causes it keeps, each cause once: library errors name their cause in their
+/// own message too (a server or a Python caller sees only that message), so a cause whose text
+/// the lines above already hold is not repeated.
+pub fn error_text(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    let mut causes = Vec::new();
+    for cause in error.chain().skip(1) {
+        let line = cause.to_string();
+        if !text.contains(&line) && !causes.contains(&line) {
+            causes.push(line);
+        }
+    }
+    if !causes.is_empty() {
+        text.push_str("\n\nCaused by:");
+        for line in causes {
+            text.push_str(&format!("\n    {line}"));
+        }
+    }
+    text
+}
