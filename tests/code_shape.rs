@@ -251,6 +251,33 @@ fn functions(text: &str) -> Vec<(String, usize, usize)> {
     found
 }
 
+/// Library code answers bad input with errors and states its invariants in its types, so
+/// `unwrap` and `expect` stay rare there: at most this many, outside tests and the CLI.
+const MOST_UNWRAPS: usize = 71;
+
+#[test]
+fn library_code_rarely_unwraps() {
+    let mut count = 0;
+    let mut by_file = Vec::new();
+    for (path, text) in sources() {
+        if path == "src/main.rs" || path.starts_with("src/cli/") {
+            continue;
+        }
+        let code = code_only(&text);
+        let library = code.split("#[cfg(test)]").next().unwrap_or_default();
+        let n = library.matches(".unwrap()").count() + library.matches(".expect(").count();
+        if n > 0 {
+            by_file.push(format!("{n} {path}"));
+        }
+        count += n;
+    }
+    assert!(
+        count <= MOST_UNWRAPS,
+        "{count} unwrap/expect in library code (at most {MOST_UNWRAPS}):\n{}",
+        by_file.join("\n")
+    );
+}
+
 #[test]
 fn no_function_is_longer_than_80_lines() {
     let mut long = Vec::new();
