@@ -80,9 +80,13 @@ pub fn state_from_view(
     seed: u64,
 ) -> Result<State, BotError> {
     let start = starting_hands(me, hand, bottom, history, seed)?;
-    // The landlord's 17 dealt cards are its 20 less the bottom.
+    // Each seat is dealt its role's start; the landlord's 17 dealt cards are its 20 less the bottom.
+    let dealt = crate::game::by_seat(|s| {
+        let role = Role::of_seat(s, seat_of(Role::Landlord));
+        if role == Role::Landlord { start[role.index()].minus(bottom) } else { start[role.index()] }
+    });
     let mut state = State::new(Default::default());
-    state.try_deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
+    state.try_deal_counts(dealt, bottom).map_err(|e| e.to_string())?;
     for (k, (role, play)) in history.iter().enumerate() {
         let turn = state.current_player().ok_or_else(|| format!("play {}: the game is already over", k + 1))?;
         if turn != seat_of(*role) {
