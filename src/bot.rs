@@ -18,7 +18,7 @@
 use crate::agents::bot_client::{BidRequest, PlayRequest as NativeRequest};
 use crate::agents::{Agent, Query, decide, legal_bid};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
-use crate::game::{Play, Role, State};
+use crate::game::{Play, Role, Seat, State};
 use crate::lines::{RequestError, brief, serve_json_lines};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -55,8 +55,10 @@ impl From<String> for BotError {
     }
 }
 
-fn seat_of(role: Role) -> u8 {
-    role.index() as u8 // the landlord sits in seat 0, landlord_down in 1, landlord_up in 2
+/// The seat of `role` in the states the bot builds: default rules, so the landlord sits in the
+/// rules' landlord seat and the farmers follow it in turn order.
+fn seat_of(role: Role) -> Seat {
+    crate::game::GameConfig::default().landlord_seat.after(role.index() as u64)
 }
 
 /// Cards a role starts the play phase with.
@@ -78,20 +80,26 @@ pub fn state_from_view(
     seed: u64,
 ) -> Result<State, BotError> {
     let start = starting_hands(me, hand, bottom, history, seed)?;
-    // The landlord's 17 dealt cards are its 20 less the bottom.
+    // Each seat is dealt its role's start; the landlord's 17 dealt cards are its 20 less the bottom.
+    let dealt = crate::game::by_seat(|s| {
+        let role = Role::of_seat(s, seat_of(Role::Landlord));
+        if role == Role::Landlord { start[role.index()].minus(bottom) } else { start[role.index()] }
+    });
     let mut state = State::new(Default::default());
-    state.try_deal_counts([start[0].minus(bottom), start[1], start[2]], bottom).map_err(|e| e.to_string())?;
+    state.try_deal_counts(dealt, bottom).map_err(|e| e.to_string())?;
     for (k, (role, play)) in history.iter().enumerate() {
         let turn = state.current_player().ok_or_else(|| format!("play {}: the game is already over", k + 1))?;
         if turn != seat_of(*role) {
-            let who = Role::ALL[turn as usize].name();
+            let who = state.role(turn).map_or("nobody", Role::name);
             return Err(format!("play {} ({} by {}): out of turn, {who} was to play", k + 1, play, role.name()).into());
         }
         state.try_apply_play(*play).map_err(|e| format!("play {} ({} by {}): {e}", k + 1, play, role.name()))?;
     }
     match state.current_player() {
         Some(s) if s == seat_of(me) => Ok(state),
-        Some(s) => Err(format!("it is {}'s turn, not {}'s", Role::ALL[s as usize].name(), me.name()).into()),
+        Some(s) => {
+            Err(format!("it is {}'s turn, not {}'s", state.role(s).map_or("nobody", Role::name), me.name()).into())
+        }
         None => Err(BotError::Impossible("the game is over".into())),
     }
 }
@@ -250,9 +258,12 @@ fn bid_for(agent: &mut dyn Agent, seat_index: u8, hand: Counts, bids: &[u8], see
 /// The bidding position of seat `seat_index` with `hand` after `bids`, the other hands dealt
 /// at random from `seed`.
 fn bid_state(seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<State, BotError> {
-    if seat_index > 2 {
+    // The state below bids from the rules' first bidder, so the place in the order names the seat.
+    let Some(seat) =
+        Seat::new(seat_index).map(|k| crate::game::GameConfig::default().first_bidder.after(k.index() as u64))
+    else {
         return Err(field("seat_index", format!("{seat_index} is not 0, 1 or 2")));
-    }
+    };
     if bids.len() != seat_index as usize {
         let n = bids.len();
         return Err(field("bids", format!("{n} bids so far, but seat {seat_index} bids after {seat_index} of them")));
@@ -260,7 +271,7 @@ fn bid_state(seat_index: u8, hand: Counts, bids: &[u8], seed: u64) -> Result<Sta
     if hand.len() != 17 {
         return Err(field("hand", format!("{} cards, not the 17 dealt", hand.len())));
     }
-    let mut state = bidding_state(seat_index, hand, seed)?;
+    let mut state = bidding_state(seat, hand, seed)?;
     for (k, &bid) in bids.iter().enumerate() {
         state.try_apply_bid(bid).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
     }
@@ -290,7 +301,7 @@ pub fn request_seed(text: &str) -> u64 {
 
 /// A state at the start of bidding where `seat` holds `hand` and the other cards are dealt at
 /// random.
-fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
+fn bidding_state(seat: Seat, hand: Counts, seed: u64) -> Result<State, BotError> {
     let rest = Counts::full_deck().minus(hand);
     if !hand.is_subset_of(Counts::full_deck()) {
         return Err(BotError::Impossible(format!("hand {hand} holds more of a rank than the deck")));
@@ -298,9 +309,10 @@ fn bidding_state(seat: u8, hand: Counts, seed: u64) -> Result<State, BotError> {
     let mut pool: Vec<u8> = rest.iter().flat_map(|(r, n)| std::iter::repeat_n(r, n as usize)).collect();
     pool.shuffle(&mut SmallRng::seed_from_u64(seed));
     let mut hands = [Counts::EMPTY; 3];
-    hands[seat as usize] = hand;
+    hands[seat] = hand;
     let mut cards = pool.into_iter();
-    for s in (0..3).filter(|&s| s != seat as usize) {
+    // In seat order, not turn order: the hidden hands a seed deals stay what they were.
+    for s in Seat::ALL.into_iter().filter(|&s| s != seat) {
         for r in cards.by_ref().take(17) {
             hands[s].add(r, 1);
         }
@@ -523,8 +535,8 @@ impl BotzoneSession {
             };
             self.own = req.own.ok_or_else(|| missing("own"))?;
             self.public = req.publiccard.ok_or_else(|| missing("publiccard"))?;
-            self.role = match (req.landlord, req.pos) {
-                (Some(l), Some(p)) if l < 3 && p < 3 => Some(Role::ALL[((p + 3 - l) % 3) as usize]),
+            self.role = match (req.landlord.map(Seat::try_from), req.pos.map(Seat::try_from)) {
+                (Some(Ok(l)), Some(Ok(p))) => Some(Role::of_seat(p, l)),
                 (None, None) => None,
                 _ => return Err(field("landlord", "landlord and pos must both be given, each 0, 1 or 2".into())),
             };
@@ -575,7 +587,7 @@ impl BotzoneSession {
     /// The public record in play order, our answers included; the plays before the landlord's
     /// first lead are skipped.
     fn public_history(&self, me: Role) -> Result<Vec<(Role, Play)>, BotError> {
-        let before = [Role::ALL[(me.index() + 1) % 3], Role::ALL[(me.index() + 2) % 3]];
+        let before = [me.next(), me.prev()];
         let play_of = |ids: &[u32], what: String| -> Result<Play, BotError> {
             let cards = ids_to_counts(ids).map_err(|e| BotError::from(RequestError::field(what.clone(), e)))?;
             crate::game::classify(cards).ok_or_else(|| BotError::Impossible(format!("{what}: {cards} is not a play")))

@@ -3,9 +3,14 @@
 //! (Q for a network, the search's mean value and visits for a search agent).
 
 use crate::agents::{Agent, Candidate, play_out};
-use crate::game::{Deal, Play, Role, State};
+use crate::game::{Deal, Play, Role, Seat, State};
 use std::cmp::Ordering;
 use std::fmt::Write;
+
+/// The name of `seat`'s role; every seat has one here, as the rules name the landlord.
+fn role_name(state: &State, seat: Seat) -> &'static str {
+    state.role(seat).map_or("nobody", Role::name)
+}
 
 /// Plays `deal` with `agents[0]` as landlord, `[1]` as landlord_down, `[2]` as landlord_up.
 /// An agent that gives no answer ends the game there: the text says so.
@@ -15,15 +20,15 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
     state.deal_hands(deal.hands, deal.bottom);
     let _ = writeln!(out, "bottom: {}", deal.bottom.counts());
     for role in Role::ALL {
-        let seat = role.index() as u8;
-        let _ = writeln!(out, "{:<14} {:<8} {}", role.name(), agents[seat as usize].name(), state.hand(seat));
+        let Some(seat) = state.seat_of(role) else { continue };
+        let _ = writeln!(out, "{:<14} {:<8} {}", role.name(), agents[seat].name(), state.hand(seat));
     }
     let _ = writeln!(out);
     let mut turn = 0;
     let illegal = play_out(&mut state, agents, |agent, state, plays, decision| {
         let seat = state.current_player().expect("a decision");
         turn += 1;
-        let role = Role::ALL[seat as usize].name();
+        let role = role_name(state, seat);
         let play = decision.play.to_string();
         let _ = writeln!(out, "{turn:>3}. {role:<14} plays {play:<14} (hand {})", state.hand(seat));
         if decision.illegal {
@@ -38,12 +43,7 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
     let illegal = match illegal {
         Ok(n) => n,
         Err(f) => {
-            let _ = writeln!(
-                out,
-                "\n{} gave no answer; the game ends here: {}",
-                Role::ALL[f.seat as usize].name(),
-                f.fault
-            );
+            let _ = writeln!(out, "\n{} gave no answer; the game ends here: {}", role_name(&state, f.seat), f.fault);
             return out;
         }
     };
@@ -51,9 +51,9 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
         let _ = writeln!(out, "\nthe game ended without a winner");
         return out;
     };
-    let side = if winner == 0 { "the landlord wins" } else { "the farmers win" };
+    let side = if state.landlord() == Some(winner) { "the landlord wins" } else { "the farmers win" };
     let bombs = state.bombs_played();
-    let _ = writeln!(out, "\n{} goes out: {side} ({bombs} bomb(s)/rocket played)", Role::ALL[winner as usize].name());
+    let _ = writeln!(out, "\n{} goes out: {side} ({bombs} bomb(s)/rocket played)", role_name(&state, winner));
     if illegal > 0 {
         let _ = writeln!(out, "illegal answers: {illegal}");
     }

@@ -51,9 +51,9 @@ pub enum SolveError {
     TooSlow(u64),
 }
 
-fn seat(field: &str, name: &str) -> Result<u8, SolveError> {
+fn seat(field: &str, name: &str) -> Result<Role, SolveError> {
     let unknown = || format!("unknown seat {name:?}: use landlord, landlord_down or landlord_up");
-    Role::parse(name).map(|r| r.index() as u8).ok_or_else(|| RequestError::field(field, unknown()).into())
+    Role::parse(name).ok_or_else(|| RequestError::field(field, unknown()).into())
 }
 
 /// The position a request describes, checked.
@@ -63,7 +63,7 @@ pub fn position(line: &str) -> Result<Position, SolveError> {
     for (name, cards) in &req.hands {
         let s = seat("hands", name)?;
         let field = format!("hands.{name}");
-        hands[s as usize] = Some(Counts::parse(cards).map_err(|e| RequestError::field(field, e))?);
+        hands[s.index()] = Some(Counts::parse(cards).map_err(|e| RequestError::field(field, e))?);
     }
     let rival = match &req.rival {
         None => None,

@@ -76,7 +76,7 @@ fn play_as_landlord_down(bot: &mut Bot, games: usize) {
         while !state.is_terminal() {
             state.legal_plays_into(&mut plays);
             let seat = state.current_player().unwrap();
-            let role = Role::ALL[seat as usize];
+            let role = Role::ALL[seat.index()];
             let play = if role == Role::LandlordDown {
                 let request = serde_json::json!({
                     "seat": "landlord_down",
@@ -109,8 +109,8 @@ fn botzone_session_in_keep_running_mode() {
             let mut bot = Bot::start("botzone");
             let mut state = State::new(Default::default());
             state.deal_hands(deal.hands, deal.bottom);
-            let seat = me.index() as u8;
-            let own = if me == Role::Landlord { deal.hands[0].union(deal.bottom) } else { deal.hands[seat as usize] };
+            let seat = state.seat_of(me).unwrap();
+            let own = if me == Role::Landlord { deal.hands[0].union(deal.bottom) } else { deal.hands[seat.index()] };
             let mut held = own;
             let mut last: [Vec<u32>; 3] = Default::default(); // each seat's latest play, as ids
             let mut others = RuleAgent::new();
@@ -123,7 +123,7 @@ fn botzone_session_in_keep_running_mode() {
                 let play = if s == seat {
                     let request = serde_json::json!({
                         "own": ids(own),
-                        "history": [last[(s as usize + 1) % 3].clone(), last[(s as usize + 2) % 3].clone()],
+                        "history": [last[s.next().index()].clone(), last[s.prev().index()].clone()],
                         "publiccard": ids(deal.bottom),
                     });
                     let line =
@@ -138,7 +138,7 @@ fn botzone_session_in_keep_running_mode() {
                     held = held.minus(cards);
                     let play = classify(cards.counts()).expect("a play");
                     assert!(plays.contains(&play), "{play} is legal");
-                    last[s as usize] = answer_ids;
+                    last[s.index()] = answer_ids;
                     play
                 } else {
                     let play = plays[others.choose(&state, &plays)];
@@ -150,7 +150,7 @@ fn botzone_session_in_keep_running_mode() {
                         chosen.extend(pool.iter().filter(|c| c.rank() == r).take(k as usize).map(|c| c.id() as u32));
                     }
                     played = played.union(chosen.iter().map(|&i| Card::from_id(i).unwrap()).collect());
-                    last[s as usize] = chosen;
+                    last[s.index()] = chosen;
                     play
                 };
                 state.try_apply_play(play).unwrap();

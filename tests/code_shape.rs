@@ -298,3 +298,52 @@ fn the_length_check_sees_bodies_and_skips_strings_and_declarations() {
     let found = functions(text);
     assert_eq!(found, vec![("a".to_string(), 1, 4), ("c".to_string(), 8, 4)]);
 }
+
+/// Rust files under `dirs` (relative to the crate root), with their relative paths and text.
+fn rust_files_under(dirs: &[&str]) -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in dirs {
+        walk(&root.join(dir), &mut files);
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| (p.strip_prefix(root).unwrap().display().to_string(), std::fs::read_to_string(&p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn seats_are_typed_outside_the_engine() {
+    // Seats are `ddz::game::Seat` everywhere but inside the engine, and the turn order is
+    // `Seat::next`/`prev`/`others`, not arithmetic modulo 3. The `% 3`s left are not seats:
+    // a test's feature pattern and a fuzz case's choice.
+    let allowed_mod_3 = ["src/model/qnet.rs", "tests/fuzz.rs"];
+    let (mut typed, mut modulo) = (Vec::new(), Vec::new());
+    for (path, text) in rust_files_under(&["src", "tests", "python/src"]) {
+        if path.starts_with("src/game/") {
+            continue;
+        }
+        for (k, line) in code_only(&text).lines().enumerate() {
+            let squeezed: String = line.split_whitespace().collect();
+            if squeezed.contains("seat:u8") {
+                typed.push(format!("{path}:{}: {}", k + 1, line.trim()));
+            }
+            if (line.contains("% 3") || line.contains("% NUM_PLAYERS")) && !allowed_mod_3.contains(&path.as_str()) {
+                modulo.push(format!("{path}:{}: {}", k + 1, line.trim()));
+            }
+        }
+    }
+    assert!(typed.is_empty(), "`seat: u8` outside src/game/ (use Seat):\n{}", typed.join("\n"));
+    assert!(modulo.is_empty(), "`% 3` outside src/game/ (use Seat's turn order):\n{}", modulo.join("\n"));
+}

@@ -3,7 +3,7 @@
 mod common;
 
 use ddz::cards::{CardSet, Counts};
-use ddz::game::{ActionTable, GameConfig, Phase, Play, Scoring, State, classify, legal_plays_vec};
+use ddz::game::{ActionTable, GameConfig, Phase, Play, Scoring, Seat, State, classify, legal_plays_vec};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
@@ -65,10 +65,10 @@ fn random_games_conserve_cards_and_finish() {
     for game in 0..300u64 {
         let config = GameConfig {
             bidding: game % 2 == 1,
-            landlord_seat: (game % 3) as u8,
+            landlord_seat: Seat::S0.after(game),
             scoring: if game % 4 < 2 { Scoring::WinLoss } else { Scoring::Score },
             spring: true,
-            first_bidder: ((game / 3) % 3) as u8,
+            first_bidder: Seat::S0.after(game / 3),
         };
         let mut s = State::new(config);
         let mut steps = 0;
@@ -77,7 +77,7 @@ fn random_games_conserve_cards_and_finish() {
             assert!(!actions.is_empty(), "a live state always has an action");
             if s.phase() == Phase::Play {
                 let mut total = Counts::EMPTY;
-                for seat in 0..3 {
+                for seat in Seat::ALL {
                     total = total.plus(s.hand(seat)).plus(s.played_by(seat));
                 }
                 assert_eq!(total, Counts::full_deck(), "cards are conserved");
@@ -95,7 +95,7 @@ fn random_games_conserve_cards_and_finish() {
         }
         if let Some(w) = s.winner() {
             assert_eq!(s.cards_left(w), 0);
-            assert!(s.returns()[w as usize] > 0.0);
+            assert!(s.returns()[w] > 0.0);
         } else {
             assert!(
                 s.config().bidding && s.bids().iter().all(|&b| b == 0),

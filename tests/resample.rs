@@ -5,25 +5,25 @@ mod common;
 
 use ddz::cards::Counts;
 use ddz::encode::information_state_tensor;
-use ddz::game::{GameConfig, Phase, State};
+use ddz::game::{GameConfig, Phase, Seat, State};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use std::collections::HashMap;
 
 fn check_resample(state: &State, rng: &mut StdRng, changed: &mut usize) {
-    for seat in 0..3u8 {
+    for seat in Seat::ALL {
         let mut uniform = || rng.random::<f64>();
         let r = state.resample_from_infostate(seat, &mut uniform);
         assert_eq!(r.information_state_string(seat), state.information_state_string(seat));
         assert_eq!(information_state_tensor(&r, seat), information_state_tensor(state, seat));
         assert_eq!(r.current_player(), state.current_player());
         assert_eq!(r.is_chance_node(), state.is_chance_node());
-        let others = |s: &State| (0..3u8).filter(|&q| q != seat).map(|q| s.hand(q)).collect::<Vec<_>>();
+        let others = |s: &State| Seat::ALL.into_iter().filter(|&q| q != seat).map(|q| s.hand(q)).collect::<Vec<_>>();
         if others(&r) != others(state) {
             *changed += 1;
         }
         // The new state replays from its own history and plays on to a legal end.
         let restored = State::from_json(&r.to_json()).expect("the rewritten history replays");
-        assert_eq!(restored.information_state_string((seat + 1) % 3), r.information_state_string((seat + 1) % 3));
+        assert_eq!(restored.information_state_string(seat.next()), r.information_state_string(seat.next()));
         let mut play_on = r.clone();
         common::play_random(&mut play_on, rng);
         assert!(play_on.is_terminal());
@@ -97,8 +97,8 @@ fn resampling_is_uniform_on_a_small_case() {
             let mut s = ddz::game::new_initial_state();
             s.deal_random(&mut rng);
             while !s.is_terminal() {
-                let hidden: u32 = (1..3).map(|q| s.cards_left(q)).sum();
-                if s.current_player() == Some(0) && s.landlord() == Some(0) && (5..=7).contains(&hidden) {
+                let hidden: u32 = [Seat::S1, Seat::S2].iter().map(|&q| s.cards_left(q)).sum();
+                if s.current_player() == Some(Seat::S0) && s.landlord() == Some(Seat::S0) && (5..=7).contains(&hidden) {
                     return Some(s);
                 }
                 let actions = s.legal_actions();
@@ -110,16 +110,16 @@ fn resampling_is_uniform_on_a_small_case() {
         .unwrap();
     assert_eq!(state.phase(), Phase::Play);
     // Seat 0 is the landlord: seats 1 and 2 share the pool uniformly (as physical cards).
-    let pool = state.hand(1).plus(state.hand(2));
-    let size1 = state.cards_left(1) as u64;
+    let pool = state.hand(Seat::S1).plus(state.hand(Seat::S2));
+    let size1 = state.cards_left(Seat::S1) as u64;
     let total = pool.len() as u64;
     let trials = 40_000;
     let mut seen: HashMap<Counts, u64> = HashMap::new();
     for _ in 0..trials {
         let mut uniform = || rng.random::<f64>();
-        let r = state.resample_from_infostate(0, &mut uniform);
-        assert_eq!(r.hand(1).plus(r.hand(2)), pool);
-        *seen.entry(r.hand(1)).or_default() += 1;
+        let r = state.resample_from_infostate(Seat::S0, &mut uniform);
+        assert_eq!(r.hand(Seat::S1).plus(r.hand(Seat::S2)), pool);
+        *seen.entry(r.hand(Seat::S1)).or_default() += 1;
     }
     // Expected probability of a rank multiset for seat 1: product of C(pool_r, a_r) / C(total, size1).
     let all_outcomes = enumerate_sub_multisets(pool, size1 as u32);

@@ -7,7 +7,7 @@ use ddz::agents::{
     Agent, AlphaBetaAgent, AutoAgent, AutoSettings, Guide, IsmctsAgent, Leaf, ModelAgent, Opponents, PimcAgent,
     PimcSettings, RuleAgent, Verdict,
 };
-use ddz::game::{MoveList, State};
+use ddz::game::{MoveList, Seat, State};
 use ddz::model::{ModelConfig, QNet};
 use ddz::search::belief::{self, Belief, draw_worlds};
 use ddz::search::{
@@ -136,7 +136,7 @@ fn endgames(n: usize, cards: u32, seed: u64) -> Vec<State> {
         s.deal_random(&mut rng);
         while !s.is_terminal() {
             s.legal_plays_into(&mut plays);
-            if (0..3).map(|p| s.hand(p).len()).sum::<u32>() <= cards {
+            if Seat::ALL.iter().map(|&p| s.hand(p).len()).sum::<u32>() <= cards {
                 out.push(s.clone());
                 break;
             }
@@ -155,7 +155,7 @@ fn alphabeta_to_the_end_agrees_with_the_exact_solver() {
     let (mut landlord_wins, mut checked) = (0, 0);
     for state in endgames(300, 10, 8) {
         let exact = solver.solve(&Position::of_state(&state).unwrap());
-        let landlord_to_move = state.current_player() == Some(0);
+        let landlord_to_move = state.current_player() == Some(Seat::S0);
         let mut search = AlphaBeta::new(AlphaBetaSettings { depth: 40, top: 0 }, &mut leaf);
         let v = search.value(&state, 40, f64::NEG_INFINITY, f64::INFINITY);
         assert!(v == 1.0 || v == -1.0, "a search to the end returns the game's result, got {v}");
@@ -211,12 +211,12 @@ fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
         s.deal_random(&mut rng);
         while let Some(seat) = s.current_player() {
             s.legal_plays_into(&mut plays);
-            let left: u32 = (0..3).map(|p| s.hand(p).len()).sum();
+            let left: u32 = Seat::ALL.iter().map(|&p| s.hand(p).len()).sum();
             turn += 1;
             if plays.len() > 1 && left <= most_cards && turn % 2 == 0 {
                 let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
                 assert_eq!(other.hand(seat), s.hand(seat));
-                hidden_differ += (0..3).any(|p| other.hand(p) != s.hand(p)) as u32;
+                hidden_differ += Seat::ALL.iter().any(|&p| other.hand(p) != s.hand(p)) as u32;
                 agent.reset(decisions);
                 let real = agent.choose(&s, &plays);
                 agent.reset(decisions);
@@ -298,9 +298,9 @@ fn a_time_budget_cuts_the_search_short() {
 }
 
 /// Cards of the other two seats that a world puts in the right hand, as a share of them.
-fn agreement(world: &State, real: &State, seat: u8) -> f64 {
+fn agreement(world: &State, real: &State, seat: Seat) -> f64 {
     let (mut right, mut all) = (0u32, 0u32);
-    for other in (0..3u8).filter(|&s| s != seat) {
+    for other in Seat::ALL.into_iter().filter(|&s| s != seat) {
         let (w, r) = (world.hand(other).to_array(), real.hand(other).to_array());
         right += w.iter().zip(r.iter()).map(|(a, b)| (*a).min(*b) as u32).sum::<u32>();
         all += real.hand(other).len();

@@ -6,7 +6,7 @@ use ddz::agents::AgentSpec;
 use ddz::agents::{ModelAgent, RandomAgent};
 use ddz::eval::curve::BackgroundEval;
 use ddz::eval::head_to_head;
-use ddz::game::generate_deals;
+use ddz::game::{Seat, generate_deals};
 use ddz::model::QNet;
 use ddz::run as checkpoint;
 use ddz::train::{self, Start, StopReason, TrainError, Trainer, config::TrainConfig};
@@ -287,9 +287,9 @@ fn bid_margins(net: &ddz::model::bidnet::BidNet, n: u64) -> Vec<(f32, f32)> {
             let mut s = State::new(GameConfig { bidding: true, ..GameConfig::default() });
             s.deal_random(&mut rand::rngs::SmallRng::seed_from_u64(9000 + seed));
             let mut f = [0.0f32; BID_DIM];
-            encode_bid_state(&s, 0, &mut f);
+            encode_bid_state(&s, Seat::S0, &mut f);
             let q = net.q_values(&f)[0];
-            (q[3] - q[0], ddz::agents::bid::hand_strength(s.hand(0)))
+            (q[3] - q[0], ddz::agents::bid::hand_strength(s.hand(Seat::S0)))
         })
         .collect()
 }

@@ -36,11 +36,10 @@ pub fn legal_plays(hand: &str, rival: Option<&str>) -> PyResult<Vec<String>> {
 /// The state features (float32, `STATE_DIM`) of `state` for `player`.
 #[pyfunction]
 pub fn encode_state<'py>(py: Python<'py>, state: &State, player: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
-    if !(0..3).contains(&player) {
-        return Err(value_error(format!("player {player} is not 0, 1 or 2")));
-    }
+    let seat =
+        ddz::game::Seat::try_from(player).map_err(|_| value_error(format!("player {player} is not 0, 1 or 2")))?;
     let mut v = vec![0.0; STATE_DIM];
-    ddz::encode::encode_state(&state.inner, player as u8, &mut v);
+    ddz::encode::encode_state(&state.inner, seat, &mut v);
     Ok(PyArray1::from_vec(py, v))
 }
 

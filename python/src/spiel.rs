@@ -4,7 +4,7 @@
 
 use ddz::encode::{STATE_DIM, information_state_tensor};
 use ddz::game::spiel as sp;
-use ddz::game::{Action, GameConfig, Scoring, State as Inner};
+use ddz::game::{Action, GameConfig, Scoring, Seat, State as Inner};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -48,13 +48,10 @@ impl Game {
             "points" | "score" => Scoring::Score,
             s => return Err(value_error(format!("scoring {s:?}: use \"win_loss\" or \"points\""))),
         };
-        if !(0..3).contains(&landlord_seat) {
-            return Err(value_error(format!("landlord_seat {landlord_seat}: use 0, 1 or 2")));
-        }
-        if !(0..3).contains(&first_bidder) {
-            return Err(value_error(format!("first_bidder {first_bidder}: use 0, 1 or 2")));
-        }
-        let (landlord_seat, first_bidder) = (landlord_seat as u8, first_bidder as u8);
+        let landlord_seat = Seat::try_from(landlord_seat)
+            .map_err(|_| value_error(format!("landlord_seat {landlord_seat}: use 0, 1 or 2")))?;
+        let first_bidder = Seat::try_from(first_bidder)
+            .map_err(|_| value_error(format!("first_bidder {first_bidder}: use 0, 1 or 2")))?;
         let config = GameConfig { bidding, landlord_seat, scoring, spring, first_bidder };
         Ok(Game { config })
     }
@@ -108,7 +105,7 @@ impl Game {
         let deal = crate::helpers::deal_of(&deal)?;
         let mut hands = deal.hands;
         if !self.config.bidding {
-            hands.rotate_right(self.config.landlord_seat as usize);
+            hands.rotate_right(self.config.landlord_seat.index());
         }
         let mut inner = Inner::new(self.config.clone());
         inner.try_deal_hands(hands, deal.bottom).map_err(value_error)?;
@@ -119,8 +116,8 @@ impl Game {
         d.set_item("bidding", self.config.bidding)?;
         d.set_item("scoring", scoring_name(self.config.scoring))?;
         d.set_item("spring", self.config.spring)?;
-        d.set_item("landlord_seat", self.config.landlord_seat)?;
-        d.set_item("first_bidder", self.config.first_bidder)?;
+        d.set_item("landlord_seat", self.config.landlord_seat.number())?;
+        d.set_item("first_bidder", self.config.first_bidder.number())?;
         Ok(d)
     }
     /// The state that `State.serialize` wrote (its rules are in the text).
@@ -164,10 +161,9 @@ pub struct State {
 
 impl State {
     /// `player` as a seat, where None is the player to act.
-    fn seat(&self, player: Option<i64>) -> PyResult<u8> {
+    fn seat(&self, player: Option<i64>) -> PyResult<Seat> {
         match player {
-            Some(p) if (0..3).contains(&p) => Ok(p as u8),
-            Some(p) => Err(value_error(format!("player {p} is not 0, 1 or 2"))),
+            Some(p) => Seat::try_from(p).map_err(|_| value_error(format!("player {p} is not 0, 1 or 2"))),
             None => self
                 .inner
                 .current_player()
@@ -180,7 +176,7 @@ impl State {
 impl State {
     fn current_player(&self) -> i64 {
         match self.inner.current_player() {
-            Some(p) => p as i64,
+            Some(p) => p.number().into(),
             None if self.inner.is_terminal() => TERMINAL,
             None => CHANCE,
         }
@@ -205,7 +201,7 @@ impl State {
     /// Legal actions of `player` (default: the player to act; empty for anyone else), ascending.
     #[pyo3(signature = (player=None))]
     fn legal_actions(&self, player: Option<i64>) -> Vec<u32> {
-        let acting = self.inner.current_player().map(i64::from);
+        let acting = self.inner.current_player().map(|p| i64::from(p.number()));
         if player.is_some() && player != acting && !(player == Some(CHANCE) && self.inner.is_chance_node()) {
             return Vec::new();
         }
@@ -261,7 +257,7 @@ impl State {
     }
     fn player_return(&self, player: i64) -> PyResult<f64> {
         let seat = self.seat(Some(player))?;
-        Ok(self.inner.returns()[seat as usize])
+        Ok(self.inner.returns()[seat])
     }
     #[pyo3(signature = (player=None))]
     fn information_state_string(&self, player: Option<i64>) -> PyResult<String> {
@@ -348,11 +344,11 @@ impl State {
     }
     /// The landlord's seat once known.
     fn landlord(&self) -> Option<u8> {
-        self.inner.landlord()
+        self.inner.landlord().map(Seat::number)
     }
     /// The play to beat and its seat, or None when the player to act leads.
     fn rival(&self) -> Option<(u8, String)> {
-        self.inner.rival().map(|r| (r.seat, r.play.to_string()))
+        self.inner.rival().map(|r| (r.seat.number(), r.play.to_string()))
     }
     /// The bottom's three cards once they are shown (when the landlord is known), else None.
     fn bottom(&self) -> Option<String> {
@@ -364,12 +360,12 @@ impl State {
     }
     /// The public plays so far: `[(seat, play)]`.
     fn plays(&self) -> Vec<(u8, String)> {
-        self.inner.play_record().iter().map(|r| (r.seat, r.play.to_string())).collect()
+        self.inner.play_record().iter().map(|r| (r.seat.number(), r.play.to_string())).collect()
     }
     fn __str__(&self) -> String {
         let s = &self.inner;
-        let hands: Vec<String> = (0..3u8).map(|q| format!("seat {q}: {}", s.hand(q))).collect();
-        format!("{}\n{}", hands.join("\n"), s.observation_string(s.current_player().unwrap_or(0)))
+        let hands: Vec<String> = Seat::ALL.iter().map(|&q| format!("seat {q}: {}", s.hand(q))).collect();
+        format!("{}\n{}", hands.join("\n"), s.observation_string(s.current_player().unwrap_or(Seat::S0)))
     }
     fn __repr__(&self) -> String {
         format!("<ddz State: player {} after {} actions>", self.current_player(), self.move_number())

@@ -16,7 +16,7 @@
 use crate::spiel::{Game, State as PyState, dealt, value_error};
 use ddz::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent};
 use ddz::encode::{STATE_DIM, encode_state};
-use ddz::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, State};
+use ddz::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use std::time::Duration;
@@ -24,8 +24,8 @@ use std::time::Duration;
 /// Which seat the learner takes in each new game.
 #[derive(Clone, Copy)]
 enum SeatChoice {
-    Fixed(u8),
-    /// Seat `k % 3` for the k-th game dealt.
+    Fixed(Seat),
+    /// Seat 0, 1, 2, 0, … in turn, for the games as they are dealt.
     Rotate,
     /// Every seat: self-play, no opponents; each row is the decision of the seat to act.
     All,
@@ -59,7 +59,7 @@ enum Opponents {
 /// One game, with the legal plays of the seat to act.
 struct Slot {
     state: State,
-    seat: u8,
+    seat: Seat,
     legal: MoveList,
 }
 
@@ -91,8 +91,8 @@ impl VecEnv {
         self.dealt += 1;
         let seat = match self.seat {
             SeatChoice::Fixed(s) => s,
-            SeatChoice::Rotate => (k % 3) as u8,
-            SeatChoice::All => 0,
+            SeatChoice::Rotate => Seat::S0.after(k),
+            SeatChoice::All => Seat::S0,
         };
         Slot { state: dealt(&self.config, self.seed.wrapping_add(k)), seat, legal: MoveList::new() }
     }
@@ -134,7 +134,7 @@ impl VecEnv {
                             *r += v as f32;
                         }
                     } else {
-                        out.rewards[i] += returns[slot.seat as usize] as f32;
+                        out.rewards[i] += returns[slot.seat] as f32;
                     }
                     out.dones[i] = true;
                 }
@@ -149,7 +149,7 @@ impl VecEnv {
                 return false;
             }
             let Opponents::Local(agents) = &mut self.opponents else { return true };
-            let k = agents[p as usize].agent().choose(&slot.state, &slot.legal).min(slot.legal.len() - 1);
+            let k = agents[p.index()].agent().choose(&slot.state, &slot.legal).min(slot.legal.len() - 1);
             slot.state.apply_play_unchecked(slot.legal[k]);
             self.opponent_decisions += 1;
         }
@@ -181,7 +181,7 @@ impl VecEnv {
             }
             PyArray1::from_vec(py, ids).reshape([n, k])?.into_any()
         };
-        let seats: Vec<u8> = self.slots.iter().map(|s| s.seat).collect();
+        let seats: Vec<u8> = self.slots.iter().map(|s| s.seat.number()).collect();
         Ok((PyArray1::from_vec(py, obs).reshape([n, STATE_DIM])?, legal, PyArray1::from_vec(py, seats)))
     }
 
@@ -285,10 +285,12 @@ impl VecEnv {
         let seat = match seat {
             "rotate" => SeatChoice::Rotate,
             "all" => SeatChoice::All,
-            s => SeatChoice::Fixed(
-                Role::parse(s).ok_or_else(|| value_error(format!("seat {s:?}: a role name or \"rotate\"")))?.index()
-                    as u8,
-            ),
+            s => {
+                let role =
+                    Role::parse(s).ok_or_else(|| value_error(format!("seat {s:?}: a role name or \"rotate\"")))?;
+                // No bidding: the landlord sits where the rules put it, the farmers follow.
+                SeatChoice::Fixed(config.landlord_seat.after(role.index() as u64))
+            }
         };
         let opponents = match opponents {
             "rule" => Opponents::Local((0..3).map(|_| Local::Rule(RuleAgent::new())).collect()),

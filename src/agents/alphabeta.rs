@@ -7,7 +7,7 @@
 use super::ismcts::index_of;
 use super::rule::hand_shape_leaf;
 use super::{Agent, Candidate, LastDecision, ModelAgent};
-use crate::game::{Action, ActionTable, Play, State};
+use crate::game::{Action, ActionTable, Play, Seat, State};
 use crate::search::{AlphaBeta, AlphaBetaSettings, Budget, Evaluator, Leaf, NetworkLeaf, argmax, ordered, plays_of};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -37,7 +37,7 @@ impl AlphaBetaAgent {
     }
 
     /// The candidates (indices into `actions`) and their mean value for `seat`, the seat to act.
-    fn search(&mut self, state: &State, seat: u8, actions: &[Action]) -> (Vec<usize>, Vec<f64>) {
+    fn search(&mut self, state: &State, seat: Seat, actions: &[Action]) -> (Vec<usize>, Vec<f64>) {
         let started = Instant::now();
         let q: Option<Vec<f64>> =
             self.net.as_mut().map(|net| net.q_values(state, &plays_of(actions)).into_iter().map(f64::from).collect());

@@ -19,7 +19,7 @@
 use super::ismcts::index_of;
 use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, Opponents, PimcAgent, PimcSettings};
 use super::{Leaf, RuleAgent};
-use crate::game::{Play, State};
+use crate::game::{Play, Seat, State};
 use crate::search::belief::{self, draw_worlds};
 use crate::search::{Belief, Budget, IsmctsSettings, argmax};
 use crate::seeds::{self, Stream};
@@ -197,7 +197,7 @@ impl AutoAgent {
     /// Whether some of `verdict_worlds` worlds drawn toward the network model (weighed by its
     /// softmax at `network_belief`, then `network_steps` swaps) explains every play of the
     /// other side as the network's. False when the chain is off.
-    fn network_explains(&mut self, state: &State, seat: u8) -> bool {
+    fn network_explains(&mut self, state: &State, seat: Seat) -> bool {
         let s = self.settings;
         if s.network_steps == 0 {
             return false;

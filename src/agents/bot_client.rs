@@ -17,7 +17,7 @@
 //! after a time-out its late answer must never be read as the answer to a later request.
 
 use super::{Agent, Fault, Query};
-use crate::game::{Play, State};
+use crate::game::{Play, Seat, State};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -66,7 +66,7 @@ impl PlayRequest {
     /// What the player to act sees at `state`, a play decision.
     pub fn of(state: &State) -> PlayRequest {
         let seat = state.current_player().expect("a decision");
-        let role = |s: u8| state.role(s).expect("the play phase has a landlord").name().to_string();
+        let role = |s: Seat| state.role(s).expect("the play phase has a landlord").name().to_string();
         PlayRequest {
             seat: role(seat),
             hand: state.hand(seat).to_string(),

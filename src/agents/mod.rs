@@ -191,6 +191,6 @@ impl LastDecision {
 /// A key of the decision for the seat to act: equal for states that seat cannot tell apart.
 #[cfg(feature = "torch")]
 fn decision_key(state: &State) -> u64 {
-    let seat = state.current_player().expect("a decision") as usize;
+    let seat = state.current_player().expect("a decision").index();
     crate::search::SearchState::information_state_key(state, seat)
 }

@@ -220,7 +220,7 @@ mod tests {
             })
             .collect();
         // Seat 0 is the landlord: the network plays it, the rule agent both farmers.
-        let batched = rollouts(&mut net, worlds.clone(), Some((0, &mut RuleAgent::new())));
+        let batched = rollouts(&mut net, worlds.clone(), Some((crate::game::Seat::S0, &mut RuleAgent::new())));
         let network_only = rollouts(&mut net, worlds.clone(), None);
         assert_ne!(batched, network_only, "the rule agent played the farmers");
         let mut rule = RuleAgent::new();

@@ -10,7 +10,7 @@
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
 use super::{Agent, Candidate, LastDecision, ModelAgent, RuleAgent};
-use crate::game::{Play, State};
+use crate::game::{Play, Seat, State};
 use crate::search::pimc::in_order;
 use crate::search::{Belief, Budget, OpponentModel, PimcSearch, Policy, argmax};
 use rand::SeedableRng;
@@ -147,7 +147,7 @@ impl Agent for PimcAgent {
         if plays.len() == 1 {
             return 0;
         }
-        let left: u32 = (0..3).map(|seat| state.hand(seat).len()).sum();
+        let left: u32 = Seat::ALL.iter().map(|&seat| state.hand(seat).len()).sum();
         if left > self.settings.cards && self.settings.far == Far::Network {
             self.last.forget();
             return argmax(&self.net.q_values(state, plays));
@@ -199,7 +199,7 @@ mod tests {
             let mut plays = Vec::new();
             while let Some(seat) = s.current_player() {
                 s.legal_plays_into(&mut plays);
-                let left: u32 = (0..3).map(|p| s.hand(p).len()).sum();
+                let left: u32 = Seat::ALL.iter().map(|&p| s.hand(p).len()).sum();
                 if plays.len() > 1 && left <= 24 {
                     // The same information for the seat, other hidden hands.
                     let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());

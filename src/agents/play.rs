@@ -5,32 +5,34 @@
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
 use super::{Agent, Fault};
-use crate::game::{MoveList, Phase, Play, State};
+use crate::game::{MoveList, Phase, Play, Seat, State};
 
 /// Which agent plays which seat.
 pub trait Seating {
-    /// The agent that plays `seat` (0 to 2).
-    fn agent(&mut self, seat: u8) -> &mut dyn Agent;
+    /// The agent that plays `seat` at `state`.
+    fn agent(&mut self, state: &State, seat: Seat) -> &mut dyn Agent;
 }
 
 /// One agent per seat: landlord, landlord_down, landlord_up.
 impl Seating for [Box<dyn Agent>; 3] {
-    fn agent(&mut self, seat: u8) -> &mut dyn Agent {
-        self[seat as usize].as_mut()
+    fn agent(&mut self, _state: &State, seat: Seat) -> &mut dyn Agent {
+        self[seat].as_mut()
     }
 }
 
-/// One agent for the landlord (seat 0) and one for both farmers.
+/// One agent for the landlord and one for both farmers. Before the landlord is known (while
+/// bidding) the seat the rules name landlord without bidding counts as the landlord's.
 pub struct Sides<'a> {
-    /// The agent of seat 0.
+    /// The agent of the landlord's seat.
     pub landlord: &'a mut dyn Agent,
-    /// The agent of seats 1 and 2.
+    /// The agent of the two farmers' seats.
     pub farmers: &'a mut dyn Agent,
 }
 
 impl Seating for Sides<'_> {
-    fn agent(&mut self, seat: u8) -> &mut dyn Agent {
-        if seat == 0 { self.landlord } else { self.farmers }
+    fn agent(&mut self, state: &State, seat: Seat) -> &mut dyn Agent {
+        let landlord = state.landlord().unwrap_or(state.config().landlord_seat);
+        if seat == landlord { self.landlord } else { self.farmers }
     }
 }
 
@@ -38,7 +40,7 @@ impl Seating for Sides<'_> {
 pub struct Everyone<'a>(pub &'a mut dyn Agent);
 
 impl Seating for Everyone<'_> {
-    fn agent(&mut self, _seat: u8) -> &mut dyn Agent {
+    fn agent(&mut self, _state: &State, _seat: Seat) -> &mut dyn Agent {
         self.0
     }
 }
@@ -98,7 +100,7 @@ pub fn legal_bid(wanted: u8, legal: &[u8]) -> (u8, bool) {
 #[error("seat {seat}: {fault}")]
 pub struct SeatFault {
     /// The seat whose agent failed (0 to 2).
-    pub seat: u8,
+    pub seat: Seat,
     /// Why it gave no answer.
     pub fault: Fault,
 }
@@ -117,11 +119,11 @@ pub fn play_out(
     while let Some(seat) = state.current_player() {
         let at = |fault| SeatFault { seat, fault };
         if state.phase() == Phase::Bid {
-            illegal += bid(seating.agent(seat), state).map_err(at)?.1 as u32;
+            illegal += bid(seating.agent(state, seat), state).map_err(at)?.1 as u32;
             continue;
         }
         state.legal_plays_into(&mut plays);
-        let agent = seating.agent(seat);
+        let agent = seating.agent(state, seat);
         let decision = try_decide(agent, state, &plays).map_err(at)?;
         illegal += decision.illegal as u32;
         observe(agent, state, &plays, decision);
@@ -158,7 +160,7 @@ mod tests {
             seen.0 += 1;
             if d.illegal {
                 seen.1 += 1;
-                assert_eq!(s.current_player(), Some(0), "only the landlord answers out of range");
+                assert_eq!(s.current_player(), Some(Seat::S0), "only the landlord answers out of range");
                 assert_eq!(d.index, 0);
             }
         });

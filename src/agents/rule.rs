@@ -4,7 +4,7 @@
 
 use super::Agent;
 use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
-use crate::game::{Kind, Play, State, classify};
+use crate::game::{Kind, Play, Seat, State, classify};
 use crate::search::HandShapeLeaf;
 
 /// The deterministic rule-based player this module describes.
@@ -147,8 +147,8 @@ impl Agent for RuleAgent {
         }
         let split = decompose(hand);
         let me_landlord = state.landlord() == Some(seat);
-        let enemies: Vec<u8> =
-            (0..3u8).filter(|&s| s != seat && (me_landlord || state.landlord() == Some(s))).collect();
+        let enemies: Vec<Seat> =
+            seat.others().into_iter().filter(|&s| me_landlord || state.landlord() == Some(s)).collect();
         let enemy_min = enemies.iter().map(|&s| state.cards_left(s)).min().unwrap_or(20);
 
         let Some(rival) = state.rival() else {

@@ -766,9 +766,9 @@ mod tests {
             s.deal_random(&mut rand::rngs::SmallRng::seed_from_u64(seed));
             let legal = s.legal_bids_vec();
             let mut f = [0.0f32; BID_DIM];
-            encode_bid_state(&s, 0, &mut f);
+            encode_bid_state(&s, crate::game::Seat::S0, &mut f);
             assert_eq!(with_net.bid(&s, &legal), BidNet::best(&bid.q_values(&f)[0], &legal));
-            let rule = crate::agents::bid::rule_bid(s.hand(0), &legal);
+            let rule = crate::agents::bid::rule_bid(s.hand(crate::game::Seat::S0), &legal);
             assert_eq!(with_rule.bid(&s, &legal), rule, "no bidding network: the rule bidder");
             agreed += (with_net.bid(&s, &legal) == rule) as usize;
         }

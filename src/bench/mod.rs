@@ -331,7 +331,7 @@ pub fn solver_positions(cards: u32, n: usize, seed: u64) -> Vec<crate::search::P
         state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
         let mut found = None;
         let _ = play_out(&mut state, &mut Everyone(&mut rule), |_, s, _, _| {
-            let left: u32 = (0..3).map(|seat| s.hand(seat).len()).sum();
+            let left: u32 = crate::game::Seat::ALL.iter().map(|&seat| s.hand(seat).len()).sum();
             if found.is_none() && left <= cards {
                 found = crate::search::Position::of_state(s);
             }

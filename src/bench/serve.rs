@@ -10,7 +10,7 @@
 use super::{BenchError, median, p90};
 use crate::agents::AgentSpec;
 use crate::cards::Counts;
-use crate::game::{MoveList, Play, legal_plays};
+use crate::game::{MoveList, Play, Role, legal_plays};
 use crate::pretrain::logs::read_logs;
 use crate::serve::ServeConfig;
 use rand::rngs::SmallRng;
@@ -157,8 +157,6 @@ fn random_legal(view: &Value, rng: &mut SmallRng) -> Result<Play, String> {
     Ok(plays[rng.random_range(0..plays.len())])
 }
 
-const SEATS: [&str; 3] = ["landlord", "landlord_down", "landlord_up"];
-
 /// Runs the server in this process and both phases against it; `log_dir` receives the logs.
 pub fn bench_serve(
     agents: &[AgentSpec; 2],
@@ -176,7 +174,8 @@ pub fn bench_serve(
     let base = start_server(config)?;
     let mut latency = Vec::new();
     for k in 0..latency_games {
-        let times = client_game(&base, SEATS[k % 3], seed + k as u64, deadline).map_err(BenchError::Serve)?;
+        let times = client_game(&base, Role::ALL[k % Role::ALL.len()].name(), seed + k as u64, deadline)
+            .map_err(BenchError::Serve)?;
         latency.extend(times);
     }
     let started = Instant::now();
@@ -184,7 +183,9 @@ pub fn bench_serve(
         let handles: Vec<_> = (0..concurrent)
             .map(|k| {
                 let base = &base;
-                scope.spawn(move || client_game(base, SEATS[k % 3], seed + 1000 + k as u64, deadline))
+                scope.spawn(move || {
+                    client_game(base, Role::ALL[k % Role::ALL.len()].name(), seed + 1000 + k as u64, deadline)
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a client panicked".into()))).collect()

@@ -9,7 +9,7 @@
 use super::median;
 use crate::agents::{Agent, RuleAgent, decide};
 use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
-use crate::game::{GameConfig, MoveList, Play, State};
+use crate::game::{GameConfig, MoveList, Play, Seat, State};
 use crate::train::actor::{GameMsg, Learning};
 use crate::train::trajectory::{Decision, label};
 use crate::train::wire::{self, Layout};
@@ -77,7 +77,7 @@ fn play_game(seed: u64, rule: &mut RuleAgent) -> Played {
     Played { deal, plays, msg }
 }
 
-fn features(state: &State, seat: u8, play: &Play) -> Decision {
+fn features(state: &State, seat: Seat, play: &Play) -> Decision {
     let (mut s, mut a) = (vec![0.0; STATE_DIM], vec![0.0; ACTION_DIM]);
     encode_state(state, seat, &mut s);
     encode_action(play, state.hand(seat), &mut a);

@@ -246,7 +246,7 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), s.len(), "ids are unique");
         for x in &s {
-            assert_eq!(x.state.current_player(), Some(x.seat.index() as u8), "{}", x.id);
+            assert_eq!(x.state.current_player().and_then(|p| x.state.role(p)), Some(x.seat), "{}", x.id);
         }
     }
 

@@ -58,7 +58,7 @@ impl View {
     /// The view of the player to act at `state` (a play decision).
     pub fn of(state: &State) -> View {
         let seat = state.current_player().expect("a decision");
-        let role = |s: u8| state.role(s).expect("the play phase has a landlord");
+        let role = |s: crate::game::Seat| state.role(s).expect("the play phase has a landlord");
         View {
             role: role(seat),
             hand: state.hand(seat),

@@ -49,7 +49,7 @@
 pub mod douzero;
 
 use crate::cards::{Counts, NUM_RANKS};
-use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, State};
+use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Seat, State};
 
 /// Floats per card plane (15 ranks × 4 slots).
 pub const PLANE: usize = NUM_RANKS * 4;
@@ -121,16 +121,16 @@ pub fn write_plane(cards: Counts, out: &mut [f32]) {
 }
 
 /// State features of `seat` into `out` (length `STATE_DIM`; fully overwritten).
-pub fn encode_state(state: &State, seat: u8, out: &mut [f32]) {
+pub fn encode_state(state: &State, seat: Seat, out: &mut [f32]) {
     assert_eq!(out.len(), STATE_DIM);
     out.fill(0.0);
-    let next = (seat + 1) % 3;
-    let prev = (seat + 2) % 3;
+    let next = seat.next();
+    let prev = seat.prev();
     let hand = state.hand(seat);
     write_plane(hand, &mut out[OFF_HAND..]);
     write_plane(state.played_by(next), &mut out[OFF_PLAYED_NEXT..]);
     write_plane(state.played_by(prev), &mut out[OFF_PLAYED_PREV..]);
-    let played = state.played_by(0).plus(state.played_by(1)).plus(state.played_by(2));
+    let played = state.played_by(Seat::S0).plus(state.played_by(Seat::S1)).plus(state.played_by(Seat::S2));
     write_plane(Counts::full_deck().minus(hand).minus(played), &mut out[OFF_UNSEEN..]);
     if state.bottom_revealed() {
         write_plane(state.bottom().counts(), &mut out[OFF_BOTTOM..]);
@@ -178,9 +178,9 @@ pub struct HiddenHands(pub [u8; HIDDEN_RANKS]);
 
 impl HiddenHands {
     /// The next and the previous seat's hands as `seat` would see them if it could.
-    pub fn of(state: &State, seat: u8) -> HiddenHands {
+    pub fn of(state: &State, seat: Seat) -> HiddenHands {
         let mut out = [0u8; HIDDEN_RANKS];
-        for (k, other) in [(seat + 1) % 3, (seat + 2) % 3].into_iter().enumerate() {
+        for (k, other) in seat.others().into_iter().enumerate() {
             out[k * NUM_RANKS..(k + 1) * NUM_RANKS].copy_from_slice(&state.hand(other).to_array());
         }
         HiddenHands(out)
@@ -199,7 +199,7 @@ impl HiddenHands {
 }
 
 /// The OpenSpiel-style information-state tensor: the state features of `seat`.
-pub fn information_state_tensor(state: &State, seat: u8) -> Vec<f32> {
+pub fn information_state_tensor(state: &State, seat: Seat) -> Vec<f32> {
     let mut v = vec![0.0; STATE_DIM];
     encode_state(state, seat, &mut v);
     v
@@ -240,15 +240,15 @@ pub fn encode_hand(hand: Counts, bottom: Option<Counts>, out: &mut [f32]) {
 pub const BID_DIM: usize = PLANE + 2 * 5 + 3;
 
 /// The bidding decision of `seat` into `out` (length `BID_DIM`; overwritten).
-pub fn encode_bid_state(state: &State, seat: u8, out: &mut [f32]) {
+pub fn encode_bid_state(state: &State, seat: Seat, out: &mut [f32]) {
     assert_eq!(out.len(), BID_DIM);
     out.fill(0.0);
     write_plane(state.hand(seat), &mut out[..PLANE]);
-    for (i, other) in [(seat + 1) % 3, (seat + 2) % 3].into_iter().enumerate() {
+    for (i, other) in seat.others().into_iter().enumerate() {
         let slot = state.bid_of(other).map_or(0, |b| b as usize + 1);
         out[PLANE + i * 5 + slot] = 1.0;
     }
-    let turn = (0..3).filter(|&s| state.bid_of(s).is_some()).count().min(2);
+    let turn = Seat::ALL.iter().filter(|&&s| state.bid_of(s).is_some()).count().min(2);
     out[PLANE + 10 + turn] = 1.0;
 }
 
@@ -282,7 +282,7 @@ pub enum MaskError {
     #[error("empty legal mask for seat {seat}: engine bug; state {state}")]
     Empty {
         /// The seat to act.
-        seat: u8,
+        seat: Seat,
         /// The state as JSON.
         state: String,
     },
@@ -342,7 +342,7 @@ mod tests {
             s.deal_random(&mut rng);
             while let Some(seat) = s.current_player() {
                 encode_state(&s, seat, &mut st);
-                for (i, who) in [seat, (seat + 1) % 3, (seat + 2) % 3].into_iter().enumerate() {
+                for (i, who) in [seat, seat.next(), seat.prev()].into_iter().enumerate() {
                     let slots = &st[OFF_CARDS_LEFT_ONE_HOT + i * CARDS_LEFT_SLOTS..][..CARDS_LEFT_SLOTS];
                     assert_eq!(slots.iter().sum::<f32>(), 1.0);
                     assert_eq!(slots[s.cards_left(who) as usize], 1.0);
@@ -350,8 +350,8 @@ mod tests {
                 let flags = [st[OFF_RIVAL_SEAT], st[OFF_RIVAL_SEAT + 1]];
                 match s.rival() {
                     None => assert_eq!(flags, [0.0, 0.0]),
-                    Some(r) if r.seat == (seat + 1) % 3 => (assert_eq!(flags, [1.0, 0.0]), by_next += 1).1,
-                    Some(r) => (assert_eq!((r.seat, flags), ((seat + 2) % 3, [0.0, 1.0])), by_prev += 1).1,
+                    Some(r) if r.seat == seat.next() => (assert_eq!(flags, [1.0, 0.0]), by_next += 1).1,
+                    Some(r) => (assert_eq!((r.seat, flags), (seat.prev(), [0.0, 1.0])), by_prev += 1).1,
                 }
                 let mask = legal_mask(&s).unwrap();
                 let legal: Vec<usize> = (0..NUM_ACTIONS).filter(|&i| mask[i]).collect();

@@ -11,7 +11,7 @@
 use super::{Estimate, EvalError};
 use crate::agents::bidder::{BidderSpec, WithBidder};
 use crate::agents::{Agent, AgentSpec, Seating, play_out};
-use crate::game::{Deal, GameConfig, Scoring, State};
+use crate::game::{Deal, GameConfig, Scoring, Seat, State};
 use indicatif::ProgressBar;
 use serde::Serialize;
 
@@ -89,13 +89,13 @@ pub struct BiddingReport {
 
 /// One agent alone in `seat`, the other in the two other seats.
 struct Lone<'a> {
-    seat: u8,
+    seat: Seat,
     lone: &'a mut dyn Agent,
     field: &'a mut dyn Agent,
 }
 
 impl Seating for Lone<'_> {
-    fn agent(&mut self, seat: u8) -> &mut dyn Agent {
+    fn agent(&mut self, _state: &State, seat: Seat) -> &mut dyn Agent {
         if seat == self.seat { self.lone } else { self.field }
     }
 }
@@ -113,7 +113,7 @@ struct Outcome {
 fn play(
     k: usize,
     deal: &Deal,
-    seat: u8,
+    seat: Seat,
     agents: (&mut dyn Agent, &mut dyn Agent),
     all_pass: AllPass,
 ) -> Result<(Outcome, u32), EvalError> {
@@ -124,7 +124,7 @@ fn play(
     loop {
         let mut state = State::new(config.clone());
         state.deal_hands(this.hands, this.bottom);
-        let seed = (k as u64) * 8 + seat as u64 + 1024 * redeals as u64;
+        let seed = (k as u64) * 8 + seat.index() as u64 + 1024 * redeals as u64;
         lone.reset(seed);
         field.reset(crate::seeds::of(seed, crate::seeds::Stream::SECOND));
         // A forfeit or a rule mismatch has no fair place in the paired comparison: an error too.
@@ -144,7 +144,7 @@ fn play(
             continue;
         }
         let outcome = Outcome {
-            points: state.returns()[seat as usize],
+            points: state.returns()[seat.index()],
             contested: landlord.is_some(),
             landlord: landlord == Some(seat),
             redeals,
@@ -213,7 +213,7 @@ pub fn evaluate_bidding(
     let mut illegal = 0;
     for (k, deal) in deals.iter().enumerate() {
         let (mut sum_a, mut sum_b) = (0.0, 0.0);
-        for seat in 0..3u8 {
+        for seat in Seat::ALL {
             let (oa, ia) = play(k, deal, seat, (agent_a.as_mut(), agent_b.as_mut()), all_pass)?;
             let (ob, ib) = play(k, deal, seat, (agent_b.as_mut(), agent_a.as_mut()), all_pass)?;
             illegal += ia + ib;

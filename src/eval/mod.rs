@@ -106,11 +106,12 @@ pub fn play_deal_with(
         forfeit_by_landlord: None,
         rule_mismatch: false,
     };
+    let landlord_seat = state.config().landlord_seat; // no bidding: the rules name the landlord
     match play_out(&mut state, &mut Sides { landlord, farmers }, |_, _, _, _| {}) {
-        Ok(illegal) => Ok(outcome(state.winner() == Some(0), state.returns()[0], illegal)),
+        Ok(illegal) => Ok(outcome(state.winner() == Some(landlord_seat), state.returns()[landlord_seat], illegal)),
         Err(SeatFault { seat, fault: Fault::Forfeit(_) }) => {
             let stake = 2.0 * ((state.base() as u64) << state.bombs_played()) as f64; // no spring: unfinished
-            let by_landlord = seat == 0;
+            let by_landlord = seat == landlord_seat;
             let points = if by_landlord { -stake } else { stake };
             Ok(GameOutcome { forfeit_by_landlord: Some(by_landlord), ..outcome(!by_landlord, points, 0) })
         }

@@ -6,6 +6,7 @@ pub mod deals;
 pub mod movegen;
 pub mod play;
 pub mod resample;
+pub mod seat;
 pub mod spiel;
 pub mod state;
 
@@ -16,6 +17,7 @@ pub use deals::{
 };
 pub use movegen::{MoveList, legal_plays, legal_plays_vec};
 pub use play::{Kind, Play, PlayError, classify};
+pub use seat::{Seat, SeatError, by_seat};
 pub use state::{
     Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Scoring, State, new_initial_state,
 };

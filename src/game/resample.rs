@@ -9,6 +9,7 @@
 //! The deal in the history is rewritten to match, so the result replays and serialises like any
 //! state.
 
+use super::seat::{Seat, by_seat};
 use super::state::{Action, NUM_PLAYERS, State};
 use crate::cards::{Card, CardSet, Counts, NUM_CARDS, NUM_RANKS};
 
@@ -29,17 +30,17 @@ fn shuffle<T>(items: &mut [T], rng: &mut dyn FnMut() -> f64) {
 
 impl State {
     /// A new state that `seat` cannot tell from this one; `rng` returns f64 in [0, 1).
-    pub fn resample_from_infostate(&self, seat: u8, rng: &mut dyn FnMut() -> f64) -> State {
-        let p = seat as usize;
+    pub fn resample_from_infostate(&self, seat: Seat, rng: &mut dyn FnMut() -> f64) -> State {
+        let p = seat.index();
         // Physical cards now in each slot (seats 0..3, bottom), before the bottom joined a hand.
         let mut slots: [CardSet; NUM_PLAYERS + 1] =
-            [self.dealt_cards(0), self.dealt_cards(1), self.dealt_cards(2), self.bottom()];
-        let mut hands: [Counts; NUM_PLAYERS] = std::array::from_fn(|q| self.hand(q as u8));
+            [self.dealt_cards(Seat::S0), self.dealt_cards(Seat::S1), self.dealt_cards(Seat::S2), self.bottom()];
+        let mut hands: [Counts; NUM_PLAYERS] = by_seat(|q| self.hand(q));
         let mut undealt = CardSet::full_deck().minus(slots.iter().fold(CardSet::EMPTY, |a, s| a.union(*s)));
 
         match self.landlord() {
             None => self.redeal_before_play(p, &mut slots, &mut hands, &mut undealt, rng),
-            Some(landlord) => self.redeal_in_play(p, landlord as usize, &mut slots, &mut hands, rng),
+            Some(landlord) => self.redeal_in_play(p, landlord.index(), &mut slots, &mut hands, rng),
         }
 
         let mut out = self.clone();
@@ -90,7 +91,7 @@ impl State {
         hands: &mut [Counts; NUM_PLAYERS],
         rng: &mut dyn FnMut() -> f64,
     ) {
-        let landlord = l as u8;
+        let landlord = Seat::ALL[l];
         let bottom = self.bottom().counts();
         // Bottom cards the landlord has not been seen to play are known to all.
         let mut known = [Counts::EMPTY; NUM_PLAYERS];
@@ -129,7 +130,7 @@ impl State {
             shuffle(cards, rng);
         }
         for &q in &others {
-            let mut dealt = hands[q].plus(self.played_by(q as u8));
+            let mut dealt = hands[q].plus(self.played_by(Seat::ALL[q]));
             if q == l {
                 dealt = dealt.minus(bottom);
             }

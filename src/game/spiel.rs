@@ -6,6 +6,7 @@
 //! is `54 + b`, a play is `58 +` its action-table id (pass = 58).
 
 use super::action_table::{ActionId, ActionTable, NUM_ACTIONS};
+use super::seat::Seat;
 use super::state::{Action, GameConfig, NUM_PLAYERS, Scoring, State};
 use crate::cards::{Card, NUM_CARDS};
 
@@ -116,12 +117,12 @@ impl State {
     /// The current-turn view of `seat`, as text: its hand, every seat's cards left, the bottom
     /// once shown, the play to beat and the last 15 plays — what the observation tensor (the
     /// state features) holds, without the full history of the information state.
-    pub fn observation_string(&self, seat: u8) -> String {
+    pub fn observation_string(&self, seat: Seat) -> String {
         use std::fmt::Write;
         let mut s = String::new();
         let _ = writeln!(s, "seat {seat}");
         let _ = writeln!(s, "hand {}", self.hand(seat).as_hand());
-        let left: Vec<String> = (0..NUM_PLAYERS as u8).map(|q| self.cards_left(q).to_string()).collect();
+        let left: Vec<String> = Seat::ALL.iter().map(|&q| self.cards_left(q).to_string()).collect();
         let _ = writeln!(s, "cards left {}", left.join(" "));
         if let Some(l) = self.landlord() {
             let _ = writeln!(s, "landlord {l} bottom {}", self.bottom().counts());

@@ -9,6 +9,7 @@
 use super::action_table::{ActionId, ActionTable};
 use super::movegen::{MoveList, legal_plays};
 use super::play::{Kind, Play};
+use super::seat::{Seat, by_seat};
 use crate::cards::{Card, CardSet, Counts, NUM_CARDS};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -40,18 +41,24 @@ pub struct GameConfig {
     /// Run the 1/2/3-point bidding; off = `landlord_seat` is the landlord (DouZero's setup).
     pub bidding: bool,
     /// The landlord when bidding is off.
-    pub landlord_seat: u8,
+    pub landlord_seat: Seat,
     /// How a finished game is scored.
     pub scoring: Scoring,
     /// Double a spring (farmers never played) or anti-spring (landlord played only once).
     pub spring: bool,
     /// The seat that bids first (with bidding); the others follow in seat order.
-    pub first_bidder: u8,
+    pub first_bidder: Seat,
 }
 
 impl Default for GameConfig {
     fn default() -> Self {
-        GameConfig { bidding: false, landlord_seat: 0, scoring: Scoring::WinLoss, spring: true, first_bidder: 0 }
+        GameConfig {
+            bidding: false,
+            landlord_seat: Seat::S0,
+            scoring: Scoring::WinLoss,
+            spring: true,
+            first_bidder: Seat::S0,
+        }
     }
 }
 
@@ -85,6 +92,18 @@ impl Role {
     /// The role a [`Role::name`] names, if any.
     pub fn parse(s: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|r| r.name() == s)
+    }
+    /// The role of `seat` when `landlord` holds the landlord's seat: turn order decides the rest.
+    pub fn of_seat(seat: Seat, landlord: Seat) -> Role {
+        Role::ALL[seat.turns_after(landlord)]
+    }
+    /// The role that plays right after this one.
+    pub fn next(self) -> Role {
+        Role::ALL[(self.index() + 1) % NUM_PLAYERS]
+    }
+    /// The role that plays right before this one.
+    pub fn prev(self) -> Role {
+        Role::ALL[(self.index() + 2) % NUM_PLAYERS]
     }
     /// Whether the role is a farmer (not the landlord).
     pub fn is_farmer(self) -> bool {
@@ -157,7 +176,7 @@ pub enum GameError {
         /// The action, as text.
         action: String,
         /// The seat to act; `None` at a chance or terminal node and for a fixed deal.
-        player: Option<u8>,
+        player: Option<Seat>,
         /// The phase the state was in.
         phase: Phase,
         /// Why the action is illegal.
@@ -175,7 +194,7 @@ pub enum GameError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlayRecord {
     /// The seat that made the play.
-    pub seat: u8,
+    pub seat: Seat,
     /// The play, `pass` included.
     pub play: Play,
 }
@@ -199,7 +218,7 @@ pub struct PlayRecord {
 /// }
 /// let winner = state.winner().expect("someone emptied a hand");
 /// assert_eq!(state.hand(winner).len(), 0);
-/// assert!(state.returns()[winner as usize] > 0.0);
+/// assert!(state.returns()[winner] > 0.0);
 /// ```
 #[derive(Clone, Debug)]
 pub struct State {
@@ -216,16 +235,16 @@ pub struct State {
     /// Non-pass plays per seat (spring detection).
     plays_made: [u16; NUM_PLAYERS],
     bids: Vec<u8>,
-    landlord: Option<u8>,
+    landlord: Option<Seat>,
     /// The winning bid, 1 without bidding.
     base: u8,
-    current: u8,
+    current: Seat,
     /// Last non-pass play of the current trick and its seat.
     rival: Option<PlayRecord>,
     passes: u8,
     bombs: u8,
     record: Vec<PlayRecord>,
-    winner: Option<u8>,
+    winner: Option<Seat>,
     history: Vec<Action>,
 }
 
@@ -258,7 +277,7 @@ impl State {
             bids: Vec::new(),
             landlord: None,
             base: 1,
-            current: 0,
+            current: Seat::S0,
             rival: None,
             passes: 0,
             bombs: 0,
@@ -287,7 +306,7 @@ impl State {
         self.phase == Phase::Over
     }
     /// The seat to act, or `None` at chance and terminal nodes.
-    pub fn current_player(&self) -> Option<u8> {
+    pub fn current_player(&self) -> Option<Seat> {
         match self.phase {
             Phase::Bid | Phase::Play => Some(self.current),
             Phase::Deal | Phase::Over => None,
@@ -386,8 +405,8 @@ impl State {
             Scoring::WinLoss => amount,
             Scoring::Score => 2.0 * amount,
         };
-        std::array::from_fn(|seat| {
-            let is_landlord = seat as u8 == landlord;
+        by_seat(|seat| {
+            let is_landlord = seat == landlord;
             let won = is_landlord == landlord_won;
             let value = if is_landlord { landlord_share } else { amount };
             if won { value } else { -value }
@@ -407,12 +426,7 @@ impl State {
     /// the landlord played only once.
     pub fn is_spring(&self) -> bool {
         let (Some(winner), Some(l)) = (self.winner, self.landlord) else { return false };
-        let l = l as usize;
-        if winner as usize == l {
-            (0..NUM_PLAYERS).filter(|&s| s != l).all(|s| self.plays_made[s] == 0)
-        } else {
-            self.plays_made[l] == 1
-        }
+        if winner == l { l.others().iter().all(|&s| self.plays_made[s] == 0) } else { self.plays_made[l] == 1 }
     }
 
     /// Every action applied since the start, in order: deals, bids, plays.
@@ -533,9 +547,9 @@ impl State {
         if self.dealt_count as usize == NUM_CARDS {
             if self.config.bidding {
                 self.phase = Phase::Bid;
-                self.current = self.config.first_bidder % NUM_PLAYERS as u8;
+                self.current = self.config.first_bidder;
             } else {
-                self.start_play(self.config.landlord_seat % NUM_PLAYERS as u8);
+                self.start_play(self.config.landlord_seat);
             }
         }
     }
@@ -557,10 +571,8 @@ impl State {
     }
 
     /// The bid `seat` made, if it has bid (bids are made in turn from the first bidder).
-    pub fn bid_of(&self, seat: u8) -> Option<u8> {
-        let first = self.config.first_bidder % NUM_PLAYERS as u8;
-        let turn = (seat + NUM_PLAYERS as u8 - first) % NUM_PLAYERS as u8;
-        self.bids.get(turn as usize).copied()
+    pub fn bid_of(&self, seat: Seat) -> Option<u8> {
+        self.bids.get(seat.turns_after(self.config.first_bidder)).copied()
     }
 
     /// Makes bid `bid` (0 = pass) for the seat to act, or says why it is illegal (the state is then
@@ -602,15 +614,15 @@ impl State {
                 return;
             }
             self.base = high;
-            self.start_play((self.config.first_bidder + turn as u8) % NUM_PLAYERS as u8);
+            self.start_play(self.config.first_bidder.after(turn as u64));
             return;
         }
-        self.current = (bidder + 1) % NUM_PLAYERS as u8;
+        self.current = bidder.next();
     }
 
-    fn start_play(&mut self, landlord: u8) {
+    fn start_play(&mut self, landlord: Seat) {
         self.landlord = Some(landlord);
-        self.hands[landlord as usize] = self.hands[landlord as usize].plus(self.bottom.counts());
+        self.hands[landlord] = self.hands[landlord].plus(self.bottom.counts());
         self.phase = Phase::Play;
         self.current = landlord;
     }
@@ -628,7 +640,7 @@ impl State {
             out.clear();
             return;
         }
-        legal_plays(self.hands[self.current as usize], self.rival.as_ref().map(|r| &r.play), out);
+        legal_plays(self.hands[self.current], self.rival.as_ref().map(|r| &r.play), out);
     }
 
     /// Plays `play` for the current player, or says why the rules forbid it (the state is then
@@ -662,7 +674,7 @@ impl State {
         if self.phase != Phase::Play {
             return Err(self.illegal_play(play, format!("no play is possible in phase {:?}", self.phase)));
         }
-        let seat = self.current as usize;
+        let seat = self.current;
         if !play.cards.is_subset_of(self.hands[seat]) {
             return Err(self.illegal_play(play, format!("the hand {} does not hold {}", self.hands[seat], play)));
         }
@@ -676,10 +688,10 @@ impl State {
     }
 
     fn commit_play(&mut self, play: Play) {
-        let seat = self.current as usize;
+        let seat = self.current;
         let id = ActionTable::get().id(&play);
         self.history.push(Action::Play(id));
-        self.record.push(PlayRecord { seat: seat as u8, play });
+        self.record.push(PlayRecord { seat, play });
         if play.is_pass() {
             self.passes += 1;
             if self.passes == 2 {
@@ -693,15 +705,15 @@ impl State {
             if matches!(play.kind, Kind::Bomb | Kind::Rocket) {
                 self.bombs += 1;
             }
-            self.rival = Some(PlayRecord { seat: seat as u8, play });
+            self.rival = Some(PlayRecord { seat, play });
             self.passes = 0;
             if self.hands[seat].is_empty() {
-                self.winner = Some(seat as u8);
+                self.winner = Some(seat);
                 self.phase = Phase::Over;
                 return;
             }
         }
-        self.current = (self.current + 1) % NUM_PLAYERS as u8;
+        self.current = self.current.next();
     }
 
     fn illegal(&self, action: Action, reason: String) -> GameError {
@@ -714,13 +726,13 @@ impl State {
 
     // ---- what the encoder, agents and tools read ----
 
-    /// The cards `seat` holds now (the landlord's with the bottom once known); panics if `seat` > 2.
-    pub fn hand(&self, seat: u8) -> Counts {
-        self.hands[seat as usize]
+    /// The cards `seat` holds now (the landlord's with the bottom once known).
+    pub fn hand(&self, seat: Seat) -> Counts {
+        self.hands[seat]
     }
     /// Physical cards dealt to a seat (without the bottom).
-    pub fn dealt_cards(&self, seat: u8) -> CardSet {
-        self.dealt[seat as usize]
+    pub fn dealt_cards(&self, seat: Seat) -> CardSet {
+        self.dealt[seat]
     }
     /// The physical cards dealt to each seat (without the bottom): what `deal_hands` takes.
     pub fn dealt_hands(&self) -> [CardSet; NUM_PLAYERS] {
@@ -734,30 +746,30 @@ impl State {
     pub fn bottom_revealed(&self) -> bool {
         self.landlord.is_some()
     }
-    /// How many cards `seat` holds now; panics if `seat` > 2.
-    pub fn cards_left(&self, seat: u8) -> u32 {
-        self.hands[seat as usize].len()
+    /// How many cards `seat` holds now.
+    pub fn cards_left(&self, seat: Seat) -> u32 {
+        self.hands[seat].len()
     }
-    /// Every card `seat` has played so far; panics if `seat` > 2.
-    pub fn played_by(&self, seat: u8) -> Counts {
-        self.played[seat as usize]
+    /// Every card `seat` has played so far.
+    pub fn played_by(&self, seat: Seat) -> Counts {
+        self.played[seat]
     }
     /// The landlord's seat, `None` until it is known (and for good if nobody bid).
-    pub fn landlord(&self) -> Option<u8> {
+    pub fn landlord(&self) -> Option<Seat> {
         self.landlord
     }
     /// Whether seats `a` and `b` play on the same side: both the landlord or both farmers
     /// (before the landlord is known, every seat counts as on one side).
-    pub fn same_side(&self, a: u8, b: u8) -> bool {
+    pub fn same_side(&self, a: Seat, b: Seat) -> bool {
         (Some(a) == self.landlord) == (Some(b) == self.landlord)
     }
     /// The role of `seat`, `None` until the landlord is known.
-    pub fn role(&self, seat: u8) -> Option<Role> {
-        self.landlord.map(|l| Role::ALL[((seat + 3 - l) % 3) as usize])
+    pub fn role(&self, seat: Seat) -> Option<Role> {
+        self.landlord.map(|l| Role::of_seat(seat, l))
     }
     /// The seat that has `role`, `None` until the landlord is known.
-    pub fn seat_of(&self, role: Role) -> Option<u8> {
-        self.landlord.map(|l| (l + role as u8) % 3)
+    pub fn seat_of(&self, role: Role) -> Option<Seat> {
+        self.landlord.map(|l| l.after(role.index() as u64))
     }
     /// The bids made so far, in turn from the first bidder (0 = pass).
     pub fn bids(&self) -> &[u8] {
@@ -776,7 +788,7 @@ impl State {
         &self.record
     }
     /// The seat that emptied its hand, `None` while the game runs or if nobody bid.
-    pub fn winner(&self) -> Option<u8> {
+    pub fn winner(&self) -> Option<Seat> {
         self.winner
     }
     /// How many cards have been dealt, 0..=54.
@@ -786,11 +798,11 @@ impl State {
 
     /// Everything `seat` knows, as text: its own hand, the bottom once shown, bids, every public
     /// play and pass, and the number of cards each player holds. Nothing else.
-    pub fn information_state_string(&self, seat: u8) -> String {
+    pub fn information_state_string(&self, seat: Seat) -> String {
         use std::fmt::Write;
         let mut s = String::new();
         let _ = writeln!(s, "seat {seat} phase {:?}", self.phase);
-        let _ = writeln!(s, "hand {}", self.hands[seat as usize].as_hand());
+        let _ = writeln!(s, "hand {}", self.hands[seat].as_hand());
         let _ = write!(s, "cards left");
         for q in 0..NUM_PLAYERS {
             let _ = write!(s, " {}", self.hands[q].len());
@@ -869,8 +881,8 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         s.deal_random(&mut rng);
         assert!(matches!(s.chance_outcomes(), Err(GameError::NotChanceNode(Phase::Play))));
-        assert_eq!(s.cards_left(0), 20);
-        assert_eq!(s.current_player(), Some(0));
+        assert_eq!(s.cards_left(Seat::S0), 20);
+        assert_eq!(s.current_player(), Some(Seat::S0));
     }
 
     #[test]
@@ -883,7 +895,7 @@ mod tests {
         assert!(e.contains("for player 0") && !e.contains("Some("), "the leader cannot pass: {e}");
         assert!(s.try_apply_action(Action::Bid(1)).is_err());
         assert!(s.try_apply_bid(1).is_err());
-        let missing = (0..15u8).find(|&r| s.hand(0).get(r) == 0).unwrap();
+        let missing = (0..15u8).find(|&r| s.hand(Seat::S0).get(r) == 0).unwrap();
         let play = Play::parse(&crate::cards::rank_char(missing).to_string()).unwrap();
         assert!(s.try_apply_play(play).is_err());
         assert_eq!(s.to_json(), before);
@@ -897,7 +909,7 @@ mod tests {
             let restored = State::from_json(&s.to_json()).unwrap();
             assert_eq!(restored.to_json(), s.to_json());
             assert_eq!(restored.returns(), s.returns());
-            assert_eq!(restored.information_state_string(1), s.information_state_string(1));
+            assert_eq!(restored.information_state_string(Seat::S1), s.information_state_string(Seat::S1));
         }
         assert!(State::from_json("{\"config\":{},\"history\":[{\"play\":\"3\"}]}").is_err());
         assert!(State::from_json("{\"config\":{\"bogus\":1},\"history\":[]}").is_err());
@@ -908,7 +920,7 @@ mod tests {
         for seed in 0..50 {
             let s = random_game(seed, GameConfig { scoring: Scoring::Score, ..GameConfig::default() });
             let r = s.returns();
-            let l = s.landlord().unwrap() as usize;
+            let l = s.landlord().unwrap();
             assert_eq!(r.iter().sum::<f64>(), 0.0, "score mode is zero-sum");
             assert_eq!(r[l].abs(), 2.0 * s.multiplier() as f64);
             assert!(s.multiplier() >= 1 << s.bombs_played());
@@ -921,7 +933,7 @@ mod tests {
     fn an_empty_hand_reads_none_not_pass() {
         use rand::{RngExt, SeedableRng};
         let mut s = State::new(Default::default());
-        assert!(s.information_state_string(0).contains("hand none\n"), "before the deal");
+        assert!(s.information_state_string(Seat::S0).contains("hand none\n"), "before the deal");
         let mut rng = rand::rngs::SmallRng::seed_from_u64(2);
         s.deal_random(&mut rng);
         let mut plays = crate::game::MoveList::new();
@@ -954,7 +966,7 @@ mod tests {
                 assert_eq!(unchecked.to_json(), checked.to_json());
             }
             assert_eq!(unchecked.returns(), checked.returns());
-            assert_eq!(unchecked.information_state_string(2), checked.information_state_string(2));
+            assert_eq!(unchecked.information_state_string(Seat::S2), checked.information_state_string(Seat::S2));
         }
     }
 

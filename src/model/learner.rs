@@ -344,7 +344,7 @@ mod tests {
             }
             for (seat, state, action, hidden) in game {
                 let role = s.role(seat).unwrap();
-                let target = s.returns()[seat as usize] as f32;
+                let target = s.returns()[seat.index()] as f32;
                 // The side's game points: the stake (doubled per bomb), twice for the landlord.
                 let points = target.signum() * s.multiplier() as f32 * if role.is_farmer() { 1.0 } else { 2.0 };
                 frames.push(Frame { state, action, target, points, role, hidden });

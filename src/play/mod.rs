@@ -7,7 +7,7 @@ pub mod terminal;
 use crate::agents::{Agent, AgentError, AgentSpec, decide};
 use crate::cards::{Card, Counts, rank_char};
 use crate::game::Phase;
-use crate::game::{Deal, GameConfig, MoveList, Play, PlayRecord, Role, Scoring, State, classify};
+use crate::game::{Deal, GameConfig, MoveList, Play, PlayRecord, Role, Scoring, Seat, State, classify};
 use crate::pretrain::logs::{GameLog, to_jsonl};
 use serde::Serialize;
 use std::io::Write;
@@ -20,7 +20,7 @@ pub const HINTS: usize = 3;
 /// One game: the person's seat, the agents in the other two, and the state.
 pub struct Session {
     state: State,
-    human: u8,
+    human: Seat,
     agents: [Option<Box<dyn Agent>>; 3],
     names: [String; 3],
     /// A network agent that values the person's plays, when one of the agents has a network.
@@ -37,7 +37,7 @@ pub enum Event {
     /// An agent bid.
     Bid {
         /// The seat that bid.
-        seat: u8,
+        seat: Seat,
         /// Its bid: 0 = pass, else 1 to 3.
         bid: u8,
     },
@@ -55,7 +55,7 @@ pub fn rules(bidding: bool, seed: u64) -> GameConfig {
         scoring: Scoring::Score,
         spring: true,
         bidding,
-        first_bidder: (seed % 3) as u8,
+        first_bidder: Seat::S0.after(seed),
         ..GameConfig::default()
     }
 }
@@ -65,7 +65,7 @@ impl Session {
     /// order. `source` names the front end in the log (`human:terminal`, `human:web`).
     pub fn new(
         deal: &Deal,
-        human: u8,
+        human: Seat,
         agents: &[AgentSpec; 2],
         seed: u64,
         source: &str,
@@ -76,7 +76,7 @@ impl Session {
     /// [`Session::new`] under other rules (bidding: `rules(true, seed)`).
     pub fn with_rules(
         deal: &Deal,
-        human: u8,
+        human: Seat,
         agents: &[AgentSpec; 2],
         seed: u64,
         source: &str,
@@ -86,14 +86,14 @@ impl Session {
         state.deal_hands(deal.hands, deal.bottom);
         let mut seats: [Option<Box<dyn Agent>>; 3] = [None, None, None];
         let mut names = [String::from("you"), String::new(), String::new()];
-        let others = (0..3u8).filter(|&s| s != human);
+        let others = Seat::ALL.into_iter().filter(|&s| s != human);
         for (k, (seat, spec)) in others.zip(agents).enumerate() {
             let mut agent = spec.build()?;
             agent.reset(seed.wrapping_mul(3).wrapping_add(k as u64));
-            seats[seat as usize] = Some(agent);
-            names[seat as usize] = spec.to_string();
+            seats[seat] = Some(agent);
+            names[seat] = spec.to_string();
         }
-        names[human as usize] = "you".into();
+        names[human] = "you".into();
         let hinter = match agents.iter().find_map(|a| a.network()) {
             Some(path) => Some(AgentSpec::Checkpoint(path.to_path_buf()).build()?),
             None => None,
@@ -106,7 +106,7 @@ impl Session {
         &self.state
     }
     /// The person's seat (0 to 2).
-    pub fn human(&self) -> u8 {
+    pub fn human(&self) -> Seat {
         self.human
     }
     /// Who plays each seat: `you` or the agent's spec.
@@ -130,7 +130,7 @@ impl Session {
         loop {
             self.redeal_if_all_passed(&mut made);
             let Some(seat) = self.state.current_player().filter(|&s| s != self.human) else { break };
-            let agent = self.agents[seat as usize].as_mut().expect("an agent in every other seat");
+            let agent = self.agents[seat.index()].as_mut().expect("an agent in every other seat");
             if self.state.phase() == Phase::Bid {
                 let bid = match crate::agents::play::bid(agent.as_mut(), &mut self.state) {
                     Ok((bid, _)) => bid,
@@ -155,7 +155,7 @@ impl Session {
     fn redeal_if_all_passed(&mut self, made: &mut Vec<Event>) {
         if self.state.is_terminal() && self.state.landlord().is_none() {
             let mut config = self.state.config().clone();
-            config.first_bidder = (config.first_bidder + 1) % 3;
+            config.first_bidder = config.first_bidder.next();
             self.state = State::new(config);
             let seed = crate::seeds::redeal(self.seed, self.deals);
             self.state.deal_random(&mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed));
@@ -337,7 +337,7 @@ impl CardView {
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatView {
     /// The seat (0 to 2).
-    pub seat: u8,
+    pub seat: Seat,
     /// `landlord`, `landlord_down` or `landlord_up`; empty while the landlord is unknown.
     pub role: &'static str,
     /// `you` or the agent's spec.
@@ -350,7 +350,7 @@ pub struct SeatView {
 #[derive(Clone, Debug, Serialize)]
 pub struct PlayView {
     /// The seat that played.
-    pub seat: u8,
+    pub seat: Seat,
     /// The play's cards as text (`33`, `34567`), or `pass`.
     pub play: String,
 }
@@ -359,7 +359,7 @@ pub struct PlayView {
 #[derive(Clone, Debug, Serialize)]
 pub struct ResultView {
     /// The seat that emptied its hand.
-    pub winner: u8,
+    pub winner: Seat,
     /// Whether the landlord won.
     pub landlord_won: bool,
     /// Whether the person's side won.
@@ -377,11 +377,11 @@ pub struct ResultView {
 #[derive(Clone, Debug, Serialize)]
 pub struct View {
     /// The person's seat (0 to 2).
-    pub you: u8,
+    pub you: Seat,
     /// None while bidding.
-    pub landlord: Option<u8>,
+    pub landlord: Option<Seat>,
     /// The bids so far: (seat, bid), 0 = pass.
-    pub bids: Vec<(u8, u8)>,
+    pub bids: Vec<(Seat, u8)>,
     /// The three seats, in seat order.
     pub seats: Vec<SeatView>,
     /// The person's cards.
@@ -389,7 +389,7 @@ pub struct View {
     /// The bottom cards; empty until the landlord is known.
     pub bottom: Vec<CardView>,
     /// The seat to bid or play; None once the game is over.
-    pub to_move: Option<u8>,
+    pub to_move: Option<Seat>,
     /// The play to beat, when someone leads a trick the person must follow.
     pub rival: Option<PlayView>,
     /// Every play and pass so far, in order.
@@ -401,11 +401,12 @@ pub struct View {
 impl View {
     fn of(session: &Session) -> View {
         let s = &session.state;
-        let seats = (0..3u8)
+        let seats = Seat::ALL
+            .into_iter()
             .map(|seat| SeatView {
                 seat,
                 role: s.role(seat).map_or("", Role::name),
-                name: session.names[seat as usize].clone(),
+                name: session.names[seat].clone(),
                 cards_left: s.cards_left(seat),
             })
             .collect();
@@ -414,14 +415,14 @@ impl View {
             winner,
             landlord_won: winner == landlord,
             you_won: (winner == landlord) == (session.human == landlord),
-            points: s.returns()[session.human as usize],
+            points: s.returns()[session.human],
             bombs: s.bombs_played(),
             spring: s.is_spring(),
         });
         View {
             you: session.human,
             landlord: s.landlord(),
-            bids: (0..3u8).filter_map(|q| s.bid_of(q).map(|b| (q, b))).collect(),
+            bids: Seat::ALL.into_iter().filter_map(|q| s.bid_of(q).map(|b| (q, b))).collect(),
             seats,
             hand: cards_in_hand(s, session.human).into_iter().map(CardView::of).collect(),
             bottom: if s.bottom_revealed() { s.bottom().iter().map(CardView::of).collect() } else { Vec::new() },
@@ -435,7 +436,7 @@ impl View {
 
 /// The physical cards a seat holds now. Plays are ranks, not suits, so each play is taken to
 /// have used the highest suits of its ranks; the suits are for show only.
-pub fn cards_in_hand(state: &State, seat: u8) -> Vec<Card> {
+pub fn cards_in_hand(state: &State, seat: Seat) -> Vec<Card> {
     let mut set = state.dealt_cards(seat);
     if state.landlord() == Some(seat) {
         set = set.union(state.bottom());
@@ -484,10 +485,14 @@ pub enum SetupError {
 }
 
 /// A seat by role name, or `random` (drawn from `seed`).
-pub fn parse_seat(text: &str, seed: u64) -> Result<u8, SetupError> {
+pub fn parse_seat(text: &str, seed: u64) -> Result<Seat, SetupError> {
+    // Roles name seats as the deal's rules place them: the landlord first, then turn order.
+    let landlord = GameConfig::default().landlord_seat;
     match text {
-        "random" => Ok((seed % 3) as u8),
-        _ => Role::parse(text).map(|r| r.index() as u8).ok_or_else(|| SetupError::Seat(text.to_string())),
+        "random" => Ok(Seat::S0.after(seed)),
+        _ => Role::parse(text)
+            .map(|r| landlord.after(r.index() as u64))
+            .ok_or_else(|| SetupError::Seat(text.to_string())),
     }
 }
 
@@ -509,15 +514,15 @@ mod tests {
     use super::*;
     use crate::game::generate_deals;
 
-    fn session(human: u8) -> Session {
+    fn session(human: Seat) -> Session {
         let deal = &generate_deals(1, 7)[0];
         Session::new(deal, human, &[AgentSpec::Rule, AgentSpec::Rule], 7, "human:test").unwrap()
     }
 
     #[test]
     fn entries_are_read_leniently_and_rejected_with_reasons() {
-        let mut s = session(0);
-        let hand = s.state.hand(0);
+        let mut s = session(Seat::S0);
+        let hand = s.state.hand(Seat::S0);
         assert_eq!(check_entry(&s.state, "pass").unwrap_err().0, "a pass is not allowed when you lead");
         let missing = (0..15u8).find(|&r| hand.get(r) == 0).unwrap();
         let text = format!("{}", rank_char(missing));
@@ -537,7 +542,8 @@ mod tests {
         let mut redealt = false;
         for (k, deal) in deals.iter().enumerate() {
             let specs = [AgentSpec::Rule, AgentSpec::Rule];
-            let mut s = Session::with_rules(deal, 0, &specs, k as u64, "human:test", rules(true, k as u64)).unwrap();
+            let mut s =
+                Session::with_rules(deal, Seat::S0, &specs, k as u64, "human:test", rules(true, k as u64)).unwrap();
             let mut events = s.play_agents();
             if !s.bidding() {
                 continue; // someone bid 3 before the person
@@ -565,7 +571,7 @@ mod tests {
         state.legal_plays_into(&mut plays);
         let pair = plays.iter().copied().find(|p| p.kind == crate::game::Kind::Pair).unwrap();
         state.apply_play_unchecked(pair);
-        let hand = state.hand(1);
+        let hand = state.hand(Seat::S1);
         let (solo, _) = hand.iter().last().unwrap();
         let e = check_entry(&state, &rank_char(solo).to_string()).unwrap_err();
         assert!(e.0.contains("a solo cannot answer a pair"), "{e}");
@@ -573,13 +579,13 @@ mod tests {
 
     #[test]
     fn the_view_shows_only_the_persons_cards_and_the_log_replays() {
-        let mut s = session(1);
+        let mut s = session(Seat::S1);
         s.play_agents();
         assert!(s.awaits_human());
         let view = s.view();
         assert_eq!(view.hand.len(), 17);
         let shown: String = view.hand.iter().map(|c| c.rank).collect();
-        assert_eq!(Counts::parse(&shown).unwrap(), s.state.hand(1));
+        assert_eq!(Counts::parse(&shown).unwrap(), s.state.hand(Seat::S1));
         let text = serde_json::to_string(&view).unwrap();
         assert!(!text.contains("\"hands\""));
         while !s.is_over() {

@@ -3,7 +3,7 @@
 
 use super::{Event, HINTS, Session, cards_in_hand};
 use crate::cards::Card;
-use crate::game::{PlayRecord, Role};
+use crate::game::{PlayRecord, Role, Seat};
 use crate::lines::brief;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -43,21 +43,21 @@ impl Screen {
 }
 
 /// A seat by its role once the landlord is known; during the bidding by its place beside you.
-fn seat_name(session: &Session, seat: u8) -> String {
+fn seat_name(session: &Session, seat: Seat) -> String {
     match session.state().role(seat) {
         Some(role) => role.name().to_string(),
-        None if seat == (session.human() + 1) % 3 => "the player after you".into(),
-        None if seat == (session.human() + 2) % 3 => "the player before you".into(),
+        None if seat == session.human().next() => "the player after you".into(),
+        None if seat == session.human().prev() => "the player before you".into(),
         None => "you".into(),
     }
 }
 
-fn seat_label(session: &Session, seat: u8) -> String {
+fn seat_label(session: &Session, seat: Seat) -> String {
     let name = seat_name(session, seat);
     if seat == session.human() {
         format!("you ({name})")
     } else {
-        format!("{name} ({})", session.names()[seat as usize])
+        format!("{name} ({})", session.names()[seat.index()])
     }
 }
 
@@ -111,7 +111,7 @@ fn intro(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<(
     } else {
         let you = s.role(session.human()).map_or("?", Role::name);
         writeln!(out, "{}", screen.paint("1", &format!("You play {you}.")))?;
-        for seat in (0..3u8).filter(|&seat| seat != session.human()) {
+        for seat in Seat::ALL.into_iter().filter(|&seat| seat != session.human()) {
             writeln!(out, "{}", seat_label(session, seat))?;
         }
         announce_landlord(session, out, screen)?;
@@ -180,8 +180,10 @@ fn show_turn(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Resu
         writeln!(out, "Your bid: pass, or above the highest bid so far ({high}), at most 3.")?;
         return show_hand(session, out, screen);
     }
-    let left: Vec<String> =
-        (0..3u8).map(|seat| format!("{} {}", s.role(seat).map_or("?", Role::name), s.cards_left(seat))).collect();
+    let left: Vec<String> = Seat::ALL
+        .iter()
+        .map(|&seat| format!("{} {}", s.role(seat).map_or("?", Role::name), s.cards_left(seat)))
+        .collect();
     writeln!(out, "Cards left: {}", left.join(" · "))?;
     match s.rival() {
         Some(r) => writeln!(out, "To beat: {} ({})", r.play, seat_label(session, r.seat))?,
@@ -222,7 +224,7 @@ mod tests {
     #[test]
     fn a_huge_entry_is_cut_in_the_echo_and_the_reason() {
         let deal = &generate_deals(1, 7)[0];
-        let mut session = Session::new(deal, 0, &[AgentSpec::Rule, AgentSpec::Rule], 7, "human:test").unwrap();
+        let mut session = Session::new(deal, Seat::S0, &[AgentSpec::Rule, AgentSpec::Rule], 7, "human:test").unwrap();
         let huge = "x".repeat(10 << 20);
         let input = format!("{huge}\nquit\n");
         let dir = std::env::temp_dir().join(format!("ddz-huge-entry-{}", std::process::id()));

@@ -10,7 +10,7 @@
 //! the landlord's hand holds all 20 cards.
 
 use crate::cards::{Counts, rank_of_char};
-use crate::game::{GameConfig, Play, State};
+use crate::game::{GameConfig, Play, Seat, State};
 use crate::lines::{Line, split_lines};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -103,10 +103,10 @@ impl GameLog {
     /// Replays the log; every problem is a reason (with the move number where there is one).
     pub fn replay(&self) -> Result<ReplayedGame, ReplayError> {
         let err = |move_no: Option<usize>, reason: String| ReplayError { move_no, reason };
-        if self.landlord > 2 {
+        let Some(landlord) = Seat::new(self.landlord) else {
             return Err(err(None, format!("landlord seat {} is not 0, 1 or 2", self.landlord)));
-        }
-        let l = self.landlord as usize;
+        };
+        let l = landlord.index();
         let mut hands = [Counts::EMPTY; 3];
         for (s, text) in self.hands.iter().enumerate() {
             hands[s] = parse_hand(text, &format!("hand of seat {s}")).map_err(|r| err(None, r))?;
@@ -157,13 +157,13 @@ impl GameLog {
                 },
             ));
         }
-        let mut state = self.dealt(hands, bottom)?;
+        let mut state = self.dealt(landlord, hands, bottom)?;
         for (k, (seat, text)) in self.plays.iter().enumerate() {
             let m = Some(k + 1);
             let Some(turn) = state.current_player() else {
                 return Err(err(m, "a play after the end of the game".into()));
             };
-            if *seat != turn {
+            if *seat != turn.number() {
                 return Err(err(m, format!("seat {seat} plays out of turn (seat {turn} was to play)")));
             }
             let play = Play::parse(text).map_err(|e| err(m, e.to_string()))?;
@@ -176,11 +176,12 @@ impl GameLog {
     }
 
     /// The state after the deal and the bids (which must make the log's landlord the landlord).
-    fn dealt(&self, hands: [Counts; 3], bottom: Counts) -> Result<State, ReplayError> {
+    fn dealt(&self, landlord: Seat, hands: [Counts; 3], bottom: Counts) -> Result<State, ReplayError> {
         let config = GameConfig {
-            landlord_seat: self.landlord,
+            landlord_seat: landlord,
             bidding: !self.bids.is_empty(),
-            first_bidder: self.first_bidder,
+            // A bad number is refused before the first bid, in `replay_bids`.
+            first_bidder: Seat::new(self.first_bidder).unwrap_or(Seat::S0),
             ..GameConfig::default()
         };
         let mut state = State::new(config);
@@ -200,7 +201,7 @@ impl GameLog {
         }
         match state.landlord() {
             _ if self.bids.is_empty() => Ok(()),
-            Some(l) if l == self.landlord => Ok(()),
+            Some(l) if l.number() == self.landlord => Ok(()),
             Some(l) => Err(err(format!("the bids make seat {l} the landlord, not seat {}", self.landlord))),
             None => Err(err(format!("the bids {:?} do not end the bidding with a landlord", self.bids))),
         }
@@ -212,12 +213,12 @@ impl GameLog {
         let landlord = state.landlord().unwrap_or(state.config().landlord_seat);
         GameLog {
             source: source.to_string(),
-            hands: std::array::from_fn(|s| state.dealt_cards(s as u8).counts().to_string()),
+            hands: Seat::ALL.map(|s| state.dealt_cards(s).counts().to_string()),
             bottom: Some(state.bottom().counts().to_string()),
-            landlord,
+            landlord: landlord.number(),
             bids: state.bids().to_vec(),
-            first_bidder: if state.config().bidding { state.config().first_bidder } else { 0 },
-            plays: state.play_record().iter().map(|r| (r.seat, r.play.to_string())).collect(),
+            first_bidder: if state.config().bidding { state.config().first_bidder.number() } else { 0 },
+            plays: state.play_record().iter().map(|r| (r.seat.number(), r.play.to_string())).collect(),
             players: Vec::new(),
         }
     }
@@ -407,7 +408,7 @@ mod tests {
     #[test]
     fn games_with_bidding_replay_their_bids() {
         use crate::agents::{Everyone, RuleAgent, play_out};
-        let config = GameConfig { bidding: true, first_bidder: 2, ..GameConfig::default() };
+        let config = GameConfig { bidding: true, first_bidder: Seat::S2, ..GameConfig::default() };
         let deal = crate::game::generate_deals(30, 4)
             .into_iter()
             .map(|d| {
@@ -427,7 +428,7 @@ mod tests {
             (deal.landlord(), deal.winner(), deal.bids())
         );
         let mut wrong = log.clone();
-        wrong.first_bidder = (log.first_bidder + 1) % 3;
+        wrong.first_bidder = Seat::new(log.first_bidder).map_or(0, |s| s.next().number());
         let e = wrong.replay().unwrap_err().reason;
         assert!(e.contains("the landlord, not seat") || e.contains("out of turn") || e.contains("bid"), "{e}");
     }

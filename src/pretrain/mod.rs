@@ -5,7 +5,7 @@ pub mod logs;
 
 use crate::agents::{Agent, Everyone, play_out};
 use crate::encode::{ACTION_DIM, OFF_BOTTOM, PLANE, STATE_DIM, encode_action, encode_state};
-use crate::game::{Action, ActionTable, MoveList, Play, State, generate_deals};
+use crate::game::{Action, ActionTable, MoveList, Play, Seat, State, generate_deals};
 use crate::model::{ChoiceBatch, Imitation, LearnerError, ModelConfig, ModelError, WeightsError, save_weights_file};
 use crate::runtime::Device;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -101,7 +101,7 @@ pub struct Sample {
     /// The state before the decision.
     pub state: State,
     /// The seat that decided (0 to 2).
-    pub seat: u8,
+    pub seat: Seat,
     /// The legal plays, in the engine's order (two or more).
     pub plays: Vec<Play>,
     /// The index in `plays` of the play the log chose.
@@ -132,7 +132,7 @@ pub fn decisions(
             if let (Action::Play(id), Some(seat)) = (action, s.current_player()) {
                 s.legal_plays_into(&mut plays);
                 let role_ok = s.role(seat).is_some_and(|r| roles.contains(&r))
-                    && player.is_none_or(|p| log.players.get(seat as usize).is_some_and(|q| q == p));
+                    && player.is_none_or(|p| log.players.get(seat.index()).is_some_and(|q| q == p));
                 if role_ok && plays.len() > 1 {
                     let chosen_play = table.play(*id);
                     let mut h = std::collections::hash_map::DefaultHasher::new();

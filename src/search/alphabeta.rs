@@ -9,7 +9,7 @@
 
 use super::average::WorldMeans;
 use super::evaluator::Evaluator;
-use crate::game::{Action, ActionTable, State};
+use crate::game::{Action, ActionTable, Seat, State};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 use std::time::Instant;
@@ -92,7 +92,7 @@ impl<'e> AlphaBeta<'e> {
     pub fn mean_values(
         &mut self,
         state: &State,
-        seat: u8,
+        seat: Seat,
         actions: &[Action],
         worlds: usize,
         rng: &mut SmallRng,
@@ -139,15 +139,15 @@ impl<'e> AlphaBeta<'e> {
         if self.timed_out {
             return 0.0; // the search is given up: its values are thrown away
         }
-        let landlord = state.landlord().expect("search runs after the landlord is known") as usize;
+        let landlord = state.landlord().expect("search runs after the landlord is known");
         if state.is_terminal() {
             return state.returns()[landlord];
         }
         let legal = state.legal_actions();
         if depth == 0 {
-            return self.evaluator.evaluate(state, &legal).values[landlord];
+            return self.evaluator.evaluate(state, &legal).values[landlord.index()];
         }
-        let maximise = state.current_player() == Some(landlord as u8);
+        let maximise = state.current_player() == Some(landlord);
         let values = self.evaluator.action_order(state, &legal);
         let order = ordered(&legal, values.as_deref(), self.settings.top);
         let mut best = if maximise { f64::NEG_INFINITY } else { f64::INFINITY };

@@ -15,7 +15,7 @@
 
 use super::policy::{OpponentModel, Policy, argmax, lend};
 use crate::cards::{Card, CardSet};
-use crate::game::{MoveList, Play, State};
+use crate::game::{MoveList, Play, Seat, State};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
@@ -54,7 +54,7 @@ impl Belief {
 pub fn draw_worlds(
     policy: &mut dyn Policy,
     state: &State,
-    seat: u8,
+    seat: Seat,
     n: usize,
     belief: Belief,
     mut opponents: Option<&mut dyn OpponentModel>,
@@ -83,7 +83,7 @@ pub fn draw_worlds(
 fn weighed_draw(
     policy: &mut dyn Policy,
     state: &State,
-    seat: u8,
+    seat: Seat,
     n: usize,
     belief: Belief,
     opponents: Option<&mut dyn OpponentModel>,
@@ -118,8 +118,8 @@ fn weighed_draw(
 fn replay(
     world: &State,
     dealt: [CardSet; 3],
-    asks: impl Fn(u8) -> bool,
-    mut decision: impl FnMut(u8, &State, &MoveList, usize),
+    asks: impl Fn(Seat) -> bool,
+    mut decision: impl FnMut(Seat, &State, &MoveList, usize),
 ) -> Option<State> {
     let mut past = State::new(world.config().clone());
     past.try_deal_hands(dealt, world.bottom()).ok()?;
@@ -159,7 +159,7 @@ fn with_q(policy: &mut dyn Policy, asked: &[Asked], mut each: impl FnMut(usize, 
 fn replay_with_model(
     world: &State,
     dealt: [CardSet; 3],
-    seat: u8,
+    seat: Seat,
     model: &mut dyn OpponentModel,
 ) -> Option<(State, u32, u32)> {
     let (mut asked, mut mismatches) = (0, 0);
@@ -177,14 +177,14 @@ fn replay_with_model(
 
 /// How many of the other side's plays with a choice (seen from `seat`) `world` holds, and how
 /// many of them `model` would not have made in it.
-pub fn opponent_evidence(model: &mut dyn OpponentModel, world: &State, seat: u8) -> (u32, u32) {
+pub fn opponent_evidence(model: &mut dyn OpponentModel, world: &State, seat: Seat) -> (u32, u32) {
     replay_with_model(world, world.dealt_hands(), seat, model).map_or((0, u32::MAX), |(_, a, m)| (a, m))
 }
 
 /// How many of the other side's plays in `world` (seen from `seat`) `model` would have made and
 /// the policy would not (its best Q, from that player's view of `world`): the plays that tell
 /// the model from the policy. All the world's decisions go in one batch.
-pub fn telling_plays(policy: &mut dyn Policy, model: &mut dyn OpponentModel, world: &State, seat: u8) -> u32 {
+pub fn telling_plays(policy: &mut dyn Policy, model: &mut dyn OpponentModel, world: &State, seat: Seat) -> u32 {
     let mut asked: Vec<Asked> = Vec::new();
     let replayed = replay(
         world,
@@ -212,7 +212,7 @@ pub fn telling_plays(policy: &mut dyn Policy, model: &mut dyn OpponentModel, wor
 pub fn refine_for_opponents(
     model: &mut dyn OpponentModel,
     world: State,
-    seat: u8,
+    seat: Seat,
     steps: usize,
     rng: &mut SmallRng,
 ) -> State {
@@ -243,7 +243,7 @@ pub fn refine_for_opponents(
 pub fn refine_for_policy(
     policy: &mut dyn Policy,
     worlds: Vec<State>,
-    seat: u8,
+    seat: Seat,
     steps: usize,
     rng: &mut SmallRng,
 ) -> Vec<(State, u32)> {
@@ -281,14 +281,14 @@ pub fn refine_for_policy(
 fn policy_mismatches(
     policy: &mut dyn Policy,
     worlds: &[(&State, [CardSet; 3])],
-    seat: u8,
+    seat: Seat,
 ) -> Vec<Option<(State, u32)>> {
     let mut asked: Vec<Asked> = Vec::new();
     let mut out: Vec<Option<(State, u32)>> = worlds
         .iter()
         .enumerate()
         .map(|(w, &(world, dealt))| {
-            let other_side = |s: u8| !world.same_side(s, seat);
+            let other_side = |s: Seat| !world.same_side(s, seat);
             let record =
                 |_, state: &State, plays: &MoveList, taken| asked.push((w, state.clone(), plays.clone(), taken));
             replay(world, dealt, other_side, record).map(|past| (past, 0))
@@ -312,21 +312,21 @@ enum Proposal {
     Hands([CardSet; 3]),
 }
 
-fn propose(current: &State, seat: u8, rng: &mut SmallRng) -> Proposal {
-    let (a, b) = match seat {
-        0 => (1, 2),
-        1 => (0, 2),
-        _ => (0, 1),
+fn propose(current: &State, seat: Seat, rng: &mut SmallRng) -> Proposal {
+    // The two other seats in seat order, not turn order: a seed proposes the swaps it did.
+    let [a, b] = match seat.others() {
+        [x, y] if x < y => [x, y],
+        [x, y] => [y, x],
     };
     let (Some(x), Some(y)) = (swappable(current, a, rng), swappable(current, b, rng)) else { return Proposal::Stop };
     if x.rank() == y.rank() {
         return Proposal::Skip;
     }
     let mut hands = current.dealt_hands();
-    hands[a as usize].remove(x);
-    hands[a as usize].insert(y);
-    hands[b as usize].remove(y);
-    hands[b as usize].insert(x);
+    hands[a].remove(x);
+    hands[a].insert(y);
+    hands[b].remove(y);
+    hands[b].insert(x);
     Proposal::Hands(hands)
 }
 
@@ -337,7 +337,7 @@ fn accept(next: u32, current: u32, rng: &mut SmallRng) -> bool {
 }
 
 /// A random card dealt to `seat` (not from the bottom) that it still holds, if any.
-fn swappable(world: &State, seat: u8, rng: &mut SmallRng) -> Option<Card> {
+fn swappable(world: &State, seat: Seat, rng: &mut SmallRng) -> Option<Card> {
     let hand = world.hand(seat);
     let held: Vec<Card> = world.dealt_cards(seat).iter().filter(|c| hand.get(c.rank()) > 0).collect();
     // Of several cards of one rank, which physical card goes does not matter to the game.
@@ -350,7 +350,7 @@ fn swappable(world: &State, seat: u8, rng: &mut SmallRng) -> Option<Card> {
 fn log_likelihoods(
     policy: &mut dyn Policy,
     worlds: &[State],
-    seat: u8,
+    seat: Seat,
     temperature: f64,
     mut opponents: Option<&mut dyn OpponentModel>,
 ) -> Vec<f64> {
@@ -361,9 +361,9 @@ fn log_likelihoods(
     for (w, world) in worlds.iter().enumerate() {
         // One replay: the other side's decisions go to the opponent model when there is one,
         // the other seats' to the policy's batch when it weighs them.
-        let by_model = |s: u8| modelled && !world.same_side(s, seat);
+        let by_model = |s: Seat| modelled && !world.same_side(s, seat);
         let mut mismatches = 0;
-        let asks = |s: u8| s != seat && (by_model(s) || temperature > 0.0);
+        let asks = |s: Seat| s != seat && (by_model(s) || temperature > 0.0);
         replay(world, world.dealt_hands(), asks, |s, state, plays, taken| match lend(&mut opponents) {
             Some(model) if by_model(s) => mismatches += (model.pick(state, plays) != taken) as u32,
             _ => asked.push((w, state.clone(), plays.clone(), taken)),

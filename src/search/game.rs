@@ -2,7 +2,7 @@
 //! [`super::ismcts`] touches nothing else and runs on any game that provides it. Dou Dizhu's
 //! [`State`] is one implementation.
 
-use crate::game::{Action, State};
+use crate::game::{Action, Seat, State};
 use std::hash::{Hash, Hasher};
 
 /// A game state as search sees it: players, chance, legal actions, returns and resampling
@@ -59,11 +59,11 @@ impl SearchState for State {
         State::returns(self).to_vec()
     }
     fn resample_from_infostate(&self, player: usize, rng: &mut dyn FnMut() -> f64) -> State {
-        State::resample_from_infostate(self, player as u8, rng)
+        State::resample_from_infostate(self, Seat::ALL[player], rng)
     }
     fn information_state_key(&self, player: usize) -> u64 {
         let mut h = rustc_hash::FxHasher::default();
-        self.information_state_string(player as u8).hash(&mut h);
+        self.information_state_string(Seat::ALL[player]).hash(&mut h);
         h.finish()
     }
 }

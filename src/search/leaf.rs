@@ -8,7 +8,7 @@
 use super::evaluator::{Evaluation, Evaluator};
 use super::policy::{Greedy, OpponentModel, Policy, argmax};
 use crate::cards::Counts;
-use crate::game::{Action, ActionTable, MoveList, Play, State};
+use crate::game::{Action, ActionTable, MoveList, Play, Seat, State};
 
 /// What a leaf is worth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +33,8 @@ pub struct NetworkLeaf<'a> {
     pub policy: &'a mut dyn Policy,
     /// How leaves are valued: the network's Q or a rollout by the network.
     pub leaf: Leaf,
-    /// The searching seat (0 to 2), whose Q every value comes from.
-    pub observer: u8,
+    /// The searching seat, whose Q every value comes from.
+    pub observer: Seat,
 }
 
 /// Rollouts with one player model in every seat (random, rule or a network) and no action
@@ -63,11 +63,8 @@ pub fn plays_of(actions: &[Action]) -> Vec<Play> {
 }
 
 /// `value` for the seats on `seat`'s side, its opposite for the others.
-fn sided(state: &State, seat: u8, value: f64) -> Vec<f64> {
-    let landlord = state.landlord();
-    (0..3u8)
-        .map(|s| if (s == landlord.unwrap_or(0)) == (seat == landlord.unwrap_or(0)) { value } else { -value })
-        .collect()
+fn sided(state: &State, seat: Seat, value: f64) -> Vec<f64> {
+    Seat::ALL.iter().map(|&s| if state.same_side(s, seat) { value } else { -value }).collect()
 }
 
 /// The returns of `state` played out to the end with `model` in every seat (in the play phase,
@@ -127,7 +124,7 @@ impl Evaluator<State> for NetworkLeaf<'_> {
             Leaf::Value => self.observer_value(state),
             Leaf::Rollout => rollout(state, &mut Greedy(&mut *self.policy)),
         };
-        let action_values = q.iter().map(|v| values[seat as usize] + v - best).collect();
+        let action_values = q.iter().map(|v| values[seat.index()] + v - best).collect();
         Evaluation { values, action_values: Some(action_values) }
     }
 }
@@ -147,8 +144,8 @@ impl Evaluator<State> for HandShapeLeaf {
     }
     fn evaluate(&mut self, state: &State, _actions: &[Action]) -> Evaluation {
         let landlord = state.landlord().expect("a landlord");
-        let farmers = (0..3u8).filter(|&s| s != landlord);
-        let turns = |seat: u8| (self.plays_needed)(state.hand(seat)) as f64;
+        let farmers = landlord.others().into_iter();
+        let turns = |seat: Seat| (self.plays_needed)(state.hand(seat)) as f64;
         let landlord_turns = turns(landlord);
         let farmer_turns = farmers.map(turns).fold(f64::INFINITY, f64::min);
         // Having the move is worth about half a play.

@@ -12,7 +12,7 @@ use super::belief::{Belief, draw_worlds};
 use super::budget::Budget;
 use super::policy::{OpponentModel, Policy, lend, rollouts};
 use super::solver::{Position, Solver};
-use crate::game::{Play, State};
+use crate::game::{Play, Role, Seat, State};
 use rand::rngs::SmallRng;
 use std::time::Instant;
 
@@ -45,14 +45,14 @@ impl PimcSearch {
         policy: &mut dyn Policy,
         mut opponents: Option<&mut dyn OpponentModel>,
         state: &State,
-        seat: u8,
+        seat: Seat,
         candidates: &[Play],
         rng: &mut SmallRng,
     ) -> Vec<f64> {
         let started = Instant::now();
         let deadline = self.budget.deadline(started);
         let late = || deadline.is_some_and(|d| Instant::now() >= d);
-        let exact = (0..3).map(|p| state.hand(p).len()).sum::<u32>() <= self.cards;
+        let exact = Seat::ALL.iter().map(|&p| state.hand(p).len()).sum::<u32>() <= self.cards;
         let n = self.budget.units();
         let worlds = draw_worlds(policy, state, seat, n, self.belief, lend(&mut opponents), rng);
         let mut means = WorldMeans::new(candidates.len());
@@ -85,11 +85,11 @@ impl PimcSearch {
     fn solved(&self, solver: &mut Solver, world: &State, candidates: &[Play]) -> Option<Vec<f64>> {
         let mut scores = vec![0.0; candidates.len()];
         let Some(pos) = Position::of_state(world) else { return Some(scores) };
-        let landlord_side = pos.to_move == 0;
+        let landlord_side = pos.to_move == Role::Landlord;
         for (k, &play) in candidates.iter().enumerate() {
             let after = pos.after(play);
             let won = match after.winner() {
-                Some(w) => (w == 0) == landlord_side,
+                Some(w) => (w == Role::Landlord) == landlord_side,
                 None => {
                     let value = solver.landlord_wins_within(&after, self.max_nodes);
                     if value.is_none() && solver.past_deadline() {
@@ -116,7 +116,7 @@ fn rolled(
     opponents: Option<&mut dyn OpponentModel>,
     worlds: Vec<State>,
     candidates: &[Play],
-    seat: u8,
+    seat: Seat,
 ) -> Vec<f64> {
     let mut starts = Vec::with_capacity(worlds.len() * candidates.len());
     for world in &worlds {
@@ -130,7 +130,7 @@ fn rolled(
     }
     let mut totals = vec![0.0; candidates.len()];
     for (i, returns) in rollouts(policy, starts, opponents.map(|m| (seat, m))).into_iter().enumerate() {
-        totals[i % candidates.len()] += returns[seat as usize];
+        totals[i % candidates.len()] += returns[seat];
     }
     totals
 }

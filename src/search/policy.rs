@@ -4,7 +4,7 @@
 //! rollouts and weighs worlds by how well it explains their plays. The agents layer implements
 //! both; nothing here names an agent.
 
-use crate::game::{MoveList, Play, State};
+use crate::game::{MoveList, Play, Seat, State};
 
 /// A network as search uses it: Q values of the plays at a decision, and its greedy play.
 pub trait Policy {
@@ -67,7 +67,7 @@ pub fn argmax<T: PartialOrd>(values: &[T]) -> usize {
 pub fn rollouts(
     policy: &mut dyn Policy,
     mut worlds: Vec<State>,
-    mut opponents: Option<(u8, &mut dyn OpponentModel)>,
+    mut opponents: Option<(Seat, &mut dyn OpponentModel)>,
 ) -> Vec<[f64; 3]> {
     let mut plays: Vec<MoveList> = worlds.iter().map(|_| MoveList::new()).collect();
     loop {

@@ -10,7 +10,7 @@
 //! same search with the third seat left out of the turn order.
 
 use crate::cards::Counts;
-use crate::game::{MoveList, Play, State, legal_plays};
+use crate::game::{MoveList, Play, Role, State, legal_plays};
 use rustc_hash::FxHashMap;
 
 /// What makes a position impossible.
@@ -21,17 +21,18 @@ pub enum PositionError {
     Impossible(String),
 }
 
-/// An open-hand position.
+/// An open-hand position. It is landlord-relative: every hand and player is named by its role
+/// (indexed by [`Role::index`]), whatever seats the game put them in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
-    /// Cards held by seat (0 = landlord, 1 = landlord_down, 2 = landlord_up).
+    /// Cards held by role, indexed by [`Role::index`].
     pub hands: [Counts; 3],
-    /// Seats that take part: all three, or two for a two-player puzzle.
+    /// Roles that take part, indexed by [`Role::index`]: all three, or two for a two-player puzzle.
     pub seated: [bool; 3],
-    /// The seat to move (0 to 2).
-    pub to_move: u8,
-    /// The play to beat and the seat that made it; `None` when `to_move` leads.
-    pub rival: Option<(Play, u8)>,
+    /// The role to move.
+    pub to_move: Role,
+    /// The play to beat and the role that made it; `None` when `to_move` leads.
+    pub rival: Option<(Play, Role)>,
 }
 
 /// What the solver found for the player to move.
@@ -43,17 +44,21 @@ pub struct Solution {
     pub winning_plays: Vec<Play>,
     /// A line of play to the end: at each turn the first winning play (in search order) of the
     /// side to move, or its first legal play when it has no winning one.
-    pub line: Vec<(u8, Play)>,
+    pub line: Vec<(Role, Play)>,
     /// Positions searched (transposition hits included).
     pub nodes: u64,
 }
 
 impl Position {
-    /// A checked position: the hands (by seat; `None` for a seat that is not in the game) hold
+    /// A checked position: the hands (by role; `None` for a role that is not in the game) hold
     /// at most one deck, the player to move is seated and holds cards, and the rival play is a
     /// play its seat could have made (a seated player other than the one to move, the cards
     /// not beyond the deck with the hands).
-    pub fn new(hands: [Option<Counts>; 3], to_move: u8, rival: Option<(Play, u8)>) -> Result<Position, PositionError> {
+    pub fn new(
+        hands: [Option<Counts>; 3],
+        to_move: Role,
+        rival: Option<(Play, Role)>,
+    ) -> Result<Position, PositionError> {
         let bad = |why: String| Err(PositionError::Impossible(why));
         let seated = hands.map(|h| h.is_some());
         let hands = hands.map(Option::unwrap_or_default);
@@ -67,62 +72,57 @@ impl Position {
                 if rival.is_some() { " and the rival play" } else { "" }
             ));
         }
-        if to_move > 2 || !seated[to_move as usize] || hands[to_move as usize].is_empty() {
-            return bad(format!("seat {to_move} is not a player with cards"));
+        if !seated[to_move.index()] || hands[to_move.index()].is_empty() {
+            return bad(format!("seat {} is not a player with cards", to_move.index()));
         }
         if let Some((play, by)) = rival
-            && (play.is_pass() || by > 2 || !seated[by as usize] || by == to_move)
+            && (play.is_pass() || !seated[by.index()] || by == to_move)
         {
-            return bad(format!("the rival play {play} by seat {by} cannot be the play to beat"));
+            return bad(format!("the rival play {play} by seat {} cannot be the play to beat", by.index()));
         }
         let pos = Position { hands, seated, to_move, rival };
         if let Some(w) = pos.winner() {
-            return bad(format!("seat {w} has no cards: the game is over"));
+            return bad(format!("seat {} has no cards: the game is over", w.index()));
         }
         Ok(pos)
     }
 
     /// The open-hand position of a game in play, every hand shown (for the solver and its
-    /// benchmark, never for a player's decision). Seats are renumbered by role, the landlord
-    /// first. `None` outside the play phase.
+    /// benchmark, never for a player's decision), its seats named by their roles. `None` outside
+    /// the play phase.
     pub fn of_state(state: &State) -> Option<Position> {
         let landlord = state.landlord()?;
-        let to_move = state.current_player()?;
-        let role = |seat: u8| (seat + 3 - landlord) % 3;
-        let hands = std::array::from_fn(|r| Some(state.hand((r as u8 + landlord) % 3)));
+        let role = |seat| Role::of_seat(seat, landlord);
+        let to_move = role(state.current_player()?);
+        let hands = Role::ALL.map(|r| state.seat_of(r).map(|s| state.hand(s)));
         let rival = state.rival().map(|r| (r.play, role(r.seat)));
-        Position::new(hands, role(to_move), rival).ok()
+        Position::new(hands, to_move, rival).ok()
     }
 
-    /// The side of `seat`: true for the landlord.
-    fn is_landlord(seat: u8) -> bool {
-        seat == 0
+    /// The role that went out, if the game is over.
+    pub fn winner(&self) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| self.seated[r.index()] && self.hands[r.index()].is_empty())
     }
 
-    /// The seat that went out, if the game is over.
-    pub fn winner(&self) -> Option<u8> {
-        (0..3u8).find(|&s| self.seated[s as usize] && self.hands[s as usize].is_empty())
-    }
-
-    fn next_seat(&self, seat: u8) -> u8 {
-        let mut s = (seat + 1) % 3;
-        while !self.seated[s as usize] {
-            s = (s + 1) % 3;
+    fn next_role(&self, role: Role) -> Role {
+        let mut r = role.next();
+        while !self.seated[r.index()] {
+            r = r.next();
         }
-        s
+        r
     }
 
     /// The legal plays of the player to move.
     pub fn plays(&self, out: &mut MoveList) {
-        legal_plays(self.hands[self.to_move as usize], self.rival.as_ref().map(|(p, _)| p), out);
+        legal_plays(self.hands[self.to_move.index()], self.rival.as_ref().map(|(p, _)| p), out);
     }
 
     /// The position after the player to move makes `play` (one of its legal plays).
     pub fn after(&self, play: Play) -> Position {
         let mut next = *self;
         let me = self.to_move;
-        next.hands[me as usize] = self.hands[me as usize].minus(play.cards);
-        next.to_move = self.next_seat(me);
+        next.hands[me.index()] = self.hands[me.index()].minus(play.cards);
+        next.to_move = self.next_role(me);
         if !play.is_pass() {
             next.rival = Some((play, me));
         } else if self.rival.is_some_and(|(_, by)| by == next.to_move) {
@@ -191,13 +191,13 @@ impl Solver {
         self.aborted = false;
         let mut plays = MoveList::new();
         pos.plays(&mut plays);
-        let me_landlord = Position::is_landlord(pos.to_move);
+        let me_landlord = pos.to_move == Role::Landlord;
         let winning_plays: Vec<Play> = match pos.winner() {
             Some(_) => Vec::new(),
             None => plays.iter().copied().filter(|&p| self.landlord_wins(&pos.after(p)) == me_landlord).collect(),
         };
         let wins = match pos.winner() {
-            Some(w) => Position::is_landlord(w) == me_landlord,
+            Some(w) => (w == Role::Landlord) == me_landlord,
             None => !winning_plays.is_empty(),
         };
         let nodes = self.nodes;
@@ -216,15 +216,15 @@ impl Solver {
             return false;
         }
         if let Some(w) = pos.winner() {
-            return Position::is_landlord(w);
+            return w == Role::Landlord;
         }
         if let Some(&known) = self.table.get(pos) {
             return known;
         }
         let mut plays = self.buffers.pop().unwrap_or_default();
         pos.plays(&mut plays);
-        order(&mut plays, pos.hands[pos.to_move as usize]);
-        let maximising = Position::is_landlord(pos.to_move);
+        order(&mut plays, pos.hands[pos.to_move.index()]);
+        let maximising = pos.to_move == Role::Landlord;
         // The side to move wins as soon as one play wins for it.
         let mut value = !maximising;
         for &play in plays.iter() {
@@ -245,14 +245,14 @@ impl Solver {
     }
 
     /// A line of perfect play from `pos` to the end of the game.
-    fn line(&mut self, pos: &Position) -> Vec<(u8, Play)> {
+    fn line(&mut self, pos: &Position) -> Vec<(Role, Play)> {
         let mut line = Vec::new();
         let mut at = *pos;
         let mut plays = MoveList::new();
         while at.winner().is_none() && !self.aborted {
             at.plays(&mut plays);
-            order(&mut plays, at.hands[at.to_move as usize]);
-            let side_landlord = Position::is_landlord(at.to_move);
+            order(&mut plays, at.hands[at.to_move.index()]);
+            let side_landlord = at.to_move == Role::Landlord;
             let play =
                 plays.iter().copied().find(|&p| self.landlord_wins(&at.after(p)) == side_landlord).unwrap_or(plays[0]);
             line.push((at.to_move, play));
@@ -285,16 +285,16 @@ mod tests {
     use rand::{RngExt, SeedableRng};
 
     /// Plain minimax, written apart from the solver: no pruning, no table, its own turn rule.
-    fn plain(hands: [Counts; 3], seated: [bool; 3], to_move: u8, rival: Option<(Play, u8)>) -> bool {
+    fn plain(hands: [Counts; 3], seated: [bool; 3], to_move: Role, rival: Option<(Play, Role)>) -> bool {
         if let Some(w) = (0..3).find(|&s| seated[s] && hands[s].is_empty()) {
             return w == 0;
         }
-        let next = |s: u8| if seated[((s + 1) % 3) as usize] { (s + 1) % 3 } else { (s + 2) % 3 };
-        let values: Vec<bool> = legal_plays_vec(hands[to_move as usize], rival.as_ref().map(|(p, _)| p))
+        let next = |r: Role| if seated[r.next().index()] { r.next() } else { r.prev() };
+        let values: Vec<bool> = legal_plays_vec(hands[to_move.index()], rival.as_ref().map(|(p, _)| p))
             .into_iter()
             .map(|play| {
                 let mut h = hands;
-                h[to_move as usize] = h[to_move as usize].minus(play.cards);
+                h[to_move.index()] = h[to_move.index()].minus(play.cards);
                 let n = next(to_move);
                 let r = match (play.is_pass(), rival) {
                     (false, _) => Some((play, to_move)),
@@ -304,7 +304,7 @@ mod tests {
                 plain(h, seated, n, r)
             })
             .collect();
-        if to_move == 0 { values.iter().any(|&v| v) } else { values.iter().all(|&v| v) }
+        if to_move == Role::Landlord { values.iter().any(|&v| v) } else { values.iter().all(|&v| v) }
     }
 
     /// A random position with `total` cards in the seated hands (each at least one).
@@ -324,7 +324,7 @@ mod tests {
             counts[s as usize].add(rank, 1);
         }
         let hands: [Option<Counts>; 3] = std::array::from_fn(|s| seats.contains(&(s as u8)).then_some(counts[s]));
-        let to_move = seats[rng.random_range(0..seats.len())];
+        let to_move = Role::ALL[seats[rng.random_range(0..seats.len())] as usize];
         let rival = if rng.random_range(0..2) == 0 {
             None
         } else {
@@ -333,7 +333,7 @@ mod tests {
                 c
             });
             let leads = legal_plays_vec(spare, None);
-            let by: Vec<u8> = seats.iter().copied().filter(|&s| s != to_move).collect();
+            let by: Vec<Role> = seats.iter().map(|&s| Role::ALL[s as usize]).filter(|&s| s != to_move).collect();
             Some((leads[rng.random_range(0..leads.len())], by[rng.random_range(0..by.len())]))
         };
         Position::new(hands, to_move, rival).expect("a possible position")
@@ -352,9 +352,13 @@ mod tests {
                 assert_eq!(solver.landlord_wins(&pos), expected, "{pos:?}");
                 landlord_wins += expected as usize;
                 let s = solver.solve(&pos);
-                assert_eq!(s.wins, expected == (pos.to_move == 0), "{pos:?}");
+                assert_eq!(s.wins, expected == (pos.to_move == Role::Landlord), "{pos:?}");
                 for play in &s.winning_plays {
-                    assert_eq!(plain_after(&pos, *play), pos.to_move == 0, "{play} wins for the side to move");
+                    assert_eq!(
+                        plain_after(&pos, *play),
+                        pos.to_move == Role::Landlord,
+                        "{play} wins for the side to move"
+                    );
                 }
             }
         }
@@ -394,12 +398,26 @@ mod tests {
     #[test]
     fn impossible_positions_are_named() {
         let c = |t: &str| Some(Counts::parse(t).unwrap());
-        assert!(Position::new([c("333"), c("33"), c("5")], 0, None).is_err(), "five 3s");
-        assert!(Position::new([c("3"), None, None], 0, None).is_err(), "one player");
-        assert!(Position::new([c("3"), c("4"), c("5")], 1, Some((Play::parse("4").unwrap(), 1))).is_err());
-        assert!(Position::new([c("3"), c("4"), c("5")], 1, Some((Play::parse("3333").unwrap(), 0))).is_err());
-        assert!(Position::new([c("3"), c(""), c("5")], 0, None).is_err(), "the game is over");
-        let p = Position::new([c("3"), c("4"), None], 0, None).unwrap();
-        assert_eq!(p.after(Play::parse("3").unwrap()).winner(), Some(0));
+        assert!(Position::new([c("333"), c("33"), c("5")], Role::Landlord, None).is_err(), "five 3s");
+        assert!(Position::new([c("3"), None, None], Role::Landlord, None).is_err(), "one player");
+        assert!(
+            Position::new(
+                [c("3"), c("4"), c("5")],
+                Role::LandlordDown,
+                Some((Play::parse("4").unwrap(), Role::LandlordDown))
+            )
+            .is_err()
+        );
+        assert!(
+            Position::new(
+                [c("3"), c("4"), c("5")],
+                Role::LandlordDown,
+                Some((Play::parse("3333").unwrap(), Role::Landlord))
+            )
+            .is_err()
+        );
+        assert!(Position::new([c("3"), c(""), c("5")], Role::Landlord, None).is_err(), "the game is over");
+        let p = Position::new([c("3"), c("4"), None], Role::Landlord, None).unwrap();
+        assert_eq!(p.after(Play::parse("3").unwrap()).winner(), Some(Role::Landlord));
     }
 }

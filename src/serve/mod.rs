@@ -18,7 +18,7 @@
 mod advise;
 
 use crate::agents::AgentSpec;
-use crate::game::{Deal, default_deals, generate_deals};
+use crate::game::{Deal, Seat, default_deals, generate_deals};
 use crate::play::{Event, Session, View, parse_seat};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, State as Shared};
@@ -246,7 +246,7 @@ pub struct GameReply {
 #[derive(Serialize)]
 pub struct PlayView {
     /// The seat that played (0 to 2).
-    pub seat: u8,
+    pub seat: Seat,
     /// The play's cards in text, or `bid N` for a bid.
     pub play: String,
 }

@@ -17,7 +17,7 @@ use crate::agents::{RuleAgent, decide, model::greedy};
 use crate::encode::{
     ACTION_DIM, BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_action, encode_bid_state, encode_state,
 };
-use crate::game::{GameConfig, MoveList, Phase, State};
+use crate::game::{GameConfig, MoveList, Phase, Seat, State};
 use crate::model::bidnet::BidNet;
 use crate::model::{Frame, QNet, Weights};
 use crate::seeds::{self, Stream};
@@ -133,7 +133,7 @@ struct Slot {
     plays: MoveList,
     chosen: Option<usize>,
     /// The bidding decisions so far (seat, features, bid), and the bid chosen now.
-    bids: Vec<(u8, Vec<f32>, u8)>,
+    bids: Vec<(Seat, Vec<f32>, u8)>,
     bid: Option<u8>,
 }
 
@@ -142,7 +142,7 @@ impl Slot {
         self.state.phase() == Phase::Bid
     }
 
-    fn seat(&self) -> u8 {
+    fn seat(&self) -> Seat {
         self.state.current_player().expect("a game in flight has a player to move")
     }
 
@@ -156,7 +156,7 @@ impl Slot {
         }
     }
 
-    fn seat_learns(&self, seat: u8) -> bool {
+    fn seat_learns(&self, seat: Seat) -> bool {
         let landlord = self.state.landlord() == Some(seat);
         match self.learning {
             Learning::AllSeats => true,
@@ -301,7 +301,7 @@ impl Actor {
         let pool = &self.cfg.pool;
         let index = self.shared.next_game.fetch_add(1, Ordering::Relaxed);
         // With bidding, the first bidder goes round with the game index.
-        let first_bidder = (index % 3) as u8;
+        let first_bidder = Seat::S0.after(index);
         let mut state = State::new(GameConfig { first_bidder, ..self.game_config.clone() });
         state.deal_random(&mut SmallRng::seed_from_u64(seeds::nth(self.cfg.run.seed, index)));
         let u = self.rng.random::<f64>();

@@ -8,14 +8,14 @@
 
 use super::config::RewardConfig;
 use crate::encode::HiddenHands;
-use crate::game::State;
+use crate::game::{Seat, State};
 use crate::model::Frame;
 
 /// A decision recorded during the game, before the result is known.
 #[derive(Clone, Debug)]
 pub struct Decision {
     /// The seat that decided (0 to 2).
-    pub seat: u8,
+    pub seat: Seat,
     /// The seat's state features (`STATE_DIM`).
     pub state: Vec<f32>,
     /// The chosen play's action features (`ACTION_DIM`).
@@ -42,7 +42,7 @@ pub struct BidFrame {
 /// The points `seat`'s side made in a finished game, whatever the reward's scoring: the stake
 /// (the winning bid × 2 per bomb or rocket × 2 for a spring), the landlord's doubled; 0 when
 /// every seat passed.
-pub fn points(state: &State, seat: u8) -> f32 {
+pub fn points(state: &State, seat: Seat) -> f32 {
     let (Some(winner), Some(landlord)) = (state.winner(), state.landlord()) else { return 0.0 };
     let stake = state.multiplier() as f32 * if seat == landlord { 2.0 } else { 1.0 };
     if (winner == landlord) == (seat == landlord) { stake } else { -stake }
@@ -50,8 +50,8 @@ pub fn points(state: &State, seat: u8) -> f32 {
 
 /// The reward of `seat` in a finished game: its return (±1, or points in score mode), plus the
 /// speed bonus for a winner.
-pub fn reward(state: &State, seat: u8, cfg: &RewardConfig) -> f32 {
-    let r = state.returns()[seat as usize] as f32;
+pub fn reward(state: &State, seat: Seat, cfg: &RewardConfig) -> f32 {
+    let r = state.returns()[seat] as f32;
     if r > 0.0 { r + cfg.speed_bonus } else { r }
 }
 
@@ -85,13 +85,13 @@ fn lambda_returns(
     decisions: &[Decision],
     lambda: f32,
     estimate: impl Fn(&Decision) -> Option<f32>,
-    last: impl Fn(u8) -> f32,
+    last: impl Fn(Seat) -> f32,
 ) -> Vec<f32> {
     let mut labels = vec![0.0f32; decisions.len()];
     // Per seat, the label and the estimate of the seat's decision after the one being labelled.
     let mut next: [Option<(f32, Option<f32>)>; 3] = [None; 3];
     for (i, d) in decisions.iter().enumerate().rev() {
-        let slot = &mut next[d.seat as usize];
+        let slot = &mut next[d.seat.index()];
         labels[i] = match *slot {
             None => last(d.seat),
             Some((g, Some(q))) if lambda < 1.0 => (1.0 - lambda) * q + lambda * g,
@@ -124,7 +124,7 @@ mod tests {
             let mut a = vec![0.0; ACTION_DIM];
             encode_action(&p, s.hand(seat), &mut a);
             let hidden = HiddenHands::of(&s, seat);
-            let (q, points) = (Some(0.5 - seat as f32 * 0.25), Some(seat as f32 - 1.5));
+            let (q, points) = (Some(0.5 - seat.index() as f32 * 0.25), Some(seat.index() as f32 - 1.5));
             decisions.push(Decision { seat, state: st, action: a, q, points, hidden });
             s.apply_play_unchecked(p);
         }
@@ -169,14 +169,14 @@ mod tests {
         let (s, decisions) = play_recording(5, Scoring::WinLoss);
         let lambda = 0.75f32;
         let cfg = RewardConfig { lambda, ..RewardConfig::default() };
-        let seats: Vec<u8> = decisions.iter().map(|d| d.seat).collect();
+        let seats: Vec<Seat> = decisions.iter().map(|d| d.seat).collect();
         let qs: Vec<Option<f32>> = decisions.iter().map(|d| d.q).collect();
         let estimates: Vec<Option<f32>> = decisions.iter().map(|d| d.points).collect();
         let frames = label(decisions, &s, &cfg);
-        for seat in 0..3u8 {
+        for seat in Seat::ALL {
             let mine: Vec<usize> = (0..seats.len()).filter(|&i| seats[i] == seat).collect();
             let last = *mine.last().unwrap();
-            let r = s.returns()[seat as usize] as f32;
+            let r = s.returns()[seat] as f32;
             assert_eq!(frames[last].target, r, "the seat's last decision gets the final reward");
             assert_eq!(frames[last].points, points(&s, seat), "… and its side's game points");
             for w in mine.windows(2) {

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use ddz::game::Seat;
 use std::path::PathBuf;
 
 /// `../shared/conformance` beside the checkout (CI lays a copy of shared/ there).
@@ -39,7 +40,7 @@ pub fn at_resampled_decisions(
             s.legal_plays_into(&mut plays);
             if plays.len() > 1 {
                 let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
-                differ += (0..3).any(|p| other.hand(p) != s.hand(p)) as u32;
+                differ += Seat::ALL.iter().any(|&p| other.hand(p) != s.hand(p)) as u32;
                 check(&s, &other, &plays);
                 decisions += 1;
             }
