@@ -16,7 +16,7 @@
 //! `{"response":n}`, and its first play request adds `landlord`, `pos` and `finalbid`.
 
 use crate::agents::bot_client::{BidRequest, PlayRequest as NativeRequest};
-use crate::agents::{Agent, Query, decide, legal_bid};
+use crate::agents::{Agent, BidTurn, Query, Turn, decide, legal_bid};
 use crate::cards::{Card, CardSet, Counts, NUM_RANKS};
 use crate::game::{Play, Role, Seat, State};
 use crate::lines::{RequestError, brief, serve_json_lines};
@@ -223,7 +223,13 @@ fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, 
             Err(e) => Err(e),
         });
     }
-    let queries: Vec<Query> = plays.iter().map(|(_, state, plays, seed)| Query { state, plays, seed: *seed }).collect();
+    let queries: Vec<Query> = plays
+        .iter()
+        .map(|(_, state, plays, seed)| {
+            let turn = Turn::new(state, plays).ok_or_else(|| BotError::Impossible("the game is over".into()))?;
+            Ok(Query { turn, seed: *seed })
+        })
+        .collect::<Result<_, BotError>>()?;
     let picks = agent.try_choose_many(&queries).map_err(|f| BotError::Impossible(f.to_string()))?;
     for ((k, _, legal, _), pick) in plays.iter().zip(picks) {
         let play = legal.get(pick).copied().unwrap_or_else(|| illegal_answer(agent, legal));
@@ -252,7 +258,8 @@ fn bid_for(agent: &mut dyn Agent, seat_index: u8, hand: Counts, bids: &[u8], see
     let state = bid_state(seat_index, hand, bids, seed)?;
     agent.reset(seed);
     let legal = state.legal_bids_vec();
-    Ok(legal_bid(agent.bid(&state, &legal), &legal).0)
+    let turn = BidTurn::new(&state, &legal).ok_or_else(|| BotError::Impossible("no seat to bid".into()))?;
+    Ok(legal_bid(agent.bid(turn), &legal).0)
 }
 
 /// The bidding position of seat `seat_index` with `hand` after `bids`, the other hands dealt

@@ -2,7 +2,7 @@
 //! every decision of a network or search agent its five best candidate plays with their values
 //! (Q for a network, the search's mean value and visits for a search agent).
 
-use crate::agents::{Agent, Candidate, play_out};
+use crate::agents::{Agent, Candidate, Turn, play_out};
 use crate::game::{Deal, Play, Role, Seat, State};
 use std::cmp::Ordering;
 use std::fmt::Write;
@@ -25,8 +25,8 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
     }
     let _ = writeln!(out);
     let mut turn = 0;
-    let illegal = play_out(&mut state, agents, |agent, state, plays, decision| {
-        let seat = state.current_player().expect("a decision");
+    let illegal = play_out(&mut state, agents, |agent, at, decision| {
+        let Turn { state, seat, plays, .. } = at;
         turn += 1;
         let role = role_name(state, seat);
         let play = decision.play.to_string();
@@ -35,7 +35,7 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
             let _ =
                 writeln!(out, "     illegal answer: {} answered outside the {} legal plays", agent.name(), plays.len());
         }
-        if let Some(c) = if plays.len() > 1 { agent.candidates(state, plays) } else { None } {
+        if let Some(c) = if plays.len() > 1 { agent.candidates(at) } else { None } {
             let top: Vec<String> = best_five(&c).into_iter().map(|k| describe(&plays[k], c[k])).collect();
             let _ = writeln!(out, "     candidates: {}", top.join(" | "));
         }

@@ -1,6 +1,6 @@
 //! `ddz bot` as a harness uses it: a real process, scripted sessions in both protocols.
 
-use ddz::agents::{Agent, RuleAgent};
+use ddz::agents::{Agent, RuleAgent, Turn};
 use ddz::cards::{Card, CardSet};
 use ddz::game::{MoveList, Play, Role, State, classify, generate_deals};
 use std::io::{BufRead, BufReader, Write};
@@ -90,7 +90,7 @@ fn play_as_landlord_down(bot: &mut Bot, games: usize) {
                 assert!(plays.contains(&play), "{text} is legal");
                 play
             } else {
-                plays[others.choose(&state, &plays)]
+                plays[others.choose(Turn::new(&state, &plays).unwrap())]
             };
             history.push((role.name().into(), play.to_string()));
             state.try_apply_play(play).unwrap();
@@ -141,7 +141,7 @@ fn botzone_session_in_keep_running_mode() {
                     last[s.index()] = answer_ids;
                     play
                 } else {
-                    let play = plays[others.choose(&state, &plays)];
+                    let play = plays[others.choose(Turn::new(&state, &plays).unwrap())];
                     // Physical ids for the other seats' plays: cards of those ranks that are not
                     // ours and not played yet (the bot refuses a card in two places).
                     let pool = CardSet::full_deck().minus(own).minus(played);

@@ -3,7 +3,7 @@
 //! of it (tests/data/bots/proxy.py) that crashes, answers nonsense or an illegal play, sleeps,
 //! or says the game left its rules.
 
-use ddz::agents::AgentSpec;
+use ddz::agents::{AgentSpec, Turn};
 use ddz::eval::{EvalError, evaluate};
 use ddz::game::generate_deals;
 use indicatif::ProgressBar;
@@ -109,11 +109,12 @@ fn a_ddz_bot_answers_a_batch_in_one_line_as_it_answers_one_at_a_time() {
             let mut plays = MoveList::new();
             state.legal_plays_into(&mut plays);
             positions.push((state.clone(), plays.clone()));
-            let k = random.choose(&state, &plays);
+            let k = random.choose(Turn::new(&state, &plays).unwrap());
             state.apply_play_unchecked(plays[k]);
         }
     }
-    let queries: Vec<Query> = positions.iter().map(|(s, p)| Query { state: s, plays: p, seed: 0 }).collect();
+    let queries: Vec<Query> =
+        positions.iter().map(|(s, p)| Query { turn: Turn::new(s, p).unwrap(), seed: 0 }).collect();
     let network = format!("checkpoint:{}/models/dmc-td-2h", env!("CARGO_MANIFEST_DIR"));
     for spec in ["rule", network.as_str(), "random"] {
         let mut batched = BotAgent::ddz_bot(ddz(), spec, BotSettings::default());
@@ -121,10 +122,11 @@ fn a_ddz_bot_answers_a_batch_in_one_line_as_it_answers_one_at_a_time() {
         let one_line_each =
             BotAgent::new(&format!("{} bot --agent {spec}", ddz()), BotSettings::default(), spec.into());
         let mut one_line_each = one_line_each;
-        let single: Vec<usize> = positions.iter().map(|(s, p)| one_line_each.try_choose(s, p).unwrap()).collect();
+        let single: Vec<usize> =
+            positions.iter().map(|(s, p)| one_line_each.try_choose(Turn::new(s, p).unwrap()).unwrap()).collect();
         assert_eq!(picks, single, "{spec}");
         let mut local = spec.parse::<AgentSpec>().unwrap().build().unwrap();
-        let direct: Vec<usize> = positions.iter().map(|(s, p)| local.choose(s, p)).collect();
+        let direct: Vec<usize> = positions.iter().map(|(s, p)| local.choose(Turn::new(s, p).unwrap())).collect();
         if spec != "random" {
             // The random agent draws from the bot's seed, the request's own text.
             assert_eq!(picks, direct, "{spec}: the bot plays as the agent does in this process");
@@ -142,7 +144,7 @@ fn a_batch_to_a_bot_that_fails_is_a_fault_naming_the_bot() {
     state.deal_random(&mut rand::rngs::StdRng::seed_from_u64(1));
     let mut plays = MoveList::new();
     state.legal_plays_into(&mut plays);
-    let queries = [Query { state: &state, plays: &plays, seed: 0 }];
+    let queries = [Query { turn: Turn::new(&state, &plays).unwrap(), seed: 0 }];
     let mut missing = BotAgent::ddz_bot(ddz(), "checkpoint:/no/such/model", BotSettings::default());
     for answer in [missing.start(), missing.try_choose_many(&queries).map(|_| ())] {
         match answer {

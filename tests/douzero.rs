@@ -5,7 +5,7 @@
 
 mod common;
 
-use ddz::agents::{Agent, AgentSpec};
+use ddz::agents::{Agent, AgentSpec, Turn};
 use ddz::cards::Counts;
 use ddz::encode::douzero::{CARDS, View, observe, write_cards};
 use ddz::game::Role;
@@ -112,6 +112,10 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
 /// information for its seat) makes the same play.
 fn assert_honest(agent: &mut dyn Agent) {
     common::at_resampled_decisions(5, |real, other, plays| {
-        assert_eq!(agent.choose(real, plays), agent.choose(other, plays), "the play must not depend on hidden hands");
+        assert_eq!(
+            agent.choose(Turn::new(real, plays).unwrap()),
+            agent.choose(Turn::new(other, plays).unwrap()),
+            "the play must not depend on hidden hands"
+        );
     });
 }

@@ -2,6 +2,7 @@
 //! alpha-beta against the exact solver, every search agent's honesty (its decision never
 //! depends on hidden hands), the time budget, and worlds weighted by what the other seats did.
 
+use ddz::agents::Turn;
 use ddz::agents::rule::hand_shape_leaf;
 use ddz::agents::{
     Agent, AlphaBetaAgent, AutoAgent, AutoSettings, Guide, IsmctsAgent, Leaf, ModelAgent, Opponents, PimcAgent,
@@ -140,8 +141,11 @@ fn endgames(n: usize, cards: u32, seed: u64) -> Vec<State> {
                 out.push(s.clone());
                 break;
             }
-            let pick =
-                if rng.random_range(0..4) == 0 { rng.random_range(0..plays.len()) } else { rule.choose(&s, &plays) };
+            let pick = if rng.random_range(0..4) == 0 {
+                rng.random_range(0..plays.len())
+            } else {
+                rule.choose(Turn::new(&s, &plays).unwrap())
+            };
             s.apply_play_unchecked(plays[pick]);
         }
     }
@@ -218,9 +222,9 @@ fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
                 assert_eq!(other.hand(seat), s.hand(seat));
                 hidden_differ += Seat::ALL.iter().any(|&p| other.hand(p) != s.hand(p)) as u32;
                 agent.reset(decisions);
-                let real = agent.choose(&s, &plays);
+                let real = agent.choose(Turn::new(&s, &plays).unwrap());
                 agent.reset(decisions);
-                let seen = agent.choose(&other, &plays);
+                let seen = agent.choose(Turn::new(&other, &plays).unwrap());
                 assert_eq!(real, seen, "{}: the play must not depend on the hidden hands", agent.name());
                 decisions += 1;
             }
@@ -292,7 +296,7 @@ fn a_time_budget_cuts_the_search_short() {
     let mut s = State::new(Default::default());
     s.deal_random(&mut StdRng::seed_from_u64(2));
     let started = Instant::now();
-    let result = agent.search(&s);
+    let result = agent.search(&s, s.current_player().unwrap());
     assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
     assert!(result.simulations >= 1 && result.simulations < 100_000, "{} simulations", result.simulations);
 }
@@ -316,7 +320,7 @@ fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
     let (mut uniform, mut weighted, mut n) = (0.0, 0.0, 0);
     for _ in 0..40 {
         // A position from the network's own play, between the 12th and 30th turn.
-        let s = position(&mut rng, 12..30, &mut |s, plays| agent.choose(s, plays));
+        let s = position(&mut rng, 12..30, &mut |s, plays| agent.choose(Turn::new(s, plays).unwrap()));
         let Some(seat) = s.current_player() else { continue };
         for w in draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, &mut draws) {
             uniform += agreement(&w, &s, seat);
@@ -342,7 +346,9 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
     for _ in 0..40 {
         // The rule agent as landlord, the network as farmers; a farmer's decision after turn 9.
         let by_rule = |s: &State| s.current_player() == s.landlord();
-        let s = position(&mut rng, 9..30, &mut |s, p| if by_rule(s) { rule.choose(s, p) } else { agent.choose(s, p) });
+        let s = position(&mut rng, 9..30, &mut |s, p| {
+            if by_rule(s) { rule.choose(Turn::new(s, p).unwrap()) } else { agent.choose(Turn::new(s, p).unwrap()) }
+        });
         if s.current_player().is_none_or(|p| Some(p) == s.landlord()) {
             continue;
         }
@@ -372,7 +378,7 @@ fn worlds_drawn_toward_the_network_model_explain_the_networks_plays() {
     let (mut uniform, mut chained, mut explained, mut n) = (0u32, 0u32, 0u32, 0u32);
     for _ in 0..50 {
         // The network in every seat; a farmer's decision after turn 9.
-        let s = position(&mut rng, 9..30, &mut |s, plays| agent.choose(s, plays));
+        let s = position(&mut rng, 9..30, &mut |s, plays| agent.choose(Turn::new(s, plays).unwrap()));
         let Some(seat) = s.current_player().filter(|&p| Some(p) != s.landlord()) else { continue };
         let worlds = draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, &mut draws);
         let start = belief::refine_for_policy(&mut agent, worlds.clone(), seat, 0, &mut draws);
@@ -421,7 +427,7 @@ fn the_auto_agent_tells_the_rule_agent_from_another_player() {
                     early += 1;
                 }
                 let pick = if landlord && landlord_is_rule {
-                    rule.choose(&s, &plays)
+                    rule.choose(Turn::new(&s, &plays).unwrap())
                 } else {
                     rng.random_range(0..plays.len())
                 };
@@ -465,7 +471,11 @@ fn rule_verdicts(network_steps: usize, landlord: &mut dyn Agent, games: u64) -> 
                 rule += (auto.verdict(&s) == Verdict::Rule) as u32;
                 asked += 1;
             }
-            let pick = if is_landlord { landlord.choose(&s, &plays) } else { farmers.choose(&s, &plays) };
+            let pick = if is_landlord {
+                landlord.choose(Turn::new(&s, &plays).unwrap())
+            } else {
+                farmers.choose(Turn::new(&s, &plays).unwrap())
+            };
             s.apply_play_unchecked(plays[pick]);
         }
     }
@@ -506,8 +516,8 @@ fn telling_plays_are_plays_of_the_rule_agent_the_network_would_not_make() {
                     told += belief::telling_plays(&mut net, &mut RuleAgent::new(), &s, seat);
                 }
                 let pick = match (is_landlord, landlord_is_rule) {
-                    (true, true) => rule.choose(&s, &plays),
-                    (true, false) => landlord.choose(&s, &plays),
+                    (true, true) => rule.choose(Turn::new(&s, &plays).unwrap()),
+                    (true, false) => landlord.choose(Turn::new(&s, &plays).unwrap()),
                     (false, _) => rng.random_range(0..plays.len()),
                 };
                 s.apply_play_unchecked(plays[pick]);
@@ -533,7 +543,7 @@ fn opening_choice_ms(spec: &str) -> f64 {
     state.legal_plays_into(&mut plays);
     agent.reset(5);
     let start = Instant::now();
-    let k = agent.choose(&state, &plays);
+    let k = agent.choose(Turn::new(&state, &plays).unwrap());
     assert!(k < plays.len());
     start.elapsed().as_secs_f64() * 1000.0
 }

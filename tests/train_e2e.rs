@@ -3,7 +3,7 @@
 mod common;
 
 use ddz::agents::AgentSpec;
-use ddz::agents::{ModelAgent, RandomAgent};
+use ddz::agents::{ModelAgent, RandomAgent, Turn};
 use ddz::eval::curve::BackgroundEval;
 use ddz::eval::head_to_head;
 use ddz::game::{Seat, generate_deals};
@@ -368,7 +368,7 @@ fn oracle_hands_lstm_history_and_score_head_train_and_play_on_the_seats_informat
     // dealt differently (the same information for the seat), every Q and choice is the same.
     common::at_resampled_decisions(8, |real, other, plays| {
         assert_eq!(model.q_values(real, plays), model.q_values(other, plays));
-        assert_eq!(model.choose(real, plays), model.choose(other, plays));
+        assert_eq!(model.choose(Turn::new(real, plays).unwrap()), model.choose(Turn::new(other, plays).unwrap()));
     });
     std::fs::remove_dir_all(&dir).unwrap();
 }

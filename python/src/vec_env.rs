@@ -14,7 +14,7 @@
 //! the batch), which is much smaller: a mask row is 27,472 bytes, a game has a few dozen plays.
 
 use crate::spiel::{Game, State as PyState, dealt, value_error};
-use ddz::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent};
+use ddz::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent, Turn};
 use ddz::encode::{STATE_DIM, encode_state};
 use ddz::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
@@ -109,8 +109,13 @@ impl VecEnv {
             if waiting.is_empty() {
                 return Ok(());
             }
-            let queries: Vec<Query> =
-                waiting.iter().map(|&i| Query { state: &slots[i].state, plays: &slots[i].legal, seed: 0 }).collect();
+            let queries: Vec<Query> = waiting
+                .iter()
+                .map(|&i| {
+                    let turn = Turn::new(&slots[i].state, &slots[i].legal);
+                    Ok(Query { turn: turn.ok_or_else(|| Fault::Failed("the bot has no decision".into()))?, seed: 0 })
+                })
+                .collect::<Result<_, Fault>>()?;
             let picks = bot.try_choose_many(&queries)?;
             *opponent_decisions += waiting.len() as u64;
             for (&i, k) in waiting.iter().zip(picks) {
@@ -149,7 +154,8 @@ impl VecEnv {
                 return false;
             }
             let Opponents::Local(agents) = &mut self.opponents else { return true };
-            let k = agents[p.index()].agent().choose(&slot.state, &slot.legal).min(slot.legal.len() - 1);
+            let Some(turn) = Turn::new(&slot.state, &slot.legal) else { unreachable!("a seat to play has plays") };
+            let k = agents[p.index()].agent().choose(turn).min(slot.legal.len() - 1);
             slot.state.apply_play_unchecked(slot.legal[k]);
             self.opponent_decisions += 1;
         }

@@ -6,8 +6,8 @@
 
 use super::ismcts::index_of;
 use super::rule::hand_shape_leaf;
-use super::{Agent, Candidate, LastDecision, ModelAgent};
-use crate::game::{Action, ActionTable, Play, Seat, State};
+use super::{Agent, Candidate, LastDecision, ModelAgent, Turn};
+use crate::game::{Action, ActionTable, Seat, State};
 use crate::search::{AlphaBeta, AlphaBetaSettings, Budget, Evaluator, Leaf, NetworkLeaf, argmax, ordered, plays_of};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -66,11 +66,11 @@ impl Agent for AlphaBetaAgent {
         self.label.clone()
     }
 
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { state, seat, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
-        let Some(seat) = state.current_player() else { return 0 };
         let table = ActionTable::get();
         let actions: Vec<Action> = plays.iter().map(|p| Action::Play(table.id(p))).collect();
         let (order, means) = self.search(state, seat, &actions);
@@ -80,7 +80,7 @@ impl Agent for AlphaBetaAgent {
         for (k, &i) in order.iter().enumerate() {
             candidates[index_of(plays, actions[i])] = Candidate { value: means[k] as f32, visits: None };
         }
-        self.last.remember(state, candidates);
+        self.last.remember(turn, candidates);
         order[best]
     }
 
@@ -88,7 +88,7 @@ impl Agent for AlphaBetaAgent {
         self.rng = SmallRng::seed_from_u64(seed);
     }
 
-    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        self.last.recall(state, plays)
+    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
+        self.last.recall(turn)
     }
 }

@@ -18,7 +18,7 @@
 
 use super::ismcts::index_of;
 use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, Opponents, PimcAgent, PimcSettings};
-use super::{Leaf, RuleAgent};
+use super::{Leaf, RuleAgent, Turn};
 use crate::game::{Play, Seat, State};
 use crate::search::belief::{self, draw_worlds};
 use crate::search::{Belief, Budget, IsmctsSettings, argmax};
@@ -210,9 +210,10 @@ impl AutoAgent {
 
     /// Both searches, weighed by the prior: the network's best few plays (PIMC's shortlist) and
     /// ISMCTS's choice are the candidates.
-    fn weighed(&mut self, state: &State, plays: &[Play]) -> usize {
+    fn weighed(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { state, seat, plays, .. } = turn;
         let p = self.settings.prior(state);
-        let result = self.ismcts.search(state);
+        let result = self.ismcts.search(state, seat);
         let mut network_value = vec![0.0; plays.len()];
         for c in &result.candidates {
             network_value[index_of(plays, c.action)] = c.value;
@@ -230,7 +231,7 @@ impl AutoAgent {
         for (k, &i) in shortlist.iter().enumerate() {
             shown[i] = Candidate::value(value[k] as f32);
         }
-        self.last.remember(state, shown);
+        self.last.remember(turn, shown);
         shortlist[argmax(&value)]
     }
 }
@@ -240,7 +241,8 @@ impl Agent for AutoAgent {
         self.label.clone()
     }
 
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { state, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
@@ -251,9 +253,9 @@ impl Agent for AutoAgent {
             v => v,
         };
         match self.verdict {
-            Verdict::Rule => self.pimc.choose(state, plays),
-            Verdict::Network => self.ismcts.choose(state, plays),
-            Verdict::Undecided => self.weighed(state, plays),
+            Verdict::Rule => self.pimc.choose(turn),
+            Verdict::Network => self.ismcts.choose(turn),
+            Verdict::Undecided => self.weighed(turn),
         }
     }
 
@@ -263,11 +265,11 @@ impl Agent for AutoAgent {
         self.ismcts.reset(seeds::of(seed, Stream::THIRD));
     }
 
-    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
+    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
         match self.verdict {
-            Verdict::Rule => self.pimc.candidates(state, plays),
-            Verdict::Network => self.ismcts.candidates(state, plays),
-            Verdict::Undecided => self.last.recall(state, plays),
+            Verdict::Rule => self.pimc.candidates(turn),
+            Verdict::Network => self.ismcts.candidates(turn),
+            Verdict::Undecided => self.last.recall(turn),
         }
     }
 }

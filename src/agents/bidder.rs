@@ -4,9 +4,8 @@
 //! network (`game.bidding = true`): the legal bid of highest Q. `ddz eval --bidding --bidder-a
 //! SPEC` puts a bidder in front of an agent's play.
 
-use super::{Agent, AgentError, Candidate};
+use super::{Agent, AgentError, BidTurn, Candidate, Turn};
 use crate::encode::{HAND_DIM, encode_hand};
-use crate::game::{Play, State};
 use crate::model::bidnet::BidNet;
 use crate::model::evaluator::HandNet;
 use std::fmt;
@@ -125,17 +124,16 @@ impl WithBidder {
 
     /// The evaluator's win chance for the seat's 17 cards (the bottom not yet shown); None
     /// for another bidder.
-    pub fn win_chance(&self, state: &State) -> Option<f32> {
+    pub fn win_chance(&self, turn: BidTurn<'_>) -> Option<f32> {
         let Bidder::Evaluator { net, .. } = &self.bidder else { return None };
-        Some(evaluator_win_chance(net, state))
+        Some(evaluator_win_chance(net, turn))
     }
 }
 
 /// The evaluator's win chance for the 17 cards of the seat to bid (the bottom not yet shown).
-fn evaluator_win_chance(net: &HandNet, state: &State) -> f32 {
-    let seat = state.current_player().expect("a bidding decision");
+fn evaluator_win_chance(net: &HandNet, turn: BidTurn<'_>) -> f32 {
     let mut features = [0.0f32; HAND_DIM];
-    encode_hand(state.hand(seat), None, &mut features);
+    encode_hand(turn.state.hand(turn.seat), None, &mut features);
     net.predict(&features)[0].win
 }
 
@@ -156,11 +154,11 @@ impl Agent for WithBidder {
     fn name(&self) -> String {
         self.label.clone()
     }
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
-        self.inner.choose(state, plays)
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        self.inner.choose(turn)
     }
-    fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, super::Fault> {
-        self.inner.try_choose(state, plays)
+    fn try_choose(&mut self, turn: Turn<'_>) -> Result<usize, super::Fault> {
+        self.inner.try_choose(turn)
     }
     fn try_choose_many(&mut self, queries: &[super::Query]) -> Result<Vec<usize>, super::Fault> {
         self.inner.try_choose_many(queries)
@@ -168,20 +166,19 @@ impl Agent for WithBidder {
     fn reset(&mut self, seed: u64) {
         self.inner.reset(seed);
     }
-    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        self.inner.candidates(state, plays)
+    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
+        self.inner.candidates(turn)
     }
-    fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
+    fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
+        let BidTurn { state, seat, legal, .. } = turn;
         match &self.bidder {
-            Bidder::Rule => {
-                super::bid::rule_bid(state.hand(state.current_player().expect("a bidding decision")), legal)
-            }
+            Bidder::Rule => super::bid::rule_bid(state.hand(seat), legal),
             Bidder::Evaluator { net, thresholds } => {
-                let p = evaluator_win_chance(net, state);
+                let p = evaluator_win_chance(net, turn);
                 let want = (1..=3u8).rev().find(|&b| p >= thresholds[b as usize - 1]).unwrap_or(0);
                 if legal.contains(&want) { want } else { 0 }
             }
-            Bidder::Network(net) => net.bid(state, legal),
+            Bidder::Network(net) => net.bid(state, seat, legal),
         }
     }
 }

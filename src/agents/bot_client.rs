@@ -16,8 +16,8 @@
 //! report counts it. Either way the process is stopped and started afresh for the next game:
 //! after a time-out its late answer must never be read as the answer to a later request.
 
-use super::{Agent, Fault, Query};
-use crate::game::{Play, Seat, State};
+use super::{Agent, BidTurn, Fault, Query, Turn};
+use crate::game::{Play, Seat};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -63,9 +63,9 @@ fn request_line(request: &impl Serialize) -> Result<String, Fault> {
 }
 
 impl PlayRequest {
-    /// What the player to act sees at `state`, a play decision.
-    pub fn of(state: &State) -> PlayRequest {
-        let seat = state.current_player().expect("a decision");
+    /// What the player to act sees at a play decision.
+    pub fn of(turn: Turn<'_>) -> PlayRequest {
+        let Turn { state, seat, .. } = turn;
         let role = |s: Seat| state.role(s).expect("the play phase has a landlord").name().to_string();
         PlayRequest {
             seat: role(seat),
@@ -77,9 +77,9 @@ impl PlayRequest {
 }
 
 impl BidRequest {
-    /// What the bidder to act sees at `state`, a bidding decision.
-    pub fn of(state: &State) -> BidRequest {
-        let seat = state.current_player().expect("a decision");
+    /// What the bidder to act sees at a bidding decision.
+    pub fn of(turn: BidTurn<'_>) -> BidRequest {
+        let BidTurn { state, seat, .. } = turn;
         let bids = state.bids().to_vec();
         BidRequest { seat_index: bids.len() as u8, hand: state.hand(seat).to_string(), bids }
     }
@@ -390,15 +390,17 @@ impl Agent for BotAgent {
 
     /// Outside [`Agent::try_choose`] a fault is said on stderr and is an answer outside the
     /// legal plays, which the game loop counts as illegal.
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
-        self.try_choose(state, plays).unwrap_or_else(|fault| {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { plays, .. } = turn;
+        self.try_choose(turn).unwrap_or_else(|fault| {
             eprintln!("{fault}");
             plays.len()
         })
     }
 
-    fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, Fault> {
-        let request = request_line(&PlayRequest::of(state))?;
+    fn try_choose(&mut self, turn: Turn<'_>) -> Result<usize, Fault> {
+        let Turn { plays, .. } = turn;
+        let request = request_line(&PlayRequest::of(turn))?;
         let answer = self.ask(&request)?;
         self.play_index(&answer, plays, &request)
     }
@@ -410,7 +412,7 @@ impl Agent for BotAgent {
             return super::one_by_one(self, queries);
         }
         let requests: Vec<String> =
-            queries.iter().map(|q| request_line(&PlayRequest::of(q.state))).collect::<Result<_, _>>()?;
+            queries.iter().map(|q| request_line(&PlayRequest::of(q.turn))).collect::<Result<_, _>>()?;
         let line = format!("[{}]", requests.join(","));
         let text = self.ask_process(&line).map_err(|reason| self.fault(&reason, &line))?;
         let answers = match serde_json::from_str(&text) {
@@ -428,21 +430,22 @@ impl Agent for BotAgent {
         for ((answer, q), request) in answers.into_iter().zip(queries).zip(&requests) {
             let text = answer.to_string();
             let answer = self.answer_object(Some(answer), &text, request)?;
-            picks.push(self.play_index(&answer, q.plays, request)?);
+            picks.push(self.play_index(&answer, q.turn.plays, request)?);
         }
         Ok(picks)
     }
 
     /// Outside [`Agent::try_bid`] a fault is said on stderr and is an illegal bid.
-    fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
-        self.try_bid(state, legal).unwrap_or_else(|fault| {
+    fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
+        self.try_bid(turn).unwrap_or_else(|fault| {
             eprintln!("{fault}");
             u8::MAX
         })
     }
 
-    fn try_bid(&mut self, state: &State, legal: &[u8]) -> Result<u8, Fault> {
-        let request = request_line(&BidRequest::of(state))?;
+    fn try_bid(&mut self, turn: BidTurn<'_>) -> Result<u8, Fault> {
+        let BidTurn { legal, .. } = turn;
+        let request = request_line(&BidRequest::of(turn))?;
         let answer = self.ask(&request)?;
         match answer.get("bid").and_then(|b| b.as_u64()) {
             Some(b) if b <= 3 && legal.contains(&(b as u8)) => Ok(b as u8),

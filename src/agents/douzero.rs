@@ -3,9 +3,8 @@
 //! the legal plays as DouZero's own `DeepAgent` is (the first of equal values; a lone legal
 //! play is made without asking the network). It reads only the seat's view.
 
-use super::{Agent, Candidate};
+use super::{Agent, Candidate, Turn};
 use crate::encode::douzero::{CARDS, View, observe, write_cards};
-use crate::game::{Play, State};
 use crate::model::WeightsError;
 use crate::model::douzero::DouzeroNets;
 use std::path::Path;
@@ -22,10 +21,11 @@ impl DouzeroAgent {
         Ok(DouzeroAgent { nets: DouzeroNets::load(dir)?, name })
     }
 
-    /// Q of each play at `state`, by the network of the seat's role.
-    pub fn q_values(&self, state: &State, plays: &[Play]) -> Vec<f32> {
-        let obs = observe(&View::of(state));
-        let rows: Vec<[f32; CARDS]> = plays
+    /// Q of each play of `turn`, by the network of the seat's role.
+    pub fn q_values(&self, turn: Turn<'_>) -> Vec<f32> {
+        let obs = observe(&View::of(turn.state, turn.seat));
+        let rows: Vec<[f32; CARDS]> = turn
+            .plays
             .iter()
             .map(|p| {
                 let mut row = [0.0; CARDS];
@@ -41,14 +41,15 @@ impl Agent for DouzeroAgent {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
         // The first of equal values, as numpy's argmax in DouZero's DeepAgent.
-        crate::search::argmax(&self.q_values(state, plays))
+        crate::search::argmax(&self.q_values(turn))
     }
-    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
+    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
+        Some(self.q_values(turn).into_iter().map(Candidate::value).collect())
     }
 }

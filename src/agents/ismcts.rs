@@ -5,8 +5,8 @@
 //! Every simulation runs in a world drawn from the seat's information; the real hidden hands
 //! are never read.
 
-use super::{Agent, Candidate, LastDecision, ModelAgent, RandomAgent, RuleAgent};
-use crate::game::{Action, ActionTable, Play, State};
+use super::{Agent, Candidate, LastDecision, ModelAgent, RandomAgent, RuleAgent, Turn};
+use crate::game::{Action, ActionTable, Play, Seat, State};
 use crate::search::belief::draw_worlds;
 use crate::search::{Belief, Ismcts, IsmctsSettings, Leaf, NetworkLeaf, RolloutLeaf, SearchResult};
 use rand::rngs::SmallRng;
@@ -53,10 +53,9 @@ impl IsmctsAgent {
         }
     }
 
-    /// Searches the decision at `state` (the seat's information only).
-    pub fn search(&mut self, state: &State) -> SearchResult<Action> {
+    /// Searches the decision of `observer` at `state` (the seat's information only).
+    pub fn search(&mut self, state: &State, observer: Seat) -> SearchResult<Action> {
         let mut search = Ismcts::new(self.settings);
-        let observer = state.current_player().expect("a decision");
         match &mut self.guide {
             Guide::Network(net, leaf, belief) if *belief > 0.0 => {
                 let n = self.settings.max_world_samples.unwrap_or(self.settings.budget.count).min(4096);
@@ -87,16 +86,17 @@ impl Agent for IsmctsAgent {
         self.label.clone()
     }
 
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { state, seat, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
-        let result = self.search(state);
+        let result = self.search(state, seat);
         let mut candidates = vec![Candidate { value: f32::NAN, visits: Some(0) }; plays.len()];
         for c in &result.candidates {
             candidates[index_of(plays, c.action)] = Candidate { value: c.value as f32, visits: Some(c.visits) };
         }
-        self.last.remember(state, candidates);
+        self.last.remember(turn, candidates);
         index_of(plays, result.best)
     }
 
@@ -104,7 +104,7 @@ impl Agent for IsmctsAgent {
         self.rng = SmallRng::seed_from_u64(seed);
     }
 
-    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        self.last.recall(state, plays)
+    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
+        self.last.recall(turn)
     }
 }

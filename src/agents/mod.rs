@@ -48,7 +48,7 @@ pub use rule::RuleAgent;
 #[cfg(feature = "torch")]
 pub use spec::{AgentError, AgentSpec};
 
-use crate::game::{Play, State};
+use crate::game::{Phase, Play, Seat, State};
 
 /// Why an agent gave no answer. Only agents that talk to something outside the process fail
 /// (`bot:CMD`); every other agent always answers.
@@ -79,18 +79,18 @@ pub enum Fault {
 /// state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
 /// let (mut rule, mut random) = (RuleAgent::new(), RandomAgent::new(1));
 /// let seats = &mut Sides { landlord: &mut rule, farmers: &mut random };
-/// let illegal = play_out(&mut state, seats, |_, _, _, _| {}).unwrap();
+/// let illegal = play_out(&mut state, seats, |_, _, _| {}).unwrap();
 /// assert_eq!(illegal, 0);
 /// assert!(state.is_terminal());
 /// ```
 pub trait Agent: Send {
     /// A short name for reports.
     fn name(&self) -> String;
-    /// Picks one of `plays` (the legal plays of the current player, never empty); returns its index.
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize;
+    /// Picks one of `turn.plays` (never empty); returns its index.
+    fn choose(&mut self, turn: Turn<'_>) -> usize;
     /// [`Agent::choose`] for an agent that can fail to answer; the game loop asks this.
-    fn try_choose(&mut self, state: &State, plays: &[Play]) -> Result<usize, Fault> {
-        Ok(self.choose(state, plays))
+    fn try_choose(&mut self, turn: Turn<'_>) -> Result<usize, Fault> {
+        Ok(self.choose(turn))
     }
     /// Several decisions at once, each answered as `reset(query.seed)` then
     /// [`Agent::try_choose`] would answer it (which the default does, one after the other); a
@@ -98,30 +98,83 @@ pub trait Agent: Send {
     fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
         one_by_one(self, queries)
     }
-    /// The bid at a bidding decision (0 = pass), one of `legal`. By default the rule bidder's
-    /// ([`bid::rule_bid`]), so that every agent can play the whole game.
-    fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
-        let seat = state.current_player().expect("a bidding decision");
-        bid::rule_bid(state.hand(seat), legal)
+    /// The bid at a bidding decision (0 = pass), one of `turn.legal`. By default the rule
+    /// bidder's ([`bid::rule_bid`]), so that every agent can play the whole game.
+    fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
+        bid::rule_bid(turn.state.hand(turn.seat), turn.legal)
     }
     /// [`Agent::bid`] for an agent that can fail to answer; the game loop asks this.
-    fn try_bid(&mut self, state: &State, legal: &[u8]) -> Result<u8, Fault> {
-        Ok(self.bid(state, legal))
+    fn try_bid(&mut self, turn: BidTurn<'_>) -> Result<u8, Fault> {
+        Ok(self.bid(turn))
     }
     /// Called before each game with a seed derived from the deal, so that results do not
     /// depend on which thread played which deal.
     fn reset(&mut self, _seed: u64) {}
     /// The agent's view of each play, where it has one, for replays: a network's Q, a search
-    /// agent's value (and visits) from the decision it just made at `state`.
-    fn candidates(&mut self, _state: &State, _plays: &[Play]) -> Option<Vec<Candidate>> {
+    /// agent's value (and visits) from the decision it just made at `turn`.
+    fn candidates(&mut self, _turn: Turn<'_>) -> Option<Vec<Candidate>> {
         None
+    }
+}
+
+/// A play decision as an agent sees it: the seat to act, its legal plays, and the state.
+///
+/// An agent reads the seat's own information only: its hand (`state.hand(seat)`) and the
+/// public record (cards left, plays made, the bottom once revealed). The full state is there
+/// for engines that draw worlds from that information
+/// ([`State::resample_from_infostate`] with `seat`), never to read the
+/// other hands: the honesty tests (tests/search.rs) redraw the hidden hands and check that the
+/// answer stays the same.
+///
+/// Outside this crate a turn comes only from [`Turn::new`], which checks that it is a decision.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct Turn<'a> {
+    /// The state at the decision (play phase, `seat` to act).
+    pub state: &'a State,
+    /// The seat to act.
+    pub seat: Seat,
+    /// The legal plays of `seat` (never empty).
+    pub plays: &'a [Play],
+}
+
+impl<'a> Turn<'a> {
+    /// The decision at `state` among `plays`; None unless a seat is to play and `plays` is not
+    /// empty.
+    pub fn new(state: &'a State, plays: &'a [Play]) -> Option<Turn<'a>> {
+        let seat = state.current_player().filter(|_| state.phase() == Phase::Play)?;
+        (!plays.is_empty()).then_some(Turn { state, seat, plays })
+    }
+}
+
+/// A bidding decision as an agent sees it: the seat to bid, its legal bids, and the state. The
+/// agent may read what [`Turn`] allows: the seat's own hand and the public bids.
+///
+/// Outside this crate it comes only from [`BidTurn::new`], which checks that it is one.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct BidTurn<'a> {
+    /// The state at the decision (bidding phase, `seat` to bid).
+    pub state: &'a State,
+    /// The seat to bid.
+    pub seat: Seat,
+    /// The legal bids (0 = pass, always among them).
+    pub legal: &'a [u8],
+}
+
+impl<'a> BidTurn<'a> {
+    /// The bidding decision at `state` among `legal`; None unless a seat is to bid.
+    pub fn new(state: &'a State, legal: &'a [u8]) -> Option<BidTurn<'a>> {
+        let seat = state.current_player().filter(|_| state.phase() == Phase::Bid)?;
+        Some(BidTurn { state, seat, legal })
     }
 }
 
 /// Any agent models a player for search: the play it would choose.
 impl<A: Agent + ?Sized> crate::search::OpponentModel for A {
+    /// Search asks at decisions only; anywhere else the first play stands in.
     fn pick(&mut self, state: &State, plays: &[Play]) -> usize {
-        self.choose(state, plays)
+        Turn::new(state, plays).map_or(0, |turn| self.choose(turn))
     }
 }
 
@@ -131,19 +184,17 @@ pub fn one_by_one<A: Agent + ?Sized>(agent: &mut A, queries: &[Query]) -> Result
         .iter()
         .map(|q| {
             agent.reset(q.seed);
-            agent.try_choose(q.state, q.plays)
+            agent.try_choose(q.turn)
         })
         .collect()
 }
 
-/// One decision of a batch ([`Agent::try_choose_many`]): a state with a seat to act, that
-/// seat's legal plays (never empty) and the seed of the agent's draws for it.
+/// One decision of a batch ([`Agent::try_choose_many`]): the decision and the seed of the
+/// agent's draws for it.
 #[derive(Clone, Copy, Debug)]
 pub struct Query<'a> {
-    /// The state, with a seat to act in the play phase.
-    pub state: &'a State,
-    /// The legal plays of the seat to act (never empty).
-    pub plays: &'a [Play],
+    /// The decision.
+    pub turn: Turn<'a>,
     /// The seed the agent is reset with before answering.
     pub seed: u64,
 }
@@ -173,16 +224,16 @@ pub(crate) struct LastDecision(Option<(u64, Vec<Candidate>)>);
 
 #[cfg(feature = "torch")]
 impl LastDecision {
-    pub(crate) fn remember(&mut self, state: &State, candidates: Vec<Candidate>) {
-        self.0 = Some((decision_key(state), candidates));
+    pub(crate) fn remember(&mut self, turn: Turn<'_>, candidates: Vec<Candidate>) {
+        self.0 = Some((decision_key(turn), candidates));
     }
     pub(crate) fn forget(&mut self) {
         self.0 = None;
     }
-    /// The remembered candidates if `state` is the decision they belong to.
-    pub(crate) fn recall(&self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
+    /// The remembered candidates if `turn` is the decision they belong to.
+    pub(crate) fn recall(&self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
         match &self.0 {
-            Some((key, c)) if *key == decision_key(state) && c.len() == plays.len() => Some(c.clone()),
+            Some((key, c)) if *key == decision_key(turn) && c.len() == turn.plays.len() => Some(c.clone()),
             _ => None,
         }
     }
@@ -190,7 +241,6 @@ impl LastDecision {
 
 /// A key of the decision for the seat to act: equal for states that seat cannot tell apart.
 #[cfg(feature = "torch")]
-fn decision_key(state: &State) -> u64 {
-    let seat = state.current_player().expect("a decision").index();
-    crate::search::SearchState::information_state_key(state, seat)
+fn decision_key(turn: Turn<'_>) -> u64 {
+    crate::search::SearchState::information_state_key(turn.state, turn.seat.index())
 }

@@ -1,7 +1,7 @@
 //! Greedy on the Q network: the play with the highest Q(s, a) (with a score head, among the
 //! plays whose expected points are within the network's margin of the best).
 
-use super::{Agent, Candidate, Fault, Query};
+use super::{Agent, BidTurn, Candidate, Fault, Query, Turn};
 use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
 use crate::game::{Play, State};
 use crate::model::{QNet, Values};
@@ -131,7 +131,8 @@ impl Agent for ModelAgent {
     fn name(&self) -> String {
         self.label.clone()
     }
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { state, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
@@ -140,21 +141,24 @@ impl Agent for ModelAgent {
     /// One forward pass for every query with more than one play (the network draws nothing, so
     /// the seeds do not matter): the choices [`Agent::choose`] makes one by one.
     fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
-        let asked: Vec<usize> = (0..queries.len()).filter(|&k| queries[k].plays.len() > 1).collect();
-        let decisions: Vec<(&State, &[Play])> = asked.iter().map(|&k| (queries[k].state, queries[k].plays)).collect();
+        let asked: Vec<usize> = (0..queries.len()).filter(|&k| queries[k].turn.plays.len() > 1).collect();
+        let decisions: Vec<(&State, &[Play])> =
+            asked.iter().map(|&k| (queries[k].turn.state, queries[k].turn.plays)).collect();
         let mut picks = vec![0; queries.len()];
         for (choice, &k) in self.greedy_many(&decisions).into_iter().zip(&asked) {
             picks[k] = choice;
         }
         Ok(picks)
     }
-    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
+    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
+        let Turn { state, plays, .. } = turn;
         Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
     }
-    fn bid(&mut self, state: &State, legal: &[u8]) -> u8 {
+    fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
+        let BidTurn { state, seat, legal, .. } = turn;
         match &self.bid_net {
-            Some(net) => net.bid(state, legal),
-            None => super::bid::rule_bid(state.hand(state.current_player().expect("a bidding decision")), legal),
+            Some(net) => net.bid(state, seat, legal),
+            None => super::bid::rule_bid(state.hand(seat), legal),
         }
     }
 }
@@ -195,14 +199,15 @@ mod tests {
             while !state.is_terminal() {
                 let mut plays = MoveList::new();
                 state.legal_plays_into(&mut plays);
-                let k = random.choose(&state, &plays);
+                let k = random.choose(Turn::new(&state, &plays).unwrap());
                 positions.push((state.clone(), plays.clone()));
                 state.apply_play_unchecked(plays[k]);
             }
         }
-        let queries: Vec<Query> = positions.iter().map(|(s, p)| Query { state: s, plays: p, seed: 0 }).collect();
+        let queries: Vec<Query> =
+            positions.iter().map(|(s, p)| Query { turn: Turn::new(s, p).unwrap(), seed: 0 }).collect();
         let batched = net.try_choose_many(&queries).unwrap();
-        let alone: Vec<usize> = positions.iter().map(|(s, p)| net.choose(s, p)).collect();
+        let alone: Vec<usize> = positions.iter().map(|(s, p)| net.choose(Turn::new(s, p).unwrap())).collect();
         assert_eq!(batched, alone);
         assert!(alone.iter().any(|&k| k > 0), "the choices are not all the first play");
     }
@@ -226,7 +231,7 @@ mod tests {
         let mut rule = RuleAgent::new();
         for (world, returns) in worlds.into_iter().zip(batched) {
             let mut alone = world;
-            play_out(&mut alone, &mut Sides { landlord: &mut net, farmers: &mut rule }, |_, _, _, _| {}).unwrap();
+            play_out(&mut alone, &mut Sides { landlord: &mut net, farmers: &mut rule }, |_, _, _| {}).unwrap();
             assert_eq!(alone.returns(), returns);
         }
     }

@@ -9,7 +9,7 @@
 //! It never reads a card its seat could not see: the worlds come from the seat's information
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
-use super::{Agent, Candidate, LastDecision, ModelAgent, RuleAgent};
+use super::{Agent, Candidate, LastDecision, ModelAgent, RuleAgent, Turn};
 use crate::game::{Play, Seat, State};
 use crate::search::pimc::in_order;
 use crate::search::{Belief, Budget, OpponentModel, PimcSearch, Policy, argmax};
@@ -143,7 +143,8 @@ impl Agent for PimcAgent {
         self.label.clone()
     }
 
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { state, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
@@ -161,7 +162,7 @@ impl Agent for PimcAgent {
         for (k, &i) in order.iter().enumerate() {
             shown[i] = Candidate::value(scores[k] as f32);
         }
-        self.last.remember(state, shown);
+        self.last.remember(turn, shown);
         order[best]
     }
 
@@ -169,8 +170,8 @@ impl Agent for PimcAgent {
         self.rng = SmallRng::seed_from_u64(seed);
     }
 
-    fn candidates(&mut self, state: &State, plays: &[Play]) -> Option<Vec<Candidate>> {
-        self.last.recall(state, plays).or_else(|| self.net.candidates(state, plays))
+    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
+        self.last.recall(turn).or_else(|| self.net.candidates(turn))
     }
 }
 
@@ -205,9 +206,9 @@ mod tests {
                     let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
                     assert_eq!(other.hand(seat), s.hand(seat));
                     pimc.reset(game * 100 + decisions);
-                    let real = pimc.choose(&s, &plays);
+                    let real = pimc.choose(Turn::new(&s, &plays).unwrap());
                     pimc.reset(game * 100 + decisions);
-                    let seen = pimc.choose(&other, &plays);
+                    let seen = pimc.choose(Turn::new(&other, &plays).unwrap());
                     assert_eq!(real, seen, "game {game}: the play must not depend on the hidden hands");
                     searched_differently += (real != argmax(&pimc.net.q_values(&s, &plays))) as u32;
                     decisions += 1;

@@ -4,7 +4,7 @@
 //! (bots, the rule seats of training) through [`decide`], so an agent's answer outside the legal
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
-use super::{Agent, Fault};
+use super::{Agent, BidTurn, Fault, Turn};
 use crate::game::{MoveList, Phase, Play, Seat, State};
 
 /// Which agent plays which seat.
@@ -60,19 +60,25 @@ pub struct Decision {
 /// An answer outside the list is illegal: the decision says so, and the first legal play (pass,
 /// when following) is made instead so that the game can go on.
 pub fn decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Decision {
-    assert!(!plays.is_empty(), "a decision without legal plays: an engine bug, state {}", state.to_json());
-    let answer = agent.choose(state, plays);
+    let answer = agent.choose(turn_at(state, plays));
     match plays.get(answer) {
         Some(&play) => Decision { play, index: answer, illegal: false },
         None => Decision { play: plays[0], index: 0, illegal: true },
     }
 }
 
+/// The decision at `state`; the game loop asks only where a seat is to play, with its plays.
+fn turn_at<'a>(state: &'a State, plays: &'a [Play]) -> Turn<'a> {
+    match Turn::new(state, plays) {
+        Some(turn) => turn,
+        None => panic!("a decision without a seat or legal plays: an engine bug, state {}", state.to_json()),
+    }
+}
+
 /// [`decide`] for an agent that can fail to answer (`bot:CMD`): its fault, where it gave no
 /// answer.
 pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Result<Decision, Fault> {
-    assert!(!plays.is_empty(), "a decision without legal plays: an engine bug, state {}", state.to_json());
-    let answer = agent.try_choose(state, plays)?;
+    let answer = agent.try_choose(turn_at(state, plays))?;
     Ok(match plays.get(answer) {
         Some(&play) => Decision { play, index: answer, illegal: false },
         None => Decision { play: plays[0], index: 0, illegal: true },
@@ -84,7 +90,10 @@ pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Resul
 /// illegal.
 pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<(u8, bool), Fault> {
     let legal = state.legal_bids_vec();
-    let (bid, illegal) = legal_bid(agent.try_bid(state, &legal)?, &legal);
+    let Some(turn) = BidTurn::new(state, &legal) else {
+        panic!("asked for a bid with no seat to bid: an engine bug, state {}", state.to_json())
+    };
+    let (bid, illegal) = legal_bid(agent.try_bid(turn)?, &legal);
     state.apply_bid(bid);
     Ok((bid, illegal))
 }
@@ -105,14 +114,14 @@ pub struct SeatFault {
     pub fault: Fault,
 }
 
-/// Plays `state` to the end, bidding included. `observe` sees each decision after the agent made it and before it
-/// is applied, with the agent (for its values of the plays), the state and the legal plays.
+/// Plays `state` to the end, bidding included. `observe` sees each play decision after the agent
+/// made it and before it is applied, with the agent (for its values of the plays) and the turn.
 /// Returns how many of the agents' answers were illegal, or the fault of an agent that gave
 /// no answer (the state is left at that decision).
 pub fn play_out(
     state: &mut State,
     seating: &mut impl Seating,
-    mut observe: impl FnMut(&mut dyn Agent, &State, &[Play], Decision),
+    mut observe: impl FnMut(&mut dyn Agent, Turn<'_>, Decision),
 ) -> Result<u32, SeatFault> {
     let mut plays = MoveList::new();
     let mut illegal = 0;
@@ -124,9 +133,10 @@ pub fn play_out(
         }
         state.legal_plays_into(&mut plays);
         let agent = seating.agent(state, seat);
-        let decision = try_decide(agent, state, &plays).map_err(at)?;
+        let turn = turn_at(state, &plays);
+        let decision = try_decide(agent, turn.state, turn.plays).map_err(at)?;
         illegal += decision.illegal as u32;
-        observe(agent, state, &plays, decision);
+        observe(agent, turn, decision);
         state.apply_play_unchecked(decision.play);
     }
     Ok(illegal)
@@ -144,8 +154,8 @@ mod tests {
         fn name(&self) -> String {
             "off-by-one".into()
         }
-        fn choose(&mut self, _state: &State, plays: &[Play]) -> usize {
-            plays.len()
+        fn choose(&mut self, turn: Turn<'_>) -> usize {
+            turn.plays.len()
         }
     }
 
@@ -156,11 +166,11 @@ mod tests {
         state.deal_hands_unchecked(deal.hands, deal.bottom);
         let (mut rule, mut bad) = (RuleAgent::new(), OffByOne);
         let mut seen = (0, 0);
-        let played = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, s, _, d| {
+        let played = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, t, d| {
             seen.0 += 1;
             if d.illegal {
                 seen.1 += 1;
-                assert_eq!(s.current_player(), Some(Seat::S0), "only the landlord answers out of range");
+                assert_eq!(t.seat, Seat::S0, "only the landlord answers out of range");
                 assert_eq!(d.index, 0);
             }
         });

@@ -1,7 +1,6 @@
 //! Uniformly random over the legal plays.
 
-use super::Agent;
-use crate::game::{Play, State};
+use super::{Agent, Turn};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -21,7 +20,8 @@ impl Agent for RandomAgent {
     fn name(&self) -> String {
         "random".into()
     }
-    fn choose(&mut self, _state: &State, plays: &[Play]) -> usize {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { plays, .. } = turn;
         self.rng.random_range(0..plays.len())
     }
     fn reset(&mut self, seed: u64) {

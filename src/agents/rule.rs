@@ -2,9 +2,9 @@
 //! the one holding the lowest card, follow with the cheapest play that keeps the hand's
 //! combinations whole, never overtake the teammate, and keep bombs for when they matter.
 
-use super::Agent;
+use super::{Agent, Turn};
 use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
-use crate::game::{Kind, Play, Seat, State, classify};
+use crate::game::{Kind, Play, Seat, classify};
 use crate::search::HandShapeLeaf;
 
 /// The deterministic rule-based player this module describes.
@@ -135,11 +135,11 @@ impl Agent for RuleAgent {
         "rule".into()
     }
 
-    fn choose(&mut self, state: &State, plays: &[Play]) -> usize {
+    fn choose(&mut self, turn: Turn<'_>) -> usize {
+        let Turn { state, seat, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
-        let seat = state.current_player().expect("a decision node");
         let hand = state.hand(seat);
         // Win at once when the whole hand is one play.
         if let Some(i) = index_of(plays, hand) {

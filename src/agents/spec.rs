@@ -767,10 +767,17 @@ mod tests {
             let legal = s.legal_bids_vec();
             let mut f = [0.0f32; BID_DIM];
             encode_bid_state(&s, crate::game::Seat::S0, &mut f);
-            assert_eq!(with_net.bid(&s, &legal), BidNet::best(&bid.q_values(&f)[0], &legal));
+            assert_eq!(
+                with_net.bid(crate::agents::BidTurn::new(&s, &legal).unwrap()),
+                BidNet::best(&bid.q_values(&f)[0], &legal)
+            );
             let rule = crate::agents::bid::rule_bid(s.hand(crate::game::Seat::S0), &legal);
-            assert_eq!(with_rule.bid(&s, &legal), rule, "no bidding network: the rule bidder");
-            agreed += (with_net.bid(&s, &legal) == rule) as usize;
+            assert_eq!(
+                with_rule.bid(crate::agents::BidTurn::new(&s, &legal).unwrap()),
+                rule,
+                "no bidding network: the rule bidder"
+            );
+            agreed += (with_net.bid(crate::agents::BidTurn::new(&s, &legal).unwrap()) == rule) as usize;
         }
         assert!(agreed < 40, "the network's bids are its own");
         let _ = std::fs::remove_dir_all(dir);

@@ -81,8 +81,9 @@ fn advice_positions(n: usize, seed: u64) -> Vec<String> {
             state.legal_plays_into(&mut plays);
             state.apply_play_unchecked(plays[rng.random_range(0..plays.len())]);
         }
-        if !state.is_terminal() {
-            let request = crate::agents::bot_client::PlayRequest::of(&state);
+        state.legal_plays_into(&mut plays);
+        if let Some(turn) = crate::agents::Turn::new(&state, &plays) {
+            let request = crate::agents::bot_client::PlayRequest::of(turn);
             out.push(serde_json::to_string(&request).expect("a request serialises"));
         }
     }

@@ -55,9 +55,8 @@ pub struct View {
 }
 
 impl View {
-    /// The view of the player to act at `state` (a play decision).
-    pub fn of(state: &State) -> View {
-        let seat = state.current_player().expect("a decision");
+    /// The view of `seat` at `state`, a play decision of that seat.
+    pub fn of(state: &State, seat: crate::game::Seat) -> View {
         let role = |s: crate::game::Seat| state.role(s).expect("the play phase has a landlord");
         View {
             role: role(seat),
@@ -173,7 +172,7 @@ mod tests {
     fn a_fresh_game_observes_as_the_layout_says() {
         let mut state = State::new(Default::default());
         state.deal_hands(crate::game::generate_deals(1, 3)[0].hands, crate::game::generate_deals(1, 3)[0].bottom);
-        let o = observe(&View::of(&state));
+        let o = observe(&View::of(&state, state.current_player().unwrap()));
         assert_eq!((o.role, o.x_state.len(), o.z.len()), (Role::Landlord, LANDLORD_X - CARDS, 810));
         assert_eq!(o.x_state[..54].iter().sum::<f32>(), 20.0, "own hand");
         assert_eq!(o.x_state[54..108].iter().sum::<f32>(), 34.0, "the others' cards");

@@ -204,7 +204,7 @@ pub struct PlayRecord {
 /// A whole game with the rule agent in every seat:
 ///
 /// ```
-/// use ddz::agents::{Agent, RuleAgent};
+/// use ddz::agents::{Agent, RuleAgent, Turn};
 /// use ddz::game::{MoveList, State};
 /// use rand::SeedableRng;
 ///
@@ -213,7 +213,8 @@ pub struct PlayRecord {
 /// let (mut rule, mut plays) = (RuleAgent::new(), MoveList::new());
 /// while state.current_player().is_some() {
 ///     state.legal_plays_into(&mut plays);
-///     let k = rule.choose(&state, &plays);
+///     let turn = Turn::new(&state, &plays).expect("the seat to play has plays");
+///     let k = rule.choose(turn);
 ///     state.apply_play_unchecked(plays[k]); // one of the legal plays
 /// }
 /// let winner = state.winner().expect("someone emptied a hand");

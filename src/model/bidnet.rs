@@ -6,7 +6,7 @@ use super::learner::LearnerError;
 use super::qnet::{INIT, ModelError, Weights, export_store, import_store};
 use super::weights::{WeightsError, load_var_store, save_var_store};
 use crate::encode::{BID_DIM, encode_bid_state};
-use crate::game::State;
+use crate::game::{Seat, State};
 use std::path::Path;
 use tch::{Device, Kind, Tensor, nn, nn::Module, nn::OptimizerConfig};
 
@@ -74,10 +74,10 @@ impl BidNet {
         Ok(net)
     }
 
-    /// The bid for the player to act in `state`: the legal bid of highest Q.
-    pub fn bid(&self, state: &State, legal: &[u8]) -> u8 {
+    /// The bid of `seat` at `state`, its bidding decision: the legal bid of highest Q.
+    pub fn bid(&self, state: &State, seat: Seat, legal: &[u8]) -> u8 {
         let mut features = [0.0f32; BID_DIM];
-        encode_bid_state(state, state.current_player().expect("a bidding decision"), &mut features);
+        encode_bid_state(state, seat, &mut features);
         BidNet::best(&self.q_values(&features)[0], legal)
     }
 }

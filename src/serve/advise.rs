@@ -103,14 +103,17 @@ fn advise(agent: &mut dyn Agent, state: &State) -> Advice {
     let name = agent.name();
     if state.phase() == Phase::Bid {
         let bids = state.legal_bids_vec();
-        let (bid, _) = crate::agents::legal_bid(agent.bid(state, &bids), &bids);
+        let Some(turn) = crate::agents::BidTurn::new(state, &bids) else {
+            unreachable!("the bidding phase has a bidder")
+        };
+        let (bid, _) = crate::agents::legal_bid(agent.bid(turn), &bids);
         return Advice::Bid { agent: name, bid, bids };
     }
     let mut plays: Vec<Play> = Vec::new();
     state.legal_plays_into(&mut plays);
     let chosen = decide(agent, state, &plays).play;
     // After the decision: a search agent hands back the values of the search it just made.
-    let values = agent.candidates(state, &plays);
+    let values = crate::agents::Turn::new(state, &plays).and_then(|turn| agent.candidates(turn));
     let mut ranked: Vec<Ranked> = plays
         .iter()
         .enumerate()
