@@ -5,24 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// Source files under `src/`, with their paths relative to the crate root.
 fn sources() -> Vec<(String, String)> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    walk(&root.join("src"), &mut files);
-    files.sort();
-    let files: Vec<(String, String)> = files
-        .into_iter()
-        .map(|p| (p.strip_prefix(root).unwrap().display().to_string(), std::fs::read_to_string(&p).unwrap()))
-        .collect();
+    let files = rust_files_under(&["src"]);
     assert!(files.len() > 20, "the walk found the sources");
     files
 }
