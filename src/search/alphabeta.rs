@@ -124,7 +124,7 @@ impl<'e> AlphaBeta<'e> {
             .iter()
             .map(|&a| {
                 let mut next = world.clone();
-                next.try_apply_action(a).expect("a legal action");
+                next.apply_action(a); // the caller's actions are legal at `world`
                 self.value(&next, depth, f64::NEG_INFINITY, f64::INFINITY)
             })
             .collect()
@@ -153,7 +153,7 @@ impl<'e> AlphaBeta<'e> {
         let mut best = if maximise { f64::NEG_INFINITY } else { f64::INFINITY };
         for i in order {
             let mut next = state.clone();
-            next.try_apply_action(legal[i]).expect("a legal action");
+            next.apply_action_unchecked(legal[i]);
             let v = self.value(&next, depth - 1, alpha, beta);
             if maximise {
                 best = best.max(v);
