@@ -9,6 +9,7 @@ use cli::{bench, data, eval, pipe, play, train};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    ddz::runtime::keep_freed_memory();
     match run(Cli::parse().command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

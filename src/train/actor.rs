@@ -527,7 +527,7 @@ fn explore(
 ) -> usize {
     match cfg.actors.exploration {
         Exploration::Epsilon => {
-            if rng.random::<f64>() < cfg.actors.epsilon {
+            if rng.random::<f64>() < cfg.actors.epsilon_at(shared.frames.load(Ordering::Relaxed)) {
                 rng.random_range(0..q.len())
             } else {
                 greedy(q, points, margin)

@@ -194,6 +194,10 @@ pub struct RewardConfig {
     /// 1: every decision learns the side's final reward (Monte Carlo, as DMC does); below 1: a
     /// λ-return that mixes in the acting network's Q of the seat's later decisions.
     pub lambda: f32,
+    /// The two farmers learn as one side: a farmer's λ-return mixes in the Q of the side's next
+    /// decision, the teammate's included, instead of the seat's own next one (no effect at
+    /// λ = 1, where every decision learns the side's final reward anyway).
+    pub farmer_team: bool,
 }
 
 /// The most points a side can make in one game: the highest bid (3) × 2 for each of at most 13
@@ -216,7 +220,7 @@ impl RewardConfig {
 
 impl Default for RewardConfig {
     fn default() -> Self {
-        RewardConfig { scoring: Scoring::WinLoss, speed_bonus: 0.0, lambda: 0.85 }
+        RewardConfig { scoring: Scoring::WinLoss, speed_bonus: 0.0, lambda: 0.85, farmer_team: false }
     }
 }
 
@@ -240,14 +244,33 @@ pub struct ActorConfig {
     pub games_in_flight: usize,
     /// How a training play is picked: epsilon-greedy or softmax over Q.
     pub exploration: Exploration,
-    /// Epsilon-greedy: probability of a uniformly random legal play, in [0, 1].
+    /// Epsilon-greedy: probability of a uniformly random legal play at frame 0, in [0, 1].
     pub epsilon: f64,
+    /// Epsilon after `epsilon_anneal_frames`, in [0, 1].
+    pub epsilon_end: f64,
+    /// Frames over which epsilon falls linearly from `epsilon` to `epsilon_end` (0 = `epsilon`
+    /// throughout).
+    pub epsilon_anneal_frames: u64,
     /// Softmax temperature at frame 0; must be positive.
     pub temperature_start: f64,
     /// Softmax temperature after `temperature_anneal_frames`; must be positive.
     pub temperature_end: f64,
     /// Frames over which the temperature goes from start to end.
     pub temperature_anneal_frames: u64,
+}
+
+impl ActorConfig {
+    /// The exploration probability after `frames` learned frames.
+    pub fn epsilon_at(&self, frames: u64) -> f64 {
+        if self.epsilon_anneal_frames == 0 {
+            return self.epsilon;
+        }
+        if frames >= self.epsilon_anneal_frames {
+            return self.epsilon_end;
+        }
+        let progress = frames as f64 / self.epsilon_anneal_frames as f64;
+        self.epsilon + (self.epsilon_end - self.epsilon) * progress
+    }
 }
 
 impl Default for ActorConfig {
@@ -257,6 +280,8 @@ impl Default for ActorConfig {
             games_in_flight: 32,
             exploration: Exploration::Epsilon,
             epsilon: 0.01,
+            epsilon_end: 0.01,
+            epsilon_anneal_frames: 0,
             temperature_start: 0.3,
             temperature_end: 0.05,
             temperature_anneal_frames: 20_000_000,
@@ -297,6 +322,16 @@ impl Default for PoolConfig {
     }
 }
 
+/// How the learning rate falls from `learner.lr` to `learner.lr_end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LrSchedule {
+    /// In a straight line (`"linear"`).
+    Linear,
+    /// Along half a cosine (`"cosine"`): slowly at first, fastest halfway, slowly at the end.
+    Cosine,
+}
+
 /// The learner's updates: batch, optimiser, learning-rate schedule and threads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -315,8 +350,10 @@ pub struct LearnerConfig {
     pub queue_games: usize,
     /// libtorch intra-op threads of the learner.
     pub threads: i32,
-    /// Frames over which the learning rate falls linearly from `lr` to `lr_end` (0 = constant `lr`).
+    /// Frames over which the learning rate falls from `lr` to `lr_end` (0 = constant `lr`).
     pub lr_decay_frames: u64,
+    /// How it falls: `"linear"` or `"cosine"` (half a cosine: slowly at first and at the end).
+    pub lr_schedule: LrSchedule,
     /// Learning rate from `lr_decay_frames` on; must be positive.
     pub lr_end: f64,
 }
@@ -342,7 +379,12 @@ impl LearnerConfig {
         if frames >= self.lr_decay_frames {
             return self.lr_end;
         }
-        self.lr + (self.lr_end - self.lr) * (frames as f64 / self.lr_decay_frames as f64)
+        let t = frames as f64 / self.lr_decay_frames as f64;
+        let fallen = match self.lr_schedule {
+            LrSchedule::Linear => t,
+            LrSchedule::Cosine => 0.5 * (1.0 - (std::f64::consts::PI * t).cos()),
+        };
+        self.lr + (self.lr_end - self.lr) * fallen
     }
 }
 
@@ -357,6 +399,7 @@ impl Default for LearnerConfig {
             queue_games: 256,
             threads: 1,
             lr_decay_frames: 120_000_000,
+            lr_schedule: LrSchedule::Linear,
             lr_end: 3e-5,
         }
     }
@@ -470,6 +513,7 @@ impl TrainConfig {
             (!(0.0..=1.0).contains(&self.reward.lambda), "reward.lambda must be in [0, 1]"),
             (self.actors.games_in_flight == 0, "actors.games_in_flight must be at least 1"),
             (!(0.0..=1.0).contains(&self.actors.epsilon), "actors.epsilon must be in [0, 1]"),
+            (!(0.0..=1.0).contains(&self.actors.epsilon_end), "actors.epsilon_end must be in [0, 1]"),
             (!(0.0..=1.0).contains(&self.pool.self_play_share), "pool.self_play_share must be in [0, 1]"),
             (
                 !(0.0..=1.0).contains(&self.pool.rule_share) || self.pool.self_play_share + self.pool.rule_share > 1.0,
@@ -504,12 +548,13 @@ impl TrainConfig {
     }
 
     /// Every real-valued key, by name.
-    fn numbers(&self) -> [(&'static str, f64); 16] {
+    fn numbers(&self) -> [(&'static str, f64); 17] {
         [
             ("budget.max_seconds", self.budget.max_seconds),
             ("reward.speed_bonus", self.reward.speed_bonus as f64),
             ("reward.lambda", self.reward.lambda as f64),
             ("actors.epsilon", self.actors.epsilon),
+            ("actors.epsilon_end", self.actors.epsilon_end),
             ("actors.temperature_start", self.actors.temperature_start),
             ("actors.temperature_end", self.actors.temperature_end),
             ("pool.snapshot_every_minutes", self.pool.snapshot_every_minutes),
@@ -594,6 +639,25 @@ mod tests {
         assert!((l.lr_at(500) - 1.65e-4).abs() < 1e-12);
         assert_eq!(l.lr_at(1_000), 3e-5);
         assert_eq!(l.lr_at(9_000), 3e-5);
+        l.lr_schedule = LrSchedule::Cosine;
+        assert_eq!(l.lr_at(0), 3e-4);
+        assert!((l.lr_at(500) - 1.65e-4).abs() < 1e-12, "halfway: the same as linear");
+        assert!(l.lr_at(100) > 3e-4 - 0.03 * 2.7e-4, "slowly at first: {}", l.lr_at(100));
+        assert!(l.lr_at(900) < 3e-5 + 0.03 * 2.7e-4, "slowly at the end: {}", l.lr_at(900));
+        assert_eq!(l.lr_at(1_000), 3e-5);
+    }
+
+    #[test]
+    fn epsilon_falls_linearly_then_stays() {
+        let mut a = ActorConfig::default();
+        assert_eq!(a.epsilon_at(50_000_000), 0.01, "constant by default");
+        (a.epsilon, a.epsilon_end, a.epsilon_anneal_frames) = (0.1, 0.01, 1_000);
+        assert_eq!(a.epsilon_at(0), 0.1);
+        assert!((a.epsilon_at(500) - 0.055).abs() < 1e-12);
+        assert_eq!(a.epsilon_at(1_000), 0.01);
+        assert_eq!(a.epsilon_at(5_000), 0.01);
+        let e = TrainConfig::parse("[actors]\nepsilon_end = 1.5\n", Path::new("x.toml")).unwrap_err().to_string();
+        assert!(e.contains("actors.epsilon_end"), "{e}");
     }
 
     #[test]

@@ -63,8 +63,12 @@ pub fn reward(state: &State, seat: Seat, cfg: &RewardConfig) -> f32 {
 /// made the same way from the side's game points and the network's expected points.
 pub fn label(decisions: Vec<Decision>, finished: &State, cfg: &RewardConfig) -> Vec<Frame> {
     assert!(finished.is_terminal(), "label a finished game");
-    let targets = lambda_returns(&decisions, cfg.lambda, |d| d.q, |seat| reward(finished, seat, cfg));
-    let points = lambda_returns(&decisions, cfg.lambda, |d| d.points, |seat| self::points(finished, seat));
+    let landlord = finished.landlord().expect("a played game has a landlord");
+    // The chain a decision's λ-return runs along: the seat's own later decisions, or with a
+    // farmer team the side's (both farmers' in play order).
+    let chain = |seat: Seat| if cfg.farmer_team && seat != landlord { landlord.next().index() } else { seat.index() };
+    let targets = lambda_returns(&decisions, cfg.lambda, chain, |d| d.q, |seat| reward(finished, seat, cfg));
+    let points = lambda_returns(&decisions, cfg.lambda, chain, |d| d.points, |seat| self::points(finished, seat));
     decisions
         .into_iter()
         .zip(targets.into_iter().zip(points))
@@ -80,18 +84,20 @@ pub fn label(decisions: Vec<Decision>, finished: &State, cfg: &RewardConfig) -> 
 }
 
 /// The λ-return of every decision, from each seat's `last` value and the `estimate` of the
-/// acting network at the seat's next decision.
+/// acting network at the next decision of the same `chain` (0 to 2; a seat's own index, or one
+/// index shared by the farmers).
 fn lambda_returns(
     decisions: &[Decision],
     lambda: f32,
+    chain: impl Fn(Seat) -> usize,
     estimate: impl Fn(&Decision) -> Option<f32>,
     last: impl Fn(Seat) -> f32,
 ) -> Vec<f32> {
     let mut labels = vec![0.0f32; decisions.len()];
-    // Per seat, the label and the estimate of the seat's decision after the one being labelled.
+    // Per chain, the label and the estimate of the chain's decision after the one being labelled.
     let mut next: [Option<(f32, Option<f32>)>; 3] = [None; 3];
     for (i, d) in decisions.iter().enumerate().rev() {
-        let slot = &mut next[d.seat.index()];
+        let slot = &mut next[chain(d.seat)];
         labels[i] = match *slot {
             None => last(d.seat),
             Some((g, Some(q))) if lambda < 1.0 => (1.0 - lambda) * q + lambda * g,
@@ -151,7 +157,7 @@ mod tests {
     #[test]
     fn score_mode_and_speed_bonus() {
         let (s, decisions) = play_recording(3, Scoring::Score);
-        let cfg = RewardConfig { scoring: Scoring::Score, speed_bonus: 0.1, lambda: 1.0 };
+        let cfg = RewardConfig { scoring: Scoring::Score, speed_bonus: 0.1, lambda: 1.0, farmer_team: false };
         let frames = label(decisions, &s, &cfg);
         let m = s.multiplier() as f32;
         for f in frames {
@@ -190,6 +196,33 @@ mod tests {
             if mine.len() > 1 {
                 assert_ne!(frames[mine[0]].target, r);
             }
+        }
+    }
+
+    #[test]
+    fn a_farmer_team_chains_the_farmers_returns_through_both_farmers() {
+        let (s, decisions) = play_recording(5, Scoring::WinLoss);
+        let lambda = 0.75f32;
+        let landlord = s.landlord().unwrap();
+        let cfg = RewardConfig { lambda, farmer_team: true, ..RewardConfig::default() };
+        let seats: Vec<Seat> = decisions.iter().map(|d| d.seat).collect();
+        let qs: Vec<Option<f32>> = decisions.iter().map(|d| d.q).collect();
+        let alone = label(decisions.clone(), &s, &RewardConfig { lambda, ..RewardConfig::default() });
+        let team = label(decisions, &s, &cfg);
+        let farmers: Vec<usize> = (0..seats.len()).filter(|&i| seats[i] != landlord).collect();
+        assert!(farmers.len() > 4 && farmers.iter().any(|&i| seats[i] != seats[farmers[0]]));
+        let last = *farmers.last().unwrap();
+        assert_eq!(team[last].target, s.returns()[seats[last]] as f32, "the side's last decision: the reward");
+        for w in farmers.windows(2) {
+            let (i, j) = (w[0], w[1]);
+            let want = (1.0 - lambda) * qs[j].unwrap() + lambda * team[j].target;
+            assert!((team[i].target - want).abs() < 1e-6, "decision {i} learns from the side's next, {j}");
+        }
+        // Both farmers moved between each other's decisions, so the chains differ from the
+        // seats' own; the landlord's labels are the same either way.
+        assert!(farmers.iter().any(|&i| team[i].target != alone[i].target));
+        for i in (0..seats.len()).filter(|&i| seats[i] == landlord) {
+            assert_eq!(team[i].target, alone[i].target);
         }
     }
 
