@@ -143,9 +143,13 @@ fn evaluation_during_training_and_learning_curves() {
 
     // `ddz eval --run` adds the rest, with a further opponent, and plots the curve.
     let deals = generate_deals(20, 1);
-    let points = ddz::eval::curve::evaluate_run(&dir, &deals, &[AgentSpec::Random], 2, |_| {}).unwrap();
+    let mut opponents = ddz::eval::curve::default_opponents();
+    opponents.push("again=random".parse().unwrap());
+    let points = ddz::eval::curve::evaluate_run(&dir, "seed-1", &deals, &opponents, 2, |_| {}).unwrap();
     assert_eq!(points.len(), checkpoint::list(&dir).unwrap().len());
-    assert!(points.iter().all(|p| p.illegal_plays == 0 && p.vs_others.len() == 1));
+    assert!(points.iter().all(|p| p.illegal_plays == 0 && p.vs.len() == 3));
+    let wp = |p: &ddz::eval::curve::CurvePoint, label| p.against(label).map(|v| (v.landlord, v.farmers));
+    assert!(points.iter().all(|p| wp(p, "again") == wp(p, "random")), "the same agent, the same results");
     let png = ddz::eval::curve::plot(&dir, 20).unwrap();
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");
@@ -333,6 +337,39 @@ fn bidding_and_play_learn_together_and_resume() {
     let t = trainer.run().unwrap();
     assert!(t.games >= s.games + 2_000);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn schedules_a_farmer_team_and_deal_curation_each_learn_on_a_tiny_run() {
+    use ddz::train::config::LrSchedule;
+    let evaluator = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/hand-evaluator/model.safetensors");
+    type Switch = fn(&mut TrainConfig, &Path);
+    let variants: [(&str, Switch); 4] = [
+        ("epsilon", |c, _| {
+            (c.actors.epsilon, c.actors.epsilon_end, c.actors.epsilon_anneal_frames) = (0.2, 0.01, 40_000)
+        }),
+        ("cosine", |c, _| {
+            (c.learner.lr_schedule, c.learner.lr_decay_frames, c.learner.lr_end) = (LrSchedule::Cosine, 60_000, 1e-4)
+        }),
+        ("team", |c, _| c.reward.farmer_team = true),
+        ("curation", |c, e| (c.curation.evaluator, c.curation.certain) = (e.to_path_buf(), 0.7)),
+    ];
+    for (name, switch) in variants {
+        let dir = scratch(&format!("switch-{name}"));
+        let mut cfg = tiny(&dir);
+        switch(&mut cfg, &evaluator);
+        cfg.budget.max_games = 2500;
+        let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+        assert_eq!(s.deals_skipped > 0, name == "curation", "{name}: {} deals skipped", s.deals_skipped);
+        let mut net = QNet::cpu(&cfg.model, 0);
+        checkpoint::load(&s.checkpoint, &mut net).unwrap();
+        let mut model = ModelAgent::new(net, name);
+        let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
+        eprintln!("{name} vs random: landlord {}, farmers {}", l.wp, f.wp);
+        assert!((l.wp.mean + f.wp.mean) / 2.0 > 0.75, "{name}: a clear margin over random: {} / {}", l.wp, f.wp);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 #[test]

@@ -203,9 +203,11 @@ pub struct EvalArgs {
     /// Every checkpoint of this run against random and rule: RUN/eval/curve.{csv,json,png}.
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["a", "b"])]
     pub run: Option<PathBuf>,
-    /// With --run: further opponents, e.g. snapshots of another run (checkpoint:PATH,…).
+    /// With --run: the opponents every checkpoint plays, comma-separated, each LABEL=AGENT or
+    /// AGENT (default: random,rule), e.g. `--opponents
+    /// "rule,top=checkpoint:models/dmc-default-2h,rlcard=bot:python3 scripts/douzero_bot.py rlcard"`.
     #[arg(long, value_delimiter = ',', requires = "run")]
-    pub also: Vec<AgentSpec>,
+    pub opponents: Vec<ddz::eval::ladder::Entry>,
     /// Deal set: dev (2,000 built-in deals for choosing settings; its first 1,000 are the set
     /// of every figure before the split), test (2,000 others, for reported figures) or a deal
     /// file (JSONL).

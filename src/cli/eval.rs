@@ -47,7 +47,9 @@ pub fn eval(args: EvalArgs) -> Result<()> {
     let deals = load_deals(&args.deals, args.n, args.allow_duplicates)?;
     let threads = threads_or_all(args.threads);
     let (illegal, markdown, mut json) = if let Some(run) = &args.run {
-        return eval_run(run, &deals, &args.also, threads);
+        let opponents =
+            if args.opponents.is_empty() { ddz::eval::curve::default_opponents() } else { args.opponents.clone() };
+        return eval_run(run, &args.deals.to_string(), &deals, &opponents, threads);
     } else if let Some(agents) = &args.league {
         let league = ddz::eval::league::round_robin(agents, &deals, threads)?;
         let illegal: u32 = league.matches.iter().map(|m| m.illegal_plays()).sum();
@@ -87,13 +89,18 @@ pub fn eval(args: EvalArgs) -> Result<()> {
     Ok(())
 }
 
-fn eval_run(run: &Path, deals: &[Deal], also: &[AgentSpec], threads: usize) -> Result<()> {
+fn eval_run(
+    run: &Path,
+    deal_set: &str,
+    deals: &[Deal],
+    opponents: &[ddz::eval::ladder::Entry],
+    threads: usize,
+) -> Result<()> {
     runtime::stop_cleanly_on_signals("after the checkpoint being played");
-    let points = ddz::eval::curve::evaluate_run(run, deals, also, threads, |p| {
-        eprintln!(
-            "step {:>8} ({:.2} h): vs random L {:.3} F {:.3} | vs rule L {:.3} F {:.3}",
-            p.step, p.hours, p.vs_random.0, p.vs_random.1, p.vs_rule.0, p.vs_rule.1
-        )
+    let points = ddz::eval::curve::evaluate_run(run, deal_set, deals, opponents, threads, |p| {
+        let vs: Vec<String> =
+            p.vs.iter().map(|v| format!("vs {} L {:.3} F {:.3}", v.opponent, v.landlord, v.farmers)).collect();
+        eprintln!("step {:>8} ({:.2} h): {}", p.step, p.hours, vs.join(" | "))
     })?;
     let illegal_plays: u32 = points.iter().map(|p| p.illegal_plays).sum();
     let png = match ddz::eval::curve::plot(run, deals.len()) {

@@ -1,7 +1,10 @@
-//! Learning curves: every checkpoint of a run against fixed opponents (random and rule) on fixed
-//! deals, written as `RUN/eval/curve.csv`, `curve.json`, TensorBoard scalars (`RUN/tb-eval`) and
-//! a PNG plot (`RUN/eval/curve.png`). Checkpoints already in `curve.json` are not played again.
+//! Learning curves: every checkpoint of a run against fixed opponents (by default random and
+//! rule; `ddz eval --run RUN --opponents …` takes any) on fixed deals, written as
+//! `RUN/eval/curve.csv`, `curve.json`, TensorBoard scalars (`RUN/tb-eval`) and a PNG plot
+//! (`RUN/eval/curve.png`). Checkpoints already in `curve.json` on the same deal set against the
+//! same opponents are not played again.
 
+use super::ladder::Entry;
 use super::{EvalError, evaluate};
 use crate::agents::AgentSpec;
 use crate::game::{Deal, default_deals};
@@ -13,6 +16,7 @@ use std::thread::JoinHandle;
 
 /// One checkpoint on the learning curve: where the run stood and its results on one deal set.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(from = "StoredPoint")]
 pub struct CurvePoint {
     /// The checkpoint's learner step.
     pub step: u64,
@@ -22,34 +26,99 @@ pub struct CurvePoint {
     pub games: u64,
     /// Training time when the checkpoint was written.
     pub hours: f64,
+    /// The deal set's name (`dev`, `test` or a file).
+    pub deal_set: String,
     /// Deals played, each in both seatings.
     pub deals: usize,
-    /// (WP as landlord, WP as farmers) against each opponent.
-    pub vs_random: (f64, f64),
-    /// (WP as landlord, WP as farmers) against the rule agent.
-    pub vs_rule: (f64, f64),
-    /// Further opponents (e.g. snapshots of another run): (name, landlord WP, farmers WP).
-    #[serde(default)]
-    pub vs_others: Vec<(String, f64, f64)>,
+    /// Each opponent, in the order asked: its label, the WP as landlord and as farmers.
+    pub vs: Vec<Versus>,
     /// Illegal answers over all these games, of both sides.
     pub illegal_plays: u32,
 }
 
-/// Evaluates the checkpoints of `run` not yet measured on these deals against these opponents,
-/// and adds them to the curve files, which keep every point ever measured (also of checkpoints
-/// since deleted, and on other deal sets). Returns the points of this deal set and opponents.
+/// A checkpoint's result against one opponent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Versus {
+    /// The opponent's label (`random`, `rule`, or as given: `LABEL=AGENT`, else the agent's name).
+    pub opponent: String,
+    /// WP as landlord.
+    pub landlord: f64,
+    /// WP as farmers.
+    pub farmers: f64,
+}
+
+impl CurvePoint {
+    /// The result against the opponent labelled `label`, if it was played.
+    pub fn against(&self, label: &str) -> Option<&Versus> {
+        self.vs.iter().find(|v| v.opponent == label)
+    }
+}
+
+/// A point as `curve.json` holds it: today's form, or the earlier one (random and rule always,
+/// further opponents apart, every deal set `dev`).
+#[derive(Deserialize)]
+struct StoredPoint {
+    step: u64,
+    frames: u64,
+    games: u64,
+    hours: f64,
+    #[serde(default = "dev")]
+    deal_set: String,
+    deals: usize,
+    #[serde(default)]
+    vs: Vec<Versus>,
+    #[serde(default)]
+    vs_random: Option<(f64, f64)>,
+    #[serde(default)]
+    vs_rule: Option<(f64, f64)>,
+    #[serde(default)]
+    vs_others: Vec<(String, f64, f64)>,
+    illegal_plays: u32,
+}
+
+fn dev() -> String {
+    "dev".into()
+}
+
+impl From<StoredPoint> for CurvePoint {
+    fn from(p: StoredPoint) -> CurvePoint {
+        let mut vs = p.vs;
+        let earlier = [("random".to_string(), p.vs_random), ("rule".to_string(), p.vs_rule)];
+        let earlier = earlier.into_iter().filter_map(|(name, wp)| wp.map(|(l, f)| (name, l, f)));
+        for (opponent, landlord, farmers) in earlier.chain(p.vs_others) {
+            vs.push(Versus { opponent, landlord, farmers });
+        }
+        let (step, frames, games, hours, deal_set, deals) = (p.step, p.frames, p.games, p.hours, p.deal_set, p.deals);
+        CurvePoint { step, frames, games, hours, deal_set, deals, vs, illegal_plays: p.illegal_plays }
+    }
+}
+
+/// The opponents of a curve when none are given: random and rule.
+pub fn default_opponents() -> Vec<Entry> {
+    vec![
+        Entry { label: "random".into(), spec: AgentSpec::Random, slow: false },
+        Entry { label: "rule".into(), spec: AgentSpec::Rule, slow: false },
+    ]
+}
+
+/// Evaluates the checkpoints of `run` not yet measured on these deals (named `deal_set`) against
+/// these opponents, and adds them to the curve files, which keep every point ever measured
+/// (also of checkpoints since deleted, and on other deal sets). Returns the points of this deal
+/// set and opponents.
 pub fn evaluate_run(
     run: &Path,
+    deal_set: &str,
     deals: &[Deal],
-    others: &[AgentSpec],
+    opponents: &[Entry],
     threads: usize,
     mut progress: impl FnMut(&CurvePoint),
 ) -> Result<Vec<CurvePoint>, EvalError> {
     let mut points = read_curve(run)?;
-    let same_others = |p: &CurvePoint| {
-        p.vs_others.len() == others.len() && p.vs_others.iter().zip(others).all(|(o, spec)| spec.is_named(&o.0))
+    let same_opponents = |p: &CurvePoint| {
+        p.vs.len() == opponents.len()
+            && p.vs.iter().zip(opponents).all(|(v, o)| v.opponent == o.label || o.spec.is_named(&v.opponent))
     };
-    let same_set = |p: &CurvePoint| p.deals == deals.len() && same_others(p);
+    let same_set = |p: &CurvePoint| p.deal_set == deal_set && p.deals == deals.len() && same_opponents(p);
     let checkpoints = run::list(run)?;
     if checkpoints.is_empty() {
         return Err(run::RunError::None(run::checkpoints_dir(run)).into());
@@ -62,7 +131,8 @@ pub fn evaluate_run(
         if points.iter().any(|p| p.step == meta.step && same_set(p)) {
             continue;
         }
-        let point = evaluate_checkpoint(&dir, &meta, deals, others, threads)?;
+        let mut point = evaluate_checkpoint(&dir, &meta, deals, opponents, threads)?;
+        point.deal_set = deal_set.to_string();
         progress(&point);
         points.push(point);
         points.sort_by_key(|p| (p.step, p.deals));
@@ -81,34 +151,35 @@ fn read_curve(run: &Path) -> Result<Vec<CurvePoint>, EvalError> {
     }
 }
 
-/// One checkpoint against random, rule and `others`.
+/// One checkpoint against each of `opponents`.
 fn evaluate_checkpoint(
     dir: &Path,
     meta: &run::Meta,
     deals: &[Deal],
-    others: &[AgentSpec],
+    opponents: &[Entry],
     threads: usize,
 ) -> Result<CurvePoint, EvalError> {
     let me = AgentSpec::Checkpoint(dir.to_path_buf());
     let hidden = ProgressBar::hidden(); // evaluate_run reports each checkpoint instead
-    let random = evaluate(&me, &AgentSpec::Random, deals, threads, &hidden)?;
-    let rule = evaluate(&me, &AgentSpec::Rule, deals, threads, &hidden)?;
-    let mut vs_others = Vec::new();
-    let mut illegal = random.illegal_plays() + rule.illegal_plays();
-    for o in others {
-        let m = evaluate(&me, o, deals, threads, &hidden)?;
+    let mut vs = Vec::new();
+    let mut illegal = 0;
+    for o in opponents {
+        let m = evaluate(&me, &o.spec, deals, threads, &hidden)?;
         illegal += m.illegal_plays();
-        vs_others.push((o.to_string(), m.a_as_landlord.wp.mean, m.a_as_farmers.wp.mean));
+        vs.push(Versus {
+            opponent: o.label.clone(),
+            landlord: m.a_as_landlord.wp.mean,
+            farmers: m.a_as_farmers.wp.mean,
+        });
     }
     Ok(CurvePoint {
         step: meta.step,
         frames: meta.frames,
         games: meta.games,
         hours: meta.elapsed_seconds / 3600.0,
+        deal_set: String::new(),
         deals: deals.len(),
-        vs_random: (random.a_as_landlord.wp.mean, random.a_as_farmers.wp.mean),
-        vs_rule: (rule.a_as_landlord.wp.mean, rule.a_as_farmers.wp.mean),
-        vs_others,
+        vs,
         illegal_plays: illegal,
     })
 }
@@ -138,7 +209,7 @@ impl BackgroundEval {
         let (run, n) = (self.run.clone(), self.deals);
         self.worker = Some(std::thread::spawn(move || {
             let deals: Vec<Deal> = default_deals().into_iter().take(n).collect();
-            if let Err(e) = evaluate_run(&run, &deals, &[], 1, |_| {}) {
+            if let Err(e) = evaluate_run(&run, "dev", &deals, &default_opponents(), 1, |_| {}) {
                 eprintln!("evaluation during training: {e}");
             }
         }));
@@ -156,32 +227,31 @@ impl Drop for BackgroundEval {
 fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     let dir = eval_dir(run);
     std::fs::create_dir_all(&dir).map_err(|e| EvalError::Curve { path: dir.clone(), reason: e.into() })?;
-    let mut csv = String::from(
-        "step,frames,games,hours,deals,illegal_plays,random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp",
-    );
-    let widest = points.iter().map(|p| p.vs_others.len()).max().unwrap_or(0);
-    for k in 0..widest {
-        csv.push_str(&format!(",other{k}_landlord_wp,other{k}_farmers_wp"));
+    // A column pair per opponent ever played, in the order first met.
+    let mut labels: Vec<&str> = Vec::new();
+    for v in points.iter().flat_map(|p| &p.vs) {
+        if !labels.contains(&v.opponent.as_str()) {
+            labels.push(&v.opponent);
+        }
+    }
+    let mut csv = String::from("step,frames,games,hours,deal_set,deals,illegal_plays");
+    for label in &labels {
+        let column = label.replace([',', '"', '\n'], " ");
+        csv.push_str(&format!(",{column}_landlord_wp,{column}_farmers_wp"));
     }
     csv.push('\n');
     for p in points {
+        let set = p.deal_set.replace([',', '"', '\n'], " ");
         csv.push_str(&format!(
-            "{},{},{},{:.4},{},{},{:.4},{:.4},{:.4},{:.4}",
-            p.step,
-            p.frames,
-            p.games,
-            p.hours,
-            p.deals,
-            p.illegal_plays,
-            p.vs_random.0,
-            p.vs_random.1,
-            p.vs_rule.0,
-            p.vs_rule.1
+            "{},{},{},{:.4},{set},{},{}",
+            p.step, p.frames, p.games, p.hours, p.deals, p.illegal_plays
         ));
-        for o in &p.vs_others {
-            csv.push_str(&format!(",{:.4},{:.4}", o.1, o.2));
+        for label in &labels {
+            match p.against(label) {
+                Some(v) => csv.push_str(&format!(",{:.4},{:.4}", v.landlord, v.farmers)),
+                None => csv.push_str(",,"),
+            }
         }
-        csv.push_str(&",,".repeat(widest - p.vs_others.len()));
         csv.push('\n');
     }
     let write = |name: &str, text: String| {
@@ -198,10 +268,10 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     let mut tb = tensorboard_rs::summary_writer::SummaryWriter::new(run.join("tb-eval"));
     if let Some(p) = points.last() {
         let s = p.frames as usize;
-        tb.add_scalar("wp_vs_random/landlord", p.vs_random.0 as f32, s);
-        tb.add_scalar("wp_vs_random/farmers", p.vs_random.1 as f32, s);
-        tb.add_scalar("wp_vs_rule/landlord", p.vs_rule.0 as f32, s);
-        tb.add_scalar("wp_vs_rule/farmers", p.vs_rule.1 as f32, s);
+        for v in &p.vs {
+            tb.add_scalar(&format!("wp_vs_{}/landlord", v.opponent), v.landlord as f32, s);
+            tb.add_scalar(&format!("wp_vs_{}/farmers", v.opponent), v.farmers as f32, s);
+        }
         tb.flush();
     }
     Ok(())
@@ -242,17 +312,52 @@ mod tests {
             run::save(&run, &QNet::cpu(&model, step), &meta, 10).unwrap();
         }
         let deals = crate::game::generate_deals(4, 1);
-        assert_eq!(evaluate_run(&run, &deals[..3], &[], 1, |_| {}).unwrap().len(), 3);
+        let both = default_opponents();
+        assert_eq!(evaluate_run(&run, "dev", &deals[..3], &both, 1, |_| {}).unwrap().len(), 3);
         // The oldest checkpoint is rotated out; the next evaluation uses another deal set.
         std::fs::remove_dir_all(run::list(&run).unwrap()[0].clone()).unwrap();
-        assert_eq!(evaluate_run(&run, &deals, &[], 1, |_| {}).unwrap().len(), 2);
+        assert_eq!(evaluate_run(&run, "dev", &deals, &both, 1, |_| {}).unwrap().len(), 2);
         let csv = std::fs::read_to_string(eval_dir(&run).join("curve.csv")).unwrap();
         assert_eq!(csv.lines().count(), 1 + 5, "3 points on 3 deals and 2 on 4, none dropped:\n{csv}");
         assert_eq!(read_curve(&run).unwrap().len(), 5);
         // Measured points are not played again.
         let mut replayed = 0;
-        evaluate_run(&run, &deals, &[], 1, |_| replayed += 1).unwrap();
+        evaluate_run(&run, "dev", &deals, &both, 1, |_| replayed += 1).unwrap();
         assert_eq!(replayed, 0);
+        // Another deal set of the same size, or other opponents, are new points; the rule
+        // agent alone under its own label is the same opponent as before.
+        evaluate_run(&run, "test", &deals, &both, 1, |_| replayed += 1).unwrap();
+        assert_eq!(replayed, 2);
+        let rule: Vec<Entry> = vec!["top=rule".parse().unwrap()];
+        let points = evaluate_run(&run, "dev", &deals, &rule, 1, |_| replayed += 1).unwrap();
+        assert_eq!((replayed, points.len()), (4, 2));
+        let p = &points[0];
+        assert_eq!(p.vs.len(), 1);
+        let earlier =
+            read_curve(&run).unwrap().into_iter().find(|q| q.step == p.step && q.vs.len() == 2 && q.deals == 4);
+        assert_eq!(p.against("top").map(|v| v.landlord), earlier.unwrap().against("rule").map(|v| v.landlord));
+        let csv = std::fs::read_to_string(eval_dir(&run).join("curve.csv")).unwrap();
+        let header = csv.lines().next().unwrap();
+        assert!(
+            header.ends_with(
+                "random_landlord_wp,random_farmers_wp,rule_landlord_wp,rule_farmers_wp,top_landlord_wp,top_farmers_wp"
+            ),
+            "{header}"
+        );
         std::fs::remove_dir_all(&run).unwrap();
+    }
+
+    #[test]
+    fn points_of_the_earlier_form_read_as_opponents() {
+        let text = r#"[{"step":5,"frames":50,"games":2,"hours":0.1,"deals":200,"vs_random":[0.9,0.8],
+            "vs_rule":[0.6,0.5],"vs_others":[["checkpoint:x",0.4,0.3]],"illegal_plays":0}]"#;
+        let points: Vec<CurvePoint> = serde_json::from_str(text).unwrap();
+        let p = &points[0];
+        assert_eq!(p.deal_set, "dev");
+        let names: Vec<&str> = p.vs.iter().map(|v| v.opponent.as_str()).collect();
+        assert_eq!(names, ["random", "rule", "checkpoint:x"]);
+        assert_eq!(p.against("rule").unwrap().farmers, 0.5);
+        let again: Vec<CurvePoint> = serde_json::from_str(&serde_json::to_string(&points).unwrap()).unwrap();
+        assert_eq!(again[0].vs, p.vs, "today's form reads back");
     }
 }

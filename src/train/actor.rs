@@ -11,6 +11,7 @@
 //! per network) and [`Actor::advance`] (apply the plays, label and ship finished games).
 
 use super::config::{Exploration, TrainConfig};
+use super::curation::Curator;
 use super::pool::Pool;
 use super::trajectory::{BidFrame, Decision, label, points};
 use crate::agents::{RuleAgent, decide, model::greedy};
@@ -41,6 +42,8 @@ pub struct Shared {
     pub next_game: AtomicU64,
     /// Frames learned so far (anneals the softmax temperature).
     pub frames: AtomicU64,
+    /// Deals skipped by curation in this session ([`super::curation`]).
+    pub skipped_deals: AtomicU64,
 }
 
 impl Shared {
@@ -54,6 +57,7 @@ impl Shared {
             stop: AtomicBool::new(false),
             next_game: AtomicU64::new(next_game),
             frames: AtomicU64::new(frames),
+            skipped_deals: AtomicU64::new(0),
         }
     }
 
@@ -206,6 +210,8 @@ pub struct Actor {
     opponent: u64,
     games_since_draw: u64,
     rule: RuleAgent,
+    /// Skips some near-certain deals (`[curation]`).
+    curator: Option<Curator>,
     slots: Vec<Slot>,
     batch: Encoded,
 }
@@ -233,11 +239,18 @@ impl Actor {
             opponent: 0,
             games_since_draw: u64::MAX,
             rule: RuleAgent::new(),
+            curator: None,
             slots: Vec::new(),
             batch: Encoded::default(),
             cfg,
             shared,
         }
+    }
+
+    /// The actor with deal curation (`None`: every deal is played).
+    pub fn with_curator(mut self, curator: Option<Curator>) -> Actor {
+        self.curator = curator;
+        self
     }
 
     /// Plays until `shared.stop` is set or the learner hangs up.
@@ -299,11 +312,18 @@ impl Actor {
     /// The next game of the run: its deal, which side learns and against whom.
     fn new_game(&mut self) -> Slot {
         let pool = &self.cfg.pool;
-        let index = self.shared.next_game.fetch_add(1, Ordering::Relaxed);
-        // With bidding, the first bidder goes round with the game index.
-        let first_bidder = Seat::S0.after(index);
-        let mut state = State::new(GameConfig { first_bidder, ..self.game_config.clone() });
-        state.deal_random(&mut SmallRng::seed_from_u64(seeds::nth(self.cfg.run.seed, index)));
+        let (index, state) = loop {
+            let index = self.shared.next_game.fetch_add(1, Ordering::Relaxed);
+            // With bidding, the first bidder goes round with the game index.
+            let first_bidder = Seat::S0.after(index);
+            let mut state = State::new(GameConfig { first_bidder, ..self.game_config.clone() });
+            state.deal_random(&mut SmallRng::seed_from_u64(seeds::nth(self.cfg.run.seed, index)));
+            let skip = self.curator.as_mut().is_some_and(|c| c.skips(&state, &mut self.rng));
+            if !skip {
+                break (index, state);
+            }
+            self.shared.skipped_deals.fetch_add(1, Ordering::Relaxed);
+        };
         let u = self.rng.random::<f64>();
         let learning = if u < pool.self_play_share {
             Learning::AllSeats

@@ -38,6 +38,28 @@ pub struct TrainConfig {
     pub game: GameSection,
     /// `[auxiliary]`: how the training-only parts of the network learn.
     pub auxiliary: AuxiliaryConfig,
+    /// `[curation]`: fewer of the deals the hand evaluator calls near-certain.
+    pub curation: CurationConfig,
+}
+
+/// Deal curation ([`super::curation`]): near-certain deals, by the hand evaluator, are played
+/// only in a share of cases.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CurationConfig {
+    /// The hand evaluator's weights (`ddz evaluate-hands`); empty: no curation.
+    pub evaluator: PathBuf,
+    /// A deal is near-certain when the landlord's win chance is at least this, or at most one
+    /// minus this; in [0.5, 1].
+    pub certain: f64,
+    /// Share of the near-certain deals still played, in [0, 1].
+    pub keep: f64,
+}
+
+impl Default for CurationConfig {
+    fn default() -> Self {
+        CurationConfig { evaluator: PathBuf::new(), certain: 0.75, keep: 0.25 }
+    }
 }
 
 /// How the training-only parts of a network learn: the oracle's withdrawal, the hidden-hand
@@ -514,6 +536,12 @@ impl TrainConfig {
             (self.actors.games_in_flight == 0, "actors.games_in_flight must be at least 1"),
             (!(0.0..=1.0).contains(&self.actors.epsilon), "actors.epsilon must be in [0, 1]"),
             (!(0.0..=1.0).contains(&self.actors.epsilon_end), "actors.epsilon_end must be in [0, 1]"),
+            (!(0.5..=1.0).contains(&self.curation.certain), "curation.certain must be in [0.5, 1]"),
+            (!(0.0..=1.0).contains(&self.curation.keep), "curation.keep must be in [0, 1]"),
+            (
+                self.game.bidding && !self.curation.evaluator.as_os_str().is_empty(),
+                "curation.evaluator needs game.bidding = false (it judges the fixed landlord's 20 cards)",
+            ),
             (!(0.0..=1.0).contains(&self.pool.self_play_share), "pool.self_play_share must be in [0, 1]"),
             (
                 !(0.0..=1.0).contains(&self.pool.rule_share) || self.pool.self_play_share + self.pool.rule_share > 1.0,
@@ -548,7 +576,7 @@ impl TrainConfig {
     }
 
     /// Every real-valued key, by name.
-    fn numbers(&self) -> [(&'static str, f64); 17] {
+    fn numbers(&self) -> [(&'static str, f64); 19] {
         [
             ("budget.max_seconds", self.budget.max_seconds),
             ("reward.speed_bonus", self.reward.speed_bonus as f64),
@@ -567,6 +595,8 @@ impl TrainConfig {
             ("game.bid_epsilon", self.game.bid_epsilon),
             ("auxiliary.hand_loss_weight", self.auxiliary.hand_loss_weight),
             ("auxiliary.points_loss_weight", self.auxiliary.points_loss_weight),
+            ("curation.certain", self.curation.certain),
+            ("curation.keep", self.curation.keep),
         ]
     }
 

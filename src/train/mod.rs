@@ -15,6 +15,7 @@
 pub mod actor;
 pub mod broker;
 pub mod config;
+pub mod curation;
 pub mod monitor;
 pub mod pool;
 pub mod trajectory;
@@ -117,6 +118,8 @@ pub struct TrainSummary {
     pub win_rate_vs_rule_landlord: Option<f64>,
     /// The same for the learning farmers against the rule agent.
     pub win_rate_vs_rule_farmers: Option<f64>,
+    /// Deals curation skipped in this session (`[curation]`; 0 without it).
+    pub deals_skipped: u64,
 }
 
 /// Why training could not start or go on.
@@ -292,6 +295,7 @@ impl Trainer {
     /// pool. Nothing plays until [`Trainer::run`].
     pub fn new(cfg: TrainConfig, start: Start, quiet: bool) -> Result<Trainer, TrainError> {
         cfg.validate()?;
+        curation::Curator::load(&cfg.curation)?; // its file is named before the run starts
         crate::runtime::configure_threads(cfg.learner.threads);
         let run = cfg.run.dir.clone();
         if matches!(start, Start::Resume) && !run.is_dir() {
@@ -464,7 +468,8 @@ impl Trainer {
         let count = self.inbox.remote.as_ref().map_or(self.cfg.actor_count(), |r| r.local_actors);
         (0..count)
             .map(|i| {
-                let actor = Actor::new(i, self.cfg.clone(), self.shared.clone());
+                let curator = curation::Curator::load(&self.cfg.curation)?;
+                let actor = Actor::new(i, self.cfg.clone(), self.shared.clone()).with_curator(curator);
                 let tx = tx.clone();
                 std::thread::Builder::new()
                     .name(format!("actor-{i}"))
@@ -649,6 +654,11 @@ impl Trainer {
         let (step, frames, queue) = (self.now.step, self.now.frames, self.inbox.games_rx.len());
         self.monitor.scalars(step, &self.play.last, frame_rate, game_rate, queue, pool_len, frames);
         self.monitor.scalar("train/bad_batches", self.play.bad_batches.0 as f64, step);
+        let skipped = self.shared.skipped_deals.load(Ordering::Relaxed);
+        if skipped > 0 {
+            let dealt = self.shared.next_game.load(Ordering::Relaxed).max(1);
+            self.monitor.scalar("curation/skipped_share", skipped as f64 / dealt as f64, step);
+        }
         let losses = self.bid.as_mut().map(|b| std::mem::take(&mut b.losses)).unwrap_or_default();
         if !losses.is_empty() {
             self.monitor.scalar("bid/loss", losses.iter().sum::<f64>() / losses.len() as f64, step);
@@ -759,6 +769,7 @@ impl Trainer {
             win_rate_vs_pool_farmers: wf,
             win_rate_vs_rule_landlord: rl,
             win_rate_vs_rule_farmers: rf,
+            deals_skipped: self.shared.skipped_deals.load(Ordering::Relaxed),
         }
     }
 }

@@ -67,7 +67,8 @@ pub fn run_actors(options: &ActorOptions) -> Result<ActorReport, BrokerError> {
     let (tx, rx) = crossbeam_channel::bounded::<GameMsg>(threads * 4);
     let actors: Vec<_> = (0..threads)
         .map(|i| {
-            let actor = Actor::new(i, remote.cfg.clone(), remote.shared.clone());
+            let curator = crate::train::curation::Curator::load(&remote.cfg.curation)?;
+            let actor = Actor::new(i, remote.cfg.clone(), remote.shared.clone()).with_curator(curator);
             let tx = tx.clone();
             let name = format!("actor-{i}");
             std::thread::Builder::new()
