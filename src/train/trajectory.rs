@@ -63,10 +63,14 @@ pub fn reward(state: &State, seat: Seat, cfg: &RewardConfig) -> f32 {
 /// made the same way from the side's game points and the network's expected points.
 pub fn label(decisions: Vec<Decision>, finished: &State, cfg: &RewardConfig) -> Vec<Frame> {
     assert!(finished.is_terminal(), "label a finished game");
-    let landlord = finished.landlord().expect("a played game has a landlord");
+    // No landlord: every seat passed at bidding, and no play was made to label.
+    let landlord = finished.landlord();
     // The chain a decision's λ-return runs along: the seat's own later decisions, or with a
     // farmer team the side's (both farmers' in play order).
-    let chain = |seat: Seat| if cfg.farmer_team && seat != landlord { landlord.next().index() } else { seat.index() };
+    let chain = |seat: Seat| match landlord {
+        Some(l) if cfg.farmer_team && seat != l => l.next().index(),
+        _ => seat.index(),
+    };
     let targets = lambda_returns(&decisions, cfg.lambda, chain, |d| d.q, |seat| reward(finished, seat, cfg));
     let points = lambda_returns(&decisions, cfg.lambda, chain, |d| d.points, |seat| self::points(finished, seat));
     decisions
@@ -135,6 +139,22 @@ mod tests {
             s.apply_play_unchecked(p);
         }
         (s, decisions)
+    }
+
+    /// With bidding, a deal every seat passes ends with no landlord and nothing to label; it
+    /// once stopped every actor that dealt one (a panic in the labelling).
+    #[test]
+    fn a_deal_every_seat_passed_labels_nothing() {
+        for farmer_team in [false, true] {
+            let mut s = State::new(GameConfig { bidding: true, ..GameConfig::default() });
+            s.deal_random(&mut SmallRng::seed_from_u64(3));
+            for _ in 0..3 {
+                s.try_apply_bid(0).unwrap();
+            }
+            assert!(s.is_terminal() && s.landlord().is_none());
+            let cfg = RewardConfig { farmer_team, ..RewardConfig::default() };
+            assert!(label(Vec::new(), &s, &cfg).is_empty());
+        }
     }
 
     #[test]
