@@ -265,3 +265,24 @@ fn counts_no_machine_can_hold_are_errors_naming_the_limit() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_cheat_plays_in_evaluation_only_and_is_named_for_it() {
+    let net = "cheat:models/dmc-default-2h/model.safetensors?top=2&cards=12";
+    // Evaluation plays it, under the name that says what it is.
+    let out = ddz().args(["eval", "--a", net, "--b", "rule", "--n", "2", "--threads", "1"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cheat:"), "{}", String::from_utf8_lossy(&out.stdout));
+    // Where a person or a program faces it, and in the ladder's ratings, it is refused.
+    for args in [
+        vec!["bot", "--agent", net],
+        vec!["play", "--agents", net, "--deal", "1"],
+        vec!["serve", "--agents", net, "--port", "0"],
+        vec!["ladder", "--agents", &format!("rule,c={net}"), "--n", "2", "--out", "/nonexistent/ladder"],
+    ] {
+        let out = ddz().args(&args).stdin(Stdio::null()).output().unwrap();
+        assert!(!out.status.success(), "{args:?} must refuse a cheat");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("sees every hand"), "{args:?}: {err}");
+    }
+}

@@ -16,6 +16,8 @@ pub mod bid;
 pub mod bidder;
 pub mod bot_client;
 #[cfg(feature = "torch")]
+pub mod cheat;
+#[cfg(feature = "torch")]
 pub mod douzero;
 #[cfg(feature = "torch")]
 pub mod ismcts;
@@ -36,6 +38,8 @@ pub use alphabeta::AlphaBetaAgent;
 #[cfg(feature = "torch")]
 pub use auto::{AutoAgent, AutoSettings, Verdict};
 pub use bot_client::{BotAgent, BotSettings, OnError};
+#[cfg(feature = "torch")]
+pub use cheat::{CheatAgent, CheatSettings};
 #[cfg(feature = "torch")]
 pub use ismcts::{Guide, IsmctsAgent};
 #[cfg(feature = "torch")]

@@ -14,6 +14,9 @@
 //!   with the network's value, or the `heuristic` hand shape, at the frontier;
 //! - `douzero:DIR`: DouZero's checkpoints (`landlord*.ckpt`, `landlord_up*.ckpt`,
 //!   `landlord_down*.ckpt`, as its trainer writes them) played natively ([`super::douzero`]);
+//! - `cheat:NET?knobs`: **sees every hand**, for measuring headroom only: the network's best
+//!   plays scored in the one true world ([`super::cheat`]); refused where a person plays
+//!   ([`AgentSpec::refuse_cheat`]) and never rated by the ladder;
 //! - `bot:CMD?knobs`: a program speaking the native bot protocol ([`super::bot_client`]),
 //!   started once per worker with `sh -c CMD`. CMD may be quoted (`bot:"CMD"?…`), and must be
 //!   where it holds a `?`.
@@ -30,7 +33,7 @@ use super::ismcts::Guide;
 use super::knobs::{self, Format, Knob, KnobError, Range, Value};
 use super::pimc::Far;
 use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
-use super::{AlphaBetaAgent, AutoAgent, BotAgent, BotSettings, IsmctsAgent, OnError};
+use super::{AlphaBetaAgent, AutoAgent, BotAgent, BotSettings, CheatAgent, CheatSettings, IsmctsAgent, OnError};
 use crate::model::WeightsError;
 use crate::search::{AlphaBetaSettings, Budget, FinalChoice, IsmctsSettings, Keying};
 use std::path::{Path, PathBuf};
@@ -73,6 +76,9 @@ pub enum AgentSpec {
     Bot(String, BotSettings),
     /// DouZero's checkpoints (a folder of its `.ckpt` files, or of them converted).
     Douzero(PathBuf),
+    /// `cheat:NET?knobs`: sees every hand (evaluation only): the network's best plays scored
+    /// in the true world.
+    Cheat(PathBuf, CheatSettings),
 }
 
 /// What guides a search agent: a network, or (no network) rollouts of a simple agent or the
@@ -127,7 +133,7 @@ pub enum AgentError {
     /// A name of no known kind.
     #[error(
         "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs], auto:NET, \
-         alphabeta:GUIDE[?knobs], douzero:DIR or bot:CMD (see ddz eval --help)"
+         alphabeta:GUIDE[?knobs], douzero:DIR, bot:CMD or cheat:NET[?knobs] (see ddz eval --help)"
     )]
     Unknown(String),
     /// A known kind with a bad knob.
@@ -186,6 +192,7 @@ fn parse_spec(spec: &str) -> Result<Option<AgentSpec>, Bad> {
         "ismcts" => AgentSpec::Ismcts(guide_spec(guide, false)?, knobs::parse(ISMCTS, query)?),
         "alphabeta" => AgentSpec::AlphaBeta(guide_spec(guide, true)?, knobs::parse(ALPHABETA, query)?),
         "auto" => AgentSpec::Auto(network_path(guide)?, knobs::parse(AUTO, query)?),
+        "cheat" => AgentSpec::Cheat(network_path(guide)?, knobs::parse(CHEAT, query)?),
         _ => return Ok(None),
     }))
 }
@@ -338,6 +345,31 @@ pub const PIMC: &[Knob<PimcSettings>] = &[
         doc: "card swaps per world toward worlds the other side's model explains (opp=rule)",
         get: Some(|s| Value::Whole(s.steps as u64)),
         set: |s, v| s.steps = v.whole() as usize,
+    },
+];
+
+/// `cheat:NET?knobs`.
+pub const CHEAT: &[Knob<CheatSettings>] = &[
+    Knob {
+        name: "top",
+        range: Range::Whole { least: 1, most: u64::MAX },
+        doc: "the network's best plays scored in the true world",
+        get: Some(|s| Value::Whole(s.top as u64)),
+        set: |s, v| s.top = v.whole() as usize,
+    },
+    Knob {
+        name: "cards",
+        range: Range::Whole { least: 0, most: 54 },
+        doc: "solve exactly from this many cards left in all hands (0: never; network rollouts before)",
+        get: Some(|s| Value::Whole(s.cards as u64)),
+        set: |s, v| s.cards = v.whole() as u32,
+    },
+    Knob {
+        name: "max_nodes",
+        range: Range::Whole { least: 1, most: 100_000_000 },
+        doc: "positions the solver may search per play (a play it cannot finish counts as lost)",
+        get: Some(|s| Value::Whole(s.max_nodes)),
+        set: |s, v| s.max_nodes = v.whole(),
     },
 ];
 
@@ -604,6 +636,13 @@ const KINDS: &[Kind] = &[
               quote CMD (bot:\"CMD\"?knobs) where it holds a `?`; in a comma-separated list it holds no comma",
         knobs: |f| knobs::describe(BOT, f),
     },
+    Kind {
+        syntax: "cheat:NET?knobs",
+        doc: "SEES EVERY HAND, for measuring headroom only: the network's best plays scored in the one true world, \
+              solved exactly in the endgame, played out by the network before; refused by bot, play and serve, \
+              never rated by the ladder",
+        knobs: |f| knobs::describe(CHEAT, f),
+    },
 ];
 
 /// The agent names every command takes, each kind's knobs with their defaults: the text of
@@ -619,7 +658,8 @@ pub fn help() -> String {
     }
     out.push_str(
         "  NET is checkpoint:PATH or PATH; knobs are key=value joined by &. No agent reads a hidden card:\n  \
-         search agents see only worlds drawn from their seat's information.",
+         search agents see only worlds drawn from their seat's information (all but cheat:, which is\n  \
+         named for what it does).",
     );
     out
 }
@@ -671,6 +711,7 @@ impl std::fmt::Display for AgentSpec {
             AgentSpec::AlphaBeta(g, k) => with_knobs(f, format_args!("alphabeta:{g}"), knobs::print(ALPHABETA, k)),
             AgentSpec::Auto(p, s) => with_knobs(f, format_args!("auto:{}", p.display()), knobs::print(AUTO, s)),
             AgentSpec::Douzero(p) => write!(f, "douzero:{}", p.display()),
+            AgentSpec::Cheat(p, s) => with_knobs(f, format_args!("cheat:{}", p.display()), knobs::print(CHEAT, s)),
             AgentSpec::Bot(command, s) => {
                 let quoted = command.contains('?') || command.starts_with('"');
                 let head = if quoted { format!("bot:\"{command}\"") } else { format!("bot:{command}") };
@@ -690,7 +731,9 @@ impl AgentSpec {
     /// The network file or run folder the agent plays with, if it has one (for hints).
     pub fn network(&self) -> Option<&Path> {
         match self {
-            AgentSpec::Checkpoint(p) | AgentSpec::Pimc(p, _) | AgentSpec::Auto(p, _) => Some(p),
+            AgentSpec::Checkpoint(p) | AgentSpec::Pimc(p, _) | AgentSpec::Auto(p, _) | AgentSpec::Cheat(p, _) => {
+                Some(p)
+            }
             AgentSpec::Ismcts(GuideSpec::Network(p), _) | AgentSpec::AlphaBeta(GuideSpec::Network(p), _) => Some(p),
             _ => None,
         }
@@ -725,7 +768,27 @@ impl AgentSpec {
             }
             AgentSpec::Bot(command, settings) => Box::new(BotAgent::new(command, *settings, name)),
             AgentSpec::Douzero(dir) => Box::new(super::douzero::DouzeroAgent::load(dir, name)?),
+            AgentSpec::Cheat(p, settings) => Box::new(CheatAgent::new(network(p, &name)?, *settings, name)),
         })
+    }
+
+    /// Whether the agent reads hidden cards at play time (`cheat:`).
+    pub fn sees_hidden_cards(&self) -> bool {
+        matches!(self, AgentSpec::Cheat(..))
+    }
+
+    /// The spec itself, or an error for an agent that sees hidden cards: what `bot`, `play`
+    /// and `serve` ask before they let an agent face a person or a program that trusts it.
+    pub fn refuse_cheat(self, whom: &str) -> Result<AgentSpec, AgentError> {
+        match self.sees_hidden_cards() {
+            false => Ok(self),
+            true => Err(AgentError::Setting {
+                spec: self.to_string(),
+                reason: format!(
+                    "a cheat: agent sees every hand; {whom} plays only agents that see what their seat sees"
+                ),
+            }),
+        }
     }
 }
 

@@ -45,7 +45,14 @@ impl std::str::FromStr for Entry {
 
 /// Search agents spend a hundred times a network's time on a decision.
 fn is_search(spec: &AgentSpec) -> bool {
-    matches!(spec, AgentSpec::Pimc(..) | AgentSpec::Ismcts(..) | AgentSpec::AlphaBeta(..) | AgentSpec::Auto(..))
+    matches!(
+        spec,
+        AgentSpec::Pimc(..)
+            | AgentSpec::Ismcts(..)
+            | AgentSpec::AlphaBeta(..)
+            | AgentSpec::Auto(..)
+            | AgentSpec::Cheat(..)
+    )
 }
 
 /// The default roster, as `ddz ladder` plays it without `--agents`: the simple agents, RLCard's
@@ -185,6 +192,11 @@ pub fn run(
     }
     if deals.is_empty() {
         return Err(EvalError::NoDeals);
+    }
+    // A rating says how strong a player is that sees what its seat sees; one that sees every
+    // hand is measured against others with `ddz eval`, beside the ladder, never in it.
+    for entry in roster {
+        entry.spec.clone().refuse_cheat("the ladder (its ratings)")?;
     }
     let io = |path: &Path, e: crate::error::Cause| EvalError::Curve { path: path.to_path_buf(), reason: e };
     let pairs_dir = config.out.join("pairs");

@@ -88,7 +88,7 @@ impl Session {
         let mut names = [String::from("you"), String::new(), String::new()];
         let others = Seat::ALL.into_iter().filter(|&s| s != human);
         for (k, (seat, spec)) in others.zip(agents).enumerate() {
-            let mut agent = spec.build()?;
+            let mut agent = spec.clone().refuse_cheat("a game with a person")?.build()?;
             agent.reset(seed.wrapping_mul(3).wrapping_add(k as u64));
             seats[seat] = Some(agent);
             names[seat] = spec.to_string();
@@ -496,11 +496,15 @@ pub fn parse_seat(text: &str, seed: u64) -> Result<Seat, SetupError> {
     }
 }
 
-/// One or two agent specs for the other two seats (one spec plays both).
+/// One or two agent specs for the other two seats (one spec plays both); an agent that sees
+/// hidden cards (`cheat:`) is refused: a person plays only agents that see what their seat sees.
 pub fn parse_agents(text: &str) -> Result<[AgentSpec; 2], SetupError> {
     let specs: Vec<AgentSpec> = text
         .split(',')
-        .map(|s| s.trim().parse::<AgentSpec>().map_err(|source| SetupError::Agent { spec: s.to_string(), source }))
+        .map(|s| {
+            let spec = s.trim().parse::<AgentSpec>().and_then(|spec| spec.refuse_cheat("a game with a person"));
+            spec.map_err(|source| SetupError::Agent { spec: s.to_string(), source })
+        })
         .collect::<Result<_, _>>()?;
     match specs.as_slice() {
         [one] => Ok([one.clone(), one.clone()]),

@@ -50,11 +50,28 @@ impl PimcSearch {
         rng: &mut SmallRng,
     ) -> Vec<f64> {
         let started = Instant::now();
-        let deadline = self.budget.deadline(started);
-        let late = || deadline.is_some_and(|d| Instant::now() >= d);
-        let exact = Seat::ALL.iter().map(|&p| state.hand(p).len()).sum::<u32>() <= self.cards;
         let n = self.budget.units();
         let worlds = draw_worlds(policy, state, seat, n, self.belief, lend(&mut opponents), rng);
+        self.scores_in(policy, opponents, &worlds, seat, candidates, started)
+    }
+
+    /// [`PimcSearch::scores`] over `worlds` given by the caller, the budget's time counted
+    /// from `started`. Whatever the worlds show is read: only a caller that may see those
+    /// hands passes them (the drawn worlds of [`PimcSearch::scores`], or the one true world of
+    /// an agent named `cheat`).
+    pub fn scores_in(
+        &self,
+        policy: &mut dyn Policy,
+        mut opponents: Option<&mut dyn OpponentModel>,
+        worlds: &[State],
+        seat: Seat,
+        candidates: &[Play],
+        started: Instant,
+    ) -> Vec<f64> {
+        let deadline = self.budget.deadline(started);
+        let late = || deadline.is_some_and(|d| Instant::now() >= d);
+        let Some(first) = worlds.first() else { return in_order(candidates.len()) };
+        let exact = Seat::ALL.iter().map(|&p| first.hand(p).len()).sum::<u32>() <= self.cards;
         let mut means = WorldMeans::new(candidates.len());
         let mut solver = Solver::new();
         for batch in worlds.chunks(if exact { 1 } else { BATCH }) {
