@@ -51,6 +51,8 @@ def reached(pts, label, goal):
 
 
 def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.exit(__doc__)
     out = argv[0]
     args = argv[1:]
     deal_set, md, goals, runs = "test", None, [], []
@@ -66,6 +68,8 @@ def main(argv):
         else:
             label, path = a.split("=", 1)
             runs.append((label, path, points(path, deal_set)))
+    if not runs or not any(pts for _, _, pts in runs):
+        sys.exit(f"no curve points on deal set {deal_set!r} in the runs given\n{__doc__}")
     opponents = []
     for _, _, pts in runs:
         for p in pts:
