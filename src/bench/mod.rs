@@ -74,6 +74,8 @@ pub struct EngineRun {
     pub lead20_calls_per_s: f64,
     /// Legal plays per such call, on average.
     pub lead20_plays_per_call: f64,
+    /// [`crate::game::min_plays`] calls per second on the same 20-card hands.
+    pub min_plays20_calls_per_s: f64,
 }
 
 /// The engine bench's result: every run, their medians and the reference's, when timed.
@@ -186,16 +188,37 @@ pub fn random_games(budget: Duration, seed: u64) -> (u64, u64, f64) {
     }
 }
 
-/// Calls the generator on 20-card lead hands for `budget`; returns (calls, plays, seconds).
-pub fn lead20_generation(budget: Duration, seed: u64) -> (u64, u64, f64) {
+/// 1024 landlord hands of 20 cards from seeded random deals.
+fn landlord_hands(seed: u64) -> Vec<Counts> {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let hands: Vec<Counts> = (0..1024)
+    (0..1024)
         .map(|_| {
             let mut s = State::new(GameConfig::default());
             s.deal_random(&mut rng);
             s.hand(s.landlord().expect("no bidding: the landlord is fixed"))
         })
-        .collect();
+        .collect()
+}
+
+/// Calls [`crate::game::min_plays`] on 20-card hands for `budget`; returns (calls, seconds).
+pub fn min_plays20(budget: Duration, seed: u64) -> (u64, f64) {
+    let hands = landlord_hands(seed);
+    let (mut calls, mut sum) = (0u64, 0u64);
+    let start = Instant::now();
+    loop {
+        // The sum keeps the calls from being optimised away.
+        sum += hands.iter().map(|h| crate::game::min_plays(*h) as u64).sum::<u64>();
+        calls += hands.len() as u64;
+        if start.elapsed() >= budget {
+            std::hint::black_box(sum);
+            return (calls, start.elapsed().as_secs_f64());
+        }
+    }
+}
+
+/// Calls the generator on 20-card lead hands for `budget`; returns (calls, plays, seconds).
+pub fn lead20_generation(budget: Duration, seed: u64) -> (u64, u64, f64) {
+    let hands = landlord_hands(seed);
     let mut moves = MoveList::with_capacity(8192);
     let (mut calls, mut plays) = (0u64, 0u64);
     let start = Instant::now();
@@ -228,11 +251,13 @@ pub fn bench_engine(
             }
             let (games, decisions, t) = random_games(budget, seed + i as u64);
             let (calls, plays, t2) = lead20_generation(budget, seed + 1000 + i as u64);
+            let (min_calls, t3) = min_plays20(budget, seed + 1000 + i as u64);
             Ok(EngineRun {
                 games_per_s: games as f64 / t,
                 decisions_per_s: decisions as f64 / t,
                 lead20_calls_per_s: calls as f64 / t2,
                 lead20_plays_per_call: plays as f64 / calls as f64,
+                min_plays20_calls_per_s: min_calls as f64 / t3,
             })
         })
         .collect::<Result<_, BenchError>>()?;
@@ -242,6 +267,7 @@ pub fn bench_engine(
         decisions_per_s: pick(|r| r.decisions_per_s),
         lead20_calls_per_s: pick(|r| r.lead20_calls_per_s),
         lead20_plays_per_call: pick(|r| r.lead20_plays_per_call),
+        min_plays20_calls_per_s: pick(|r| r.min_plays20_calls_per_s),
     };
     let speedup_vs_reference = (!reference_games_per_s.is_empty())
         .then(|| median(runs.iter().zip(&reference_games_per_s).map(|(r, x)| r.games_per_s / x).collect()));

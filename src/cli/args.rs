@@ -550,9 +550,9 @@ pub enum BenchWhat {
         json: bool,
     },
     /// Single-threaded random self-play (deal to end, move generation included) and move
-    /// generation on 20-card leads; medians of several runs.
+    /// generation and `min_plays` on 20-card leads; medians of several runs.
     Engine {
-        /// Total seconds to spend (split over the runs and the two measurements).
+        /// Total seconds to spend (split over the runs and the three measurements).
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
         /// Number of runs (the median is reported).

@@ -82,7 +82,7 @@ pub fn engine(seconds: f64, runs: usize, seed: u64, json: bool, reference: bool)
         bail!("--seconds must be positive and --runs at least 1");
     }
     let reference = if reference { Some(bench::Reference::prepare()?) } else { None };
-    let parts = if reference.is_some() { 3.0 } else { 2.0 };
+    let parts = if reference.is_some() { 4.0 } else { 3.0 };
     let per_run = seconds / (parts * runs as f64);
     let report = bench::bench_engine(per_run, runs, seed, reference.as_ref())?;
     report::show(&EngineBench { per_run, report }, json)

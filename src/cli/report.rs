@@ -545,12 +545,13 @@ impl Report for EngineBench {
         )?;
         writeln!(
             out,
-            "{:>4} {:>14} {:>16} {:>20} {:>14}",
-            "run", "games/s", "decisions/s", "lead-20 calls/s", "plays/call"
+            "{:>4} {:>14} {:>16} {:>20} {:>14} {:>20}",
+            "run", "games/s", "decisions/s", "lead-20 calls/s", "plays/call", "min_plays-20 calls/s"
         )?;
         let row = |out: &mut String, name: String, r: &EngineRun| {
             let (g, d, c, p) = (r.games_per_s, r.decisions_per_s, r.lead20_calls_per_s, r.lead20_plays_per_call);
-            writeln!(out, "{name:>4} {g:>14.0} {d:>16.0} {c:>20.0} {p:>14.1}")
+            let m = r.min_plays20_calls_per_s;
+            writeln!(out, "{name:>4} {g:>14.0} {d:>16.0} {c:>20.0} {p:>14.1} {m:>20.0}")
         };
         for (i, r) in report.runs.iter().enumerate() {
             row(out, (i + 1).to_string(), r)?;

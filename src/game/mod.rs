@@ -9,6 +9,7 @@ pub mod resample;
 pub mod seat;
 pub mod spiel;
 pub mod state;
+pub mod structure;
 
 pub use action_table::{ActionId, ActionTable, NUM_ACTIONS};
 pub use deals::{
@@ -21,3 +22,4 @@ pub use seat::{Seat, SeatError, by_seat};
 pub use state::{
     Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Scoring, State, new_initial_state,
 };
+pub use structure::min_plays;
