@@ -2,8 +2,8 @@
 //! plays whose expected points are within the network's margin of the best).
 
 use super::{Agent, BidTurn, Candidate, Fault, Query, Turn};
-use crate::encode::{ACTION_DIM, STATE_DIM, encode_action, encode_state};
-use crate::game::{Play, State};
+use crate::encode::{STATE_DIM, encode_state};
+use crate::game::{MoveList, Play, State, prune_plays};
 use crate::model::{QNet, Values};
 use crate::search::{Policy, argmax};
 
@@ -35,18 +35,42 @@ impl ModelAgent {
         let seat = state.current_player().expect("a decision node");
         encode_state(state, seat, &mut self.state_buf);
         let hand = state.hand(seat);
-        self.action_buf.resize(plays.len() * ACTION_DIM, 0.0);
+        let layout = self.net.config().action_layout();
+        let (width, before) = (layout.dim(), layout.before(hand));
+        self.action_buf.resize(plays.len() * width, 0.0);
         for (i, p) in plays.iter().enumerate() {
-            encode_action(p, hand, &mut self.action_buf[i * ACTION_DIM..(i + 1) * ACTION_DIM]);
+            layout.encode(p, hand, before, &mut self.action_buf[i * width..(i + 1) * width]);
         }
         let owner = vec![0i64; plays.len()];
         self.net.values(&self.state_buf, &self.action_buf, &owner)
     }
 
-    /// The network's greedy choice among `plays` of `state`.
+    /// The network's greedy choice among `plays` of `state` (among the kept ones, when the
+    /// network prunes).
     pub fn greedy(&mut self, state: &State, plays: &[Play]) -> usize {
-        let v = self.values(state, plays);
-        greedy(&v.q, v.points.as_deref(), self.net.score_margin().unwrap_or(0.0))
+        let kept = self.kept(state, plays);
+        let v = self.values(state, kept.as_ref().map_or(plays, |(k, _)| k));
+        let pick = greedy(&v.q, v.points.as_deref(), self.net.score_margin().unwrap_or(0.0));
+        kept.map_or(pick, |(_, index)| index[pick])
+    }
+
+    /// The plays the network chooses among when it prunes, and their indices in `plays`;
+    /// `None` when it does not prune.
+    fn kept(&self, state: &State, plays: &[Play]) -> Option<(MoveList, Vec<usize>)> {
+        let config = self.net.config();
+        if !config.prune {
+            return None;
+        }
+        let seat = state.current_player().expect("a decision node");
+        let mut kept: MoveList = plays.to_vec();
+        prune_plays(state.hand(seat), &mut kept, config.prune_margin);
+        let mut index = Vec::with_capacity(kept.len());
+        let mut from = 0;
+        for p in &kept {
+            from += plays[from..].iter().position(|q| q == p).expect("kept plays keep their order");
+            index.push(from);
+        }
+        Some((kept, index))
     }
 }
 
@@ -60,16 +84,18 @@ impl ModelAgent {
     /// [`ModelAgent::q_values_many`] with the score head's expected points.
     pub fn values_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<Values> {
         let rows: usize = decisions.iter().map(|(_, plays)| plays.len()).sum();
+        let layout = self.net.config().action_layout();
+        let width = layout.dim();
         self.state_buf.resize(decisions.len() * STATE_DIM, 0.0);
-        self.action_buf.resize(rows * ACTION_DIM, 0.0);
+        self.action_buf.resize(rows * width, 0.0);
         let mut owner = Vec::with_capacity(rows);
         for (k, (state, plays)) in decisions.iter().enumerate() {
             let seat = state.current_player().expect("a decision node");
             encode_state(state, seat, &mut self.state_buf[k * STATE_DIM..(k + 1) * STATE_DIM]);
-            let hand = state.hand(seat);
+            let (hand, before) = (state.hand(seat), layout.before(state.hand(seat)));
             for p in plays.iter() {
                 let row = owner.len();
-                encode_action(p, hand, &mut self.action_buf[row * ACTION_DIM..(row + 1) * ACTION_DIM]);
+                layout.encode(p, hand, before, &mut self.action_buf[row * width..(row + 1) * width]);
                 owner.push(k as i64);
             }
         }
@@ -91,7 +117,15 @@ impl ModelAgent {
             return Vec::new();
         }
         let margin = self.net.score_margin().unwrap_or(0.0);
-        self.values_many(decisions).iter().map(|v| greedy(&v.q, v.points.as_deref(), margin)).collect()
+        let kept: Vec<_> = decisions.iter().map(|(state, plays)| self.kept(state, plays)).collect();
+        let asked: Vec<(&State, &[Play])> = decisions
+            .iter()
+            .zip(&kept)
+            .map(|(&(state, plays), k)| (state, k.as_ref().map_or(plays, |(k, _)| k.as_slice())))
+            .collect();
+        let values = self.values_many(&asked);
+        let picks = values.iter().map(|v| greedy(&v.q, v.points.as_deref(), margin));
+        picks.zip(kept).map(|(pick, k)| k.map_or(pick, |(_, index)| index[pick])).collect()
     }
 }
 

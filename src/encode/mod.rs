@@ -45,11 +45,22 @@
 //! | 90     | 13   | length one-hot (0..=12) |
 //! | 103    | 60   | the kicker cards |
 //! | 163    | 60   | own hand after the play |
+//!
+//! With `[model] hand_structure` the action features gain a block ([`ActionLayout`],
+//! [`STRUCTURE_DIM`] floats at [`OFF_ACTION_STRUCTURE`]), from [`crate::game::min_plays`]:
+//!
+//! | offset | size | feature |
+//! |-------:|-----:|---------|
+//! | 223    | 21   | fewest plays that empty the own hand after the play, one-hot 0..=20 |
+//! | 244    | 5    | extra cost: that + 1 − the fewest before the play, one-hot 0..=4 (clamped); 0 for a pass |
+//!
+//! Networks without the switch read the first [`ACTION_DIM`] features only, which kept their
+//! offsets; the block is computed only for networks that read it.
 
 pub mod douzero;
 
 use crate::cards::{Counts, NUM_RANKS};
-use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Seat, State};
+use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Seat, State, min_plays};
 
 /// Floats per card plane (15 ranks × 4 slots).
 pub const PLANE: usize = NUM_RANKS * 4;
@@ -107,6 +118,56 @@ pub const OFF_ACTION_KICKERS: usize = OFF_ACTION_LEN + 13;
 pub const OFF_ACTION_HAND_AFTER: usize = OFF_ACTION_KICKERS + PLANE;
 /// Length of the action features.
 pub const ACTION_DIM: usize = OFF_ACTION_HAND_AFTER + PLANE;
+
+/// Action offset of the hand-structure block, for networks that read it.
+pub const OFF_ACTION_STRUCTURE: usize = ACTION_DIM;
+/// Slots of the structure block's one-hot of the fewest plays left: 0 to 20.
+pub const STRUCTURE_PLAYS_SLOTS: usize = 21;
+/// Slots of the structure block's one-hot of the extra cost: 0 to 4 (and more).
+pub const STRUCTURE_EXTRA_SLOTS: usize = 5;
+/// Length of the hand-structure block.
+pub const STRUCTURE_DIM: usize = STRUCTURE_PLAYS_SLOTS + STRUCTURE_EXTRA_SLOTS;
+
+/// How one network's action features are laid out: the base features, and the hand-structure
+/// block when the network reads it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ActionLayout {
+    /// Whether the hand-structure block follows the base features.
+    pub hand_structure: bool,
+}
+
+impl ActionLayout {
+    /// Floats per play.
+    pub fn dim(self) -> usize {
+        if self.hand_structure { ACTION_DIM + STRUCTURE_DIM } else { ACTION_DIM }
+    }
+    /// What the structure block needs once per decision: the fewest plays of the hand before
+    /// the play (0, and nothing computed, when the block is off).
+    pub fn before(self, hand: Counts) -> u32 {
+        if self.hand_structure { min_plays(hand) } else { 0 }
+    }
+    /// The features of `play` from `hand` into `out` (length [`ActionLayout::dim`]); `before`
+    /// is [`ActionLayout::before`] of the hand.
+    pub fn encode(self, play: &Play, hand: Counts, before: u32, out: &mut [f32]) {
+        assert_eq!(out.len(), self.dim());
+        encode_action(play, hand, &mut out[..ACTION_DIM]);
+        if self.hand_structure {
+            write_structure(play, hand, before, &mut out[OFF_ACTION_STRUCTURE..]);
+        }
+    }
+}
+
+/// The hand-structure block of `play` from `hand`, whose fewest plays are `before`. The extra
+/// cost is how many plays the move adds to the best way out: 0 for a play of an optimal
+/// decomposition. A pass spends no play of the hand (the hand and its fewest plays stay), so
+/// its extra cost is 0 too: what a pass costs is tempo, which the rest of the state shows.
+fn write_structure(play: &Play, hand: Counts, before: u32, out: &mut [f32]) {
+    out.fill(0.0);
+    let after = if play.is_pass() { before } else { min_plays(hand.minus(play.cards)) };
+    let extra = if play.is_pass() { 0 } else { (after + 1).saturating_sub(before) };
+    out[(after as usize).min(STRUCTURE_PLAYS_SLOTS - 1)] = 1.0;
+    out[STRUCTURE_PLAYS_SLOTS + (extra as usize).min(STRUCTURE_EXTRA_SLOTS - 1)] = 1.0;
+}
 
 /// Writes a card multiset as a 15×4 plane into `out[..60]` (which must be zeroed).
 #[inline]
@@ -373,5 +434,30 @@ mod tests {
         assert_eq!(a[OFF_ACTION_LEN + 2], 1.0);
         assert_eq!(a[OFF_ACTION_KICKERS..OFF_ACTION_KICKERS + PLANE].iter().sum::<f32>(), 2.0);
         assert_eq!(a[OFF_ACTION_HAND_AFTER + 12 * 4], 1.0, "the 2 stays in hand");
+    }
+
+    #[test]
+    fn structure_block_counts_plays_left_and_extra_cost() {
+        let layout = ActionLayout { hand_structure: true };
+        let hand = Counts::parse("3334445A2").unwrap(); // 3334445A + 2: two plays
+        let before = layout.before(hand);
+        assert_eq!(before, 2);
+        let block = |play: &str| {
+            let mut a = vec![0.0; layout.dim()];
+            layout.encode(&Play::parse(play).unwrap(), hand, before, &mut a);
+            let b = &a[OFF_ACTION_STRUCTURE..];
+            assert_eq!(b.iter().sum::<f32>(), 2.0, "two one-hots");
+            let left = b[..STRUCTURE_PLAYS_SLOTS].iter().position(|&x| x == 1.0).unwrap();
+            let extra = b[STRUCTURE_PLAYS_SLOTS..].iter().position(|&x| x == 1.0).unwrap();
+            (left, extra)
+        };
+        assert_eq!(block("3334445A"), (1, 0), "the airplane leaves the 2: on the best way out");
+        assert_eq!(block("3"), (4, 3), "44433, 5, A and 2 are left: three plays more than needed");
+        assert_eq!(block("pass"), (2, 0), "a pass leaves the hand as it was");
+        let mut plain = vec![0.0; ACTION_DIM];
+        ActionLayout::default().encode(&Play::parse("3").unwrap(), hand, 0, &mut plain);
+        let mut wide = vec![0.0; layout.dim()];
+        layout.encode(&Play::parse("3").unwrap(), hand, before, &mut wide);
+        assert_eq!(plain[..], wide[..ACTION_DIM], "the base features keep their offsets");
     }
 }

@@ -22,4 +22,4 @@ pub use seat::{Seat, SeatError, by_seat};
 pub use state::{
     Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Scoring, State, new_initial_state,
 };
-pub use structure::min_plays;
+pub use structure::{min_plays, prune_plays};

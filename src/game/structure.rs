@@ -8,6 +8,8 @@
 //! Chain-type plays do depend on ranks; they are searched exhaustively as a multiset (each
 //! chosen in a fixed option order, so no set is tried twice), each leaf read from the table.
 
+use super::movegen::MoveList;
+use super::play::{Kind, Play};
 use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
 use std::sync::OnceLock;
 
@@ -21,6 +23,21 @@ pub fn min_plays(hand: Counts) -> u32 {
     let mut search = Search { options: &options[..n], best: u32::MAX };
     search.run(hand, 0, 0);
     search.best
+}
+
+/// Cuts `plays` (the legal plays of `hand`) to those that leave the hand at most `margin` plays
+/// worse than its best decomposition (the fewest plays after one + 1 ≤ the fewest before +
+/// `margin`). The pass, bombs and the rocket always stay: their worth is tempo and control,
+/// which the count cannot see. The list is never left empty (a lead always has a play on the
+/// best way out, a follow keeps its pass), and its order is kept.
+pub fn prune_plays(hand: Counts, plays: &mut MoveList, margin: u32) {
+    let before = min_plays(hand);
+    let keep = |p: &Play| {
+        matches!(p.kind, Kind::Pass | Kind::Bomb | Kind::Rocket) || min_plays(hand.minus(p.cards)) < before + margin
+    };
+    if plays.iter().any(keep) {
+        plays.retain(keep);
+    }
 }
 
 /// Upper bound on chain options one hand offers: solo 36, pair 55, trio 45 (each bare, with
@@ -303,5 +320,21 @@ mod tests {
         assert_eq!(plays("333444555666"), 1, "a trio chain of four");
         assert_eq!(plays("3456789TJQKA2"), 2);
         assert_eq!(plays("33344455566678"), 2, "the 6 trio beside the chain is no wing: 2 plays");
+    }
+
+    #[test]
+    fn pruning_keeps_the_plays_near_the_best_way_out() {
+        let hand = Counts::parse("33456789TT2222").unwrap();
+        let mut leads = crate::game::legal_plays_vec(hand, None);
+        let all = leads.len();
+        prune_plays(hand, &mut leads, 0);
+        let names: Vec<String> = leads.iter().map(|p| p.to_string()).collect();
+        assert!(names.contains(&"2222".to_string()), "bombs stay: {names:?}");
+        assert!(names.contains(&"3456789T".to_string()), "the best chain stays: {names:?}");
+        assert!(!names.contains(&"4".to_string()), "a lone 4 breaks the chain: {names:?}");
+        assert!(leads.len() < all);
+        let mut follow = crate::game::legal_plays_vec(hand, Some(&Play::parse("K").unwrap()));
+        prune_plays(hand, &mut follow, 0);
+        assert_eq!(follow[0], Play::PASS, "a follow keeps its pass first");
     }
 }

@@ -3,7 +3,7 @@
 
 use super::learner::LearnerError;
 use super::qnet::{ModelConfig, QNet};
-use crate::encode::{ACTION_DIM, STATE_DIM};
+use crate::encode::STATE_DIM;
 use crate::runtime;
 use tch::{Kind, Tensor, nn, nn::OptimizerConfig};
 
@@ -14,7 +14,7 @@ use tch::{Kind, Tensor, nn, nn::OptimizerConfig};
 pub struct ChoiceBatch {
     /// B × `STATE_DIM` features.
     pub states: Vec<f32>,
-    /// N × `ACTION_DIM` features.
+    /// N × [`crate::encode::ACTION_DIM`] features (more with the network's hand-structure block).
     pub actions: Vec<f32>,
     /// N indices: the decision (0 to B − 1) each play belongs to.
     pub owner: Vec<i64>,
@@ -64,7 +64,8 @@ impl Imitation {
         let b = batch.chosen.len() as i64;
         let w = batch.widest as i64;
         let s = Tensor::from_slice(&batch.states).view([b, STATE_DIM as i64]).to_device(dev);
-        let a = Tensor::from_slice(&batch.actions).view([batch.owner.len() as i64, ACTION_DIM as i64]).to_device(dev);
+        let width = self.net.config().action_layout().dim() as i64;
+        let a = Tensor::from_slice(&batch.actions).view([batch.owner.len() as i64, width]).to_device(dev);
         let o = Tensor::from_slice(&batch.owner).to_device(dev);
         let q = self.net.forward(&s, &a, &o);
         // Scatter the scores into a [B, widest] table padded with a very low score, then take

@@ -2,7 +2,7 @@
 //! one optimizer step per batch of frames.
 
 use super::qnet::{Guide, HAND_CLASSES, ModelConfig, ModelError, QNet};
-use crate::encode::{ACTION_DIM, HIDDEN_RANKS, HiddenHands, ORACLE_DIM, STATE_DIM};
+use crate::encode::{HIDDEN_RANKS, HiddenHands, ORACLE_DIM, STATE_DIM};
 use crate::game::Role;
 use crate::runtime;
 use serde::{Deserialize, Serialize};
@@ -14,7 +14,8 @@ use tch::{Device, Kind, Tensor, nn, nn::OptimizerConfig};
 pub struct Frame {
     /// The state's features as the deciding seat sees them, [`STATE_DIM`] long.
     pub state: Vec<f32>,
-    /// The chosen play's features, [`ACTION_DIM`] long.
+    /// The chosen play's features, [`crate::encode::ACTION_DIM`] long (longer with the network's
+    /// hand-structure block: `ModelConfig::action_layout`).
     pub action: Vec<f32>,
     /// The Q head's label: a λ-return of the seat's reward from this decision on.
     pub target: f32,
@@ -223,7 +224,8 @@ impl Learner {
         let n = frames.len() as i64;
         let dev = self.net.device();
         let mut states = Vec::with_capacity(frames.len() * STATE_DIM);
-        let mut actions = Vec::with_capacity(frames.len() * ACTION_DIM);
+        let width = self.net.config().action_layout().dim();
+        let mut actions = Vec::with_capacity(frames.len() * width);
         for f in frames {
             states.extend_from_slice(&f.state);
             actions.extend_from_slice(&f.action);
@@ -232,7 +234,7 @@ impl Learner {
         let points: Vec<f32> = frames.iter().map(|f| f.points).collect();
         (
             Tensor::from_slice(&states).view([n, STATE_DIM as i64]).to_device(dev),
-            Tensor::from_slice(&actions).view([n, ACTION_DIM as i64]).to_device(dev),
+            Tensor::from_slice(&actions).view([n, width as i64]).to_device(dev),
             Tensor::from_slice(&targets).to_device(dev),
             Tensor::from_slice(&points).to_device(dev),
         )
@@ -297,6 +299,7 @@ pub const ROLE_NAMES: [&str; 3] = [Role::Landlord.name(), Role::LandlordDown.nam
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encode::ACTION_DIM;
 
     #[test]
     fn a_non_finite_batch_is_refused_and_the_weights_stay() {

@@ -11,7 +11,8 @@
 //! role; decisions before the landlord is known (bidding) go to the landlord's network.
 
 use crate::encode::{
-    ACTION_DIM, HIDDEN_RANKS, HISTORY_LEN, OFF_HISTORY, OFF_ROLE, ORACLE_DIM, PLANE, STATE_DIM, STATE_DIM_V1,
+    ACTION_DIM, ActionLayout, HIDDEN_RANKS, HISTORY_LEN, OFF_HISTORY, OFF_ROLE, ORACLE_DIM, PLANE, STATE_DIM,
+    STATE_DIM_V1,
 };
 use crate::game::Role;
 use crate::runtime::{self, DeviceError};
@@ -79,6 +80,16 @@ pub struct ModelConfig {
     /// The margin in game points of that choice; saved with the weights, so that a network
     /// chooses at play time as it chose in training.
     pub score_margin: f64,
+    /// The hand-structure block in each play's features (`encode::ActionLayout`): the fewest
+    /// plays that empty the own hand after the play, and how many more that is than before.
+    /// Read back from a file by the width of the action layer.
+    pub hand_structure: bool,
+    /// The network chooses only among plays within `prune_margin` of the hand's best
+    /// decomposition (pass, bombs and rocket always kept), in training and at play time:
+    /// saved with the weights, so that it plays with the candidates it learned on.
+    pub prune: bool,
+    /// The margin of that pruning, in plays (0: only plays on a best way out).
+    pub prune_margin: u32,
     /// State features the network reads: `STATE_DIM`, or `STATE_DIM_V1` for a network saved
     /// before the later features were added. Not a config key: new networks read them all, and
     /// a saved network's width is read from its first layer.
@@ -99,6 +110,9 @@ impl Default for ModelConfig {
             history_size: 64,
             score_head: false,
             score_margin: 1.0,
+            hand_structure: false,
+            prune: false,
+            prune_margin: 1,
             inputs: STATE_DIM,
         }
     }
@@ -132,6 +146,10 @@ impl ModelConfig {
             score_head: out_dim(&format!("{prefix}points.weight")).is_some(),
             // The margin is a value, not a shape: the network reads it back with its weights.
             score_margin: ModelConfig::default().score_margin,
+            hand_structure: dim(&format!("{prefix}head_action.weight"), 1) != Some(ACTION_DIM as i64),
+            // Pruning is a value too; its margin's tensor says it is on.
+            prune: shapes.iter().any(|(n, _)| n == "prune_margin"),
+            prune_margin: ModelConfig::default().prune_margin,
             // With an LSTM the first layer reads its output in place of the history planes.
             inputs: match history_size {
                 Some(h) => (first_width - h) as usize + HISTORY_LEN * PLANE,
@@ -175,6 +193,12 @@ impl ModelConfig {
                 self.score_margin
             )));
         }
+        if self.prune_margin > MAX_PRUNE_MARGIN {
+            return Err(ModelError::Invalid(format!(
+                "prune_margin = {}: a margin in plays from 0 to {MAX_PRUNE_MARGIN}",
+                self.prune_margin
+            )));
+        }
         if self.inputs != STATE_DIM && self.inputs != STATE_DIM_V1 {
             return Err(ModelError::Invalid(format!(
                 "the network reads {} state features; ddz writes {STATE_DIM} ({STATE_DIM_V1} for networks from before the cards-left one-hot)",
@@ -188,6 +212,16 @@ impl ModelConfig {
 /// The largest margin of the score head's choice (a landlord's points with several bombs; past
 /// them every play is within the margin, and the choice is by Q alone).
 pub const MAX_MARGIN: f64 = 1000.0;
+
+/// The largest pruning margin: past it every play of a 20-card hand is kept.
+pub const MAX_PRUNE_MARGIN: u32 = 20;
+
+impl ModelConfig {
+    /// How the network's play features are laid out.
+    pub fn action_layout(&self) -> ActionLayout {
+        ActionLayout { hand_structure: self.hand_structure }
+    }
+}
 
 /// The widest layer a config may ask for.
 pub const MOST_WIDTH: i64 = 65_536;
@@ -212,7 +246,7 @@ impl ModelConfig {
         let (first, last) = (self.trunk.first().map_or(0, |&n| w(n)), self.trunk.last().map_or(0, |&n| w(n)));
         let mut total = lstm + linear(first_inputs, first);
         total += self.trunk.windows(2).map(|p| linear(w(p[0]), w(p[1]))).sum::<u128>();
-        total += linear(last, w(self.head)) + ACTION_DIM as u128 * w(self.head);
+        total += linear(last, w(self.head)) + self.action_layout().dim() as u128 * w(self.head);
         if self.oracle {
             total += ORACLE_DIM as u128 * first;
         }
@@ -230,7 +264,7 @@ impl ModelConfig {
             total += linear(width, 1);
         }
         let roles = if self.per_role { 3 } else { 1 };
-        roles * total + self.score_head as u128
+        roles * total + self.score_head as u128 + self.prune as u128
     }
 }
 
@@ -324,7 +358,7 @@ impl Tower {
             width = n;
         }
         let head_state = nn::linear(root / "head_state", width, config.head, Default::default());
-        let head_action = nn::linear(root / "head_action", ACTION_DIM as i64, config.head, no_bias);
+        let head_action = nn::linear(root / "head_action", config.action_layout().dim() as i64, config.head, no_bias);
         let classes = HIDDEN_RANKS as i64 * HAND_CLASSES;
         let hands = config.hand_prediction.then(|| {
             (
@@ -408,6 +442,8 @@ pub struct QNet {
     /// The score head's margin, a variable that is never trained, so that it travels with
     /// the weights (files, snapshots, published weights).
     margin: Option<Tensor>,
+    /// The pruning margin, when the network prunes: kept the same way.
+    prune: Option<Tensor>,
 }
 
 /// libtorch draws initial weights from one process-wide generator: seeding it and drawing
@@ -442,6 +478,11 @@ impl QNet {
             let _ = tch::no_grad(|| m.shallow_clone().fill_(config.score_margin));
             m
         });
+        let prune = config.prune.then(|| {
+            let m = root.zeros_no_train("prune_margin", &[1]);
+            let _ = tch::no_grad(|| m.shallow_clone().fill_(config.prune_margin as i64));
+            m
+        });
         let variables = vs.variables();
         let tower_params = if config.per_role {
             Role::ALL
@@ -456,9 +497,12 @@ impl QNet {
                 })
                 .collect()
         } else {
-            vec![variables.into_iter().filter(|(name, _)| name != "score_margin").map(|(_, t)| t).collect()]
+            let untrained = ["score_margin", "prune_margin"];
+            vec![
+                variables.into_iter().filter(|(name, _)| !untrained.contains(&name.as_str())).map(|(_, t)| t).collect(),
+            ]
         };
-        QNet { vs, config: config.clone(), towers, tower_params, margin }
+        QNet { vs, config: config.clone(), towers, tower_params, margin, prune }
     }
 
     /// The layer sizes and options the network was built with.
@@ -475,7 +519,7 @@ impl QNet {
     /// Reads the margin back from the weights into the config, after weights were loaded; a
     /// margin out of range (weights from elsewhere) is refused.
     pub(crate) fn sync_margin(&mut self) -> Result<(), ModelError> {
-        let Some(m) = self.score_margin() else { return Ok(()) };
+        let Some(m) = self.score_margin() else { return self.sync_prune() };
         let m = m as f64;
         if m.is_nan() || !(0.0..=MAX_MARGIN).contains(&m) {
             return Err(ModelError::Mismatch(format!(
@@ -483,6 +527,19 @@ impl QNet {
             )));
         }
         self.config.score_margin = m;
+        self.sync_prune()
+    }
+
+    /// Reads the pruning margin back from the weights, as [`QNet::sync_margin`] the score's.
+    fn sync_prune(&mut self) -> Result<(), ModelError> {
+        let Some(m) = &self.prune else { return Ok(()) };
+        let m = m.double_value(&[0]);
+        if !(0.0..=MAX_PRUNE_MARGIN as f64).contains(&m) || m.fract() != 0.0 {
+            return Err(ModelError::Mismatch(format!(
+                "prune_margin {m}: a whole number of plays from 0 to {MAX_PRUNE_MARGIN}"
+            )));
+        }
+        self.config.prune_margin = m as u32;
         Ok(())
     }
     pub(crate) fn device(&self) -> Device {
@@ -573,7 +630,7 @@ impl QNet {
         let n = owner.len() as i64;
         let dev = self.device();
         let s = Tensor::from_slice(states).view([b, STATE_DIM as i64]).to_device(dev);
-        let a = Tensor::from_slice(actions).view([n, ACTION_DIM as i64]).to_device(dev);
+        let a = Tensor::from_slice(actions).view([n, self.config.action_layout().dim() as i64]).to_device(dev);
         let o = Tensor::from_slice(owner).to_device(dev);
         let planes = oracle
             .filter(|&(_, w)| w > 0.0 && self.config.oracle)

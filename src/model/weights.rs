@@ -291,6 +291,31 @@ mod tests {
     }
 
     #[test]
+    fn structure_and_pruning_travel_with_the_weights() {
+        use crate::encode::{ACTION_DIM, STATE_DIM, STRUCTURE_DIM};
+        let dir = std::env::temp_dir().join(format!("ddz-structure-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let small = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+        let cases = [(false, false, 1), (true, false, 1), (false, true, 3), (true, true, 0)];
+        for (hand_structure, prune, prune_margin) in cases {
+            let cfg = ModelConfig { hand_structure, prune, prune_margin, ..small.clone() };
+            let net = QNet::cpu(&cfg, 21);
+            let path = dir.join(format!("n-{hand_structure}-{prune}.safetensors"));
+            save_weights_file(&net, &path).unwrap();
+            let loaded = load_network(&path).unwrap();
+            let c = loaded.config();
+            assert_eq!((c.hand_structure, c.prune), (hand_structure, prune));
+            assert_eq!(c.prune_margin, if prune { prune_margin } else { 1 }, "a margin is read only where it is on");
+            let width = if hand_structure { ACTION_DIM + STRUCTURE_DIM } else { ACTION_DIM };
+            assert_eq!(c.action_layout().dim(), width);
+            let actions: Vec<f32> = (0..3 * width).map(|i| ((i * 7) % 11) as f32 / 11.0).collect();
+            let state = vec![0.5; STATE_DIM];
+            assert_eq!(loaded.q_values(&state, &actions, &[0, 0, 0]), net.q_values(&state, &actions, &[0, 0, 0]));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_first_layout_network_widens_into_the_same_values() {
         use crate::encode::{ACTION_DIM, STATE_DIM, STATE_DIM_V1};
         let dir = std::env::temp_dir().join(format!("ddz-widen-{}", std::process::id()));

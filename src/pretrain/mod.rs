@@ -4,7 +4,7 @@
 pub mod logs;
 
 use crate::agents::{Agent, Everyone, play_out};
-use crate::encode::{ACTION_DIM, OFF_BOTTOM, PLANE, STATE_DIM, encode_action, encode_state};
+use crate::encode::{ActionLayout, OFF_BOTTOM, PLANE, STATE_DIM, encode_state};
 use crate::game::{Action, ActionTable, MoveList, Play, Seat, State, generate_deals};
 use crate::model::{ChoiceBatch, Imitation, LearnerError, ModelConfig, ModelError, WeightsError, save_weights_file};
 use crate::runtime::Device;
@@ -263,11 +263,12 @@ pub struct PretrainSummary {
 
 /// Encodes decisions for the network: their states (the bottom left out where the log did not
 /// record it), all their legal plays, and the chosen ones.
-fn encode_batch(samples: &[&Sample]) -> ChoiceBatch {
+fn encode_batch(samples: &[&Sample], layout: ActionLayout) -> ChoiceBatch {
     let total: usize = samples.iter().map(|s| s.plays.len()).sum();
+    let width = layout.dim();
     let mut batch = ChoiceBatch {
         states: vec![0.0f32; samples.len() * STATE_DIM],
-        actions: vec![0.0f32; total * ACTION_DIM],
+        actions: vec![0.0f32; total * width],
         owner: Vec::with_capacity(total),
         positions: Vec::with_capacity(total),
         chosen: samples.iter().map(|s| s.chosen as i64).collect(),
@@ -280,9 +281,9 @@ fn encode_batch(samples: &[&Sample]) -> ChoiceBatch {
         if !s.bottom_known {
             row[OFF_BOTTOM..OFF_BOTTOM + PLANE].fill(0.0); // the log did not record it
         }
-        let hand = s.state.hand(s.seat);
+        let (hand, before) = (s.state.hand(s.seat), layout.before(s.state.hand(s.seat)));
         for (k, p) in s.plays.iter().enumerate() {
-            encode_action(p, hand, &mut batch.actions[at * ACTION_DIM..(at + 1) * ACTION_DIM]);
+            layout.encode(p, hand, before, &mut batch.actions[at * width..(at + 1) * width]);
             batch.owner.push(b as i64);
             batch.positions.push(k as i64);
             at += 1;
@@ -299,7 +300,7 @@ fn evaluate(trainer: &Imitation, samples: &[Sample]) -> (f64, f64) {
     let (mut loss, mut hits) = (0.0, 0i64);
     for chunk in samples.chunks(512) {
         let refs: Vec<&Sample> = chunk.iter().collect();
-        let (l, h) = trainer.score(&encode_batch(&refs));
+        let (l, h) = trainer.score(&encode_batch(&refs, trainer.net.config().action_layout()));
         loss += l * chunk.len() as f64;
         hits += h;
     }
@@ -435,7 +436,7 @@ fn fit(
             break;
         }
         let batch: Vec<&Sample> = (0..cfg.batch_size).map(|_| &train[rng.random_range(0..train.len())]).collect();
-        last_loss = trainer.step(&encode_batch(&batch));
+        last_loss = trainer.step(&encode_batch(&batch, trainer.net.config().action_layout()));
         step += 1;
         if !last_loss.is_finite() {
             break; // diverged: the caller says so, and writes nothing

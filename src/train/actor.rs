@@ -15,10 +15,8 @@ use super::curation::Curator;
 use super::pool::Pool;
 use super::trajectory::{BidFrame, Decision, label, points};
 use crate::agents::{RuleAgent, decide, model::greedy};
-use crate::encode::{
-    ACTION_DIM, BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_action, encode_bid_state, encode_state,
-};
-use crate::game::{GameConfig, MoveList, Phase, Seat, State};
+use crate::encode::{BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_bid_state, encode_state};
+use crate::game::{GameConfig, MoveList, Phase, Seat, State, prune_plays};
 use crate::model::bidnet::BidNet;
 use crate::model::{Frame, QNet, Weights};
 use crate::seeds::{self, Stream};
@@ -348,9 +346,14 @@ impl Actor {
         for slot in self.slots.iter_mut().filter(|s| !s.bidding()) {
             slot.state.legal_plays_into(&mut slot.plays);
             let seat = slot.seat();
+            let by_rule = !slot.seat_learns(seat) && slot.opponent == Opponent::Rule;
+            if self.cfg.model.prune && !by_rule {
+                // Every network of the actor prunes as the learning one (one model config).
+                prune_plays(slot.state.hand(seat), &mut slot.plays, self.cfg.model.prune_margin);
+            }
             slot.chosen = if slot.plays.len() == 1 {
                 Some(0)
-            } else if !slot.seat_learns(seat) && slot.opponent == Opponent::Rule {
+            } else if by_rule {
                 Some(decide(&mut self.rule, &slot.state, &slot.plays).index)
             } else {
                 None
@@ -411,6 +414,7 @@ impl Actor {
         let oracle = (weight > 0.0).then_some((b.oracle.as_slice(), weight));
         let values = net.values_guided(&b.states, &b.actions, &b.owner, oracle);
         let margin = net.score_margin().unwrap_or(0.0);
+        let width = net.config().action_layout().dim();
         let mut offset = 0;
         for (k, &i) in self.batch.members.iter().enumerate() {
             let slot = &mut self.slots[i];
@@ -426,7 +430,7 @@ impl Actor {
                 slot.decisions.push(Decision {
                     seat: slot.seat(),
                     state: self.batch.states[k * STATE_DIM..(k + 1) * STATE_DIM].to_vec(),
-                    action: self.batch.actions[row * ACTION_DIM..(row + 1) * ACTION_DIM].to_vec(),
+                    action: self.batch.actions[row * width..(row + 1) * width].to_vec(),
                     q: Some(qs[pick]),
                     points: points.map(|p| p[pick]),
                     hidden: self.batch.hidden[k],
@@ -467,10 +471,12 @@ impl Actor {
                 b.oracle.resize(at + ORACLE_DIM, 0.0);
                 hidden.write_oracle(&mut b.oracle[at..]);
             }
+            let (layout, hand) = (self.cfg.model.action_layout(), slot.state.hand(seat));
+            let before = layout.before(hand);
             for p in slot.plays.iter() {
                 let at = b.actions.len();
-                b.actions.resize(at + ACTION_DIM, 0.0);
-                encode_action(p, slot.state.hand(seat), &mut b.actions[at..]);
+                b.actions.resize(at + layout.dim(), 0.0);
+                layout.encode(p, hand, before, &mut b.actions[at..]);
                 b.owner.push(k as i64);
             }
         }
@@ -497,8 +503,9 @@ impl Actor {
             if slot.seat_learns(seat) && slot.plays.len() == 1 {
                 let mut state = vec![0.0; STATE_DIM];
                 encode_state(&slot.state, seat, &mut state);
-                let mut action = vec![0.0; ACTION_DIM];
-                encode_action(&play, slot.state.hand(seat), &mut action);
+                let layout = self.cfg.model.action_layout();
+                let (hand, mut action) = (slot.state.hand(seat), vec![0.0; layout.dim()]);
+                layout.encode(&play, hand, layout.before(hand), &mut action);
                 let hidden = HiddenHands::of(&slot.state, seat);
                 slot.decisions.push(Decision { seat, state, action, q: None, points: None, hidden });
             }
