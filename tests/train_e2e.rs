@@ -374,6 +374,59 @@ fn schedules_a_farmer_team_and_deal_curation_each_learn_on_a_tiny_run() {
 
 #[test]
 #[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn hand_structure_and_pruning_each_learn_on_a_tiny_run() {
+    type Switch = fn(&mut TrainConfig);
+    let variants: [(&str, Switch); 2] = [
+        ("structure", |c| c.model.hand_structure = true),
+        ("prune", |c| (c.model.prune, c.model.prune_margin) = (true, 1)),
+    ];
+    for (name, switch) in variants {
+        let dir = scratch(&format!("switch-{name}"));
+        let mut cfg = tiny(&dir);
+        switch(&mut cfg);
+        cfg.budget.max_games = 2500;
+        let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+        let trained = ddz::model::load_network(&s.checkpoint).unwrap();
+        assert_eq!(trained.config(), &cfg.model, "{name}: the switch read back from the file");
+        let mut model = ModelAgent::new(trained, name);
+        let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
+        eprintln!("{name} vs random: landlord {}, farmers {}", l.wp, f.wp);
+        assert!((l.wp.mean + f.wp.mean) / 2.0 > 0.75, "{name}: a clear margin over random: {} / {}", l.wp, f.wp);
+        if name == "prune" {
+            assert_eq!(choices_outside_the_pruned_plays(&mut model), 0, "the loaded network prunes");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// How many of the agent's choices over whole seeded games fall outside the plays that
+/// pruning (margin 1) keeps, the agent being shown every legal play.
+fn choices_outside_the_pruned_plays(model: &mut ModelAgent) -> usize {
+    use ddz::agents::Agent;
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+    let (mut outside, mut cut) = (0, 0);
+    for _ in 0..20 {
+        let mut state = ddz::game::State::new(Default::default());
+        state.deal_random(&mut rng);
+        while !state.is_terminal() {
+            let mut plays = ddz::game::MoveList::new();
+            state.legal_plays_into(&mut plays);
+            let seat = state.current_player().unwrap();
+            let mut kept = plays.clone();
+            ddz::game::prune_plays(state.hand(seat), &mut kept, 1);
+            cut += usize::from(kept.len() < plays.len());
+            let play = plays[model.choose(Turn::new(&state, &plays).unwrap())];
+            outside += usize::from(!kept.contains(&play));
+            state.apply_play_unchecked(play);
+        }
+    }
+    assert!(cut > 0, "pruning cut some decision");
+    outside
+}
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn oracle_hands_lstm_history_and_score_head_train_and_play_on_the_seats_information() {
     use ddz::agents::Agent;
     let dir = scratch("oracle-hands");
