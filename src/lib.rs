@@ -32,6 +32,7 @@ pub mod encode;
 pub mod error;
 #[cfg(feature = "torch")]
 pub mod eval;
+pub mod files;
 pub mod game;
 #[cfg(feature = "torch")]
 pub mod hands;

@@ -137,10 +137,7 @@ pub fn config_file(run: &Path) -> PathBuf {
 /// Writes `text` to `path` through a temporary file and a rename: a crash leaves the old file
 /// or the new one, never half of one.
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), RunError> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io(path))
+    crate::files::write(path, text).map_err(io(path))
 }
 
 /// Runs one of the project's plotting scripts (`scripts/NAME`) with the project venv's Python,

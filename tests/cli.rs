@@ -286,3 +286,38 @@ fn a_cheat_plays_in_evaluation_only_and_is_named_for_it() {
         assert!(err.contains("sees every hand"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn output_files_are_written_whole_or_not_at_all_when_the_disk_fills() {
+    // A file-size limit stands in for a full disk: the write past 16 KB fails (SIGXFSZ ignored,
+    // so the process sees the error instead of dying of the signal).
+    let dir = std::env::temp_dir().join(format!("ddz-fullish-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = env!("CARGO_BIN_EXE_ddz");
+    for (name, args) in
+        [("deals.jsonl", "deals --n 1000 --out"), ("logs.jsonl", "logs selfplay --agent random --games 200 --out")]
+    {
+        let path = dir.join(name);
+        std::fs::write(&path, "the old file\n").unwrap();
+        let script = format!("trap '' XFSZ; ulimit -f 16; exec {bin} {args} {}", path.display());
+        let o = Command::new("bash").args(["-c", &script]).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{name}: the write cannot have succeeded: {err}");
+        assert!(err.contains(&path.display().to_string()), "{name}: the error names the file: {err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "the old file\n", "{name}: the old file stays whole");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 1, "{name}: no temporary file is left: {left:?}");
+        std::fs::remove_file(&path).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unix_socket_passwords_stay_out_of_error_messages() {
+    for url in ["redis+unix:///nonexistent/ddz.sock?db=0&pass=s3cret", "unix:///nonexistent/ddz.sock?password=s3cret"] {
+        let out = ddz().args(["actor", "--broker", url, "--run", "x", "--quiet"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{url}: {err}");
+        assert!(err.contains("/nonexistent/ddz.sock") && !err.contains("s3cret"), "{url}: {err}");
+    }
+}

@@ -315,3 +315,112 @@ fn bad_urls_names_in_use_and_config_mismatches_are_clear_errors() {
     let (ok, _, err) = finish(ddz(&["actor", "--broker", &url, "--run", "taken"]).spawn().unwrap(), 30);
     assert!(!ok && err.contains("run taken has finished"), "{err}");
 }
+
+#[test]
+#[ignore = "slow: real processes (scripts/test runs it)"]
+fn weights_and_snapshots_that_do_not_fit_are_refused_and_the_actor_plays_on() {
+    use ddz::model::{ModelConfig, QNet, weights::weights_to_bytes};
+    let dir = scratch("misfit");
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    // A learner publishes its run (meta, weights, pool) and is then killed, so nothing but this
+    // test writes the run's keys from here on.
+    let mut learner = learner(&dir, &url, "misfit", &["--max-seconds", "120"]);
+    wait_until(60, "published weights and pool", || redis.get("ddz:misfit:version").is_some());
+    wait_until(60, "the pool", || {
+        redis
+            .connection()
+            .is_ok_and(|mut c| redis::cmd("EXISTS").arg("ddz:misfit:pool").query::<bool>(&mut c).unwrap_or(false))
+    });
+    learner.kill().unwrap();
+    learner.wait().unwrap();
+    let mut c = redis.connection().unwrap();
+    let good: Vec<u8> = redis::cmd("GET").arg("ddz:misfit:weights").query(&mut c).unwrap();
+    let version: u64 = redis::cmd("GET").arg("ddz:misfit:version").query(&mut c).unwrap();
+    let pool: String = redis::cmd("GET").arg("ddz:misfit:pool").query(&mut c).unwrap();
+    // Weights of a wider network than the run's (trunk [32]), as weights and as a snapshot.
+    let wide = ModelConfig { trunk: vec![64], head: 16, head_hidden: vec![], ..Default::default() };
+    let misfit = weights_to_bytes(&QNet::cpu(&wide, 3).export(version + 1)).unwrap();
+    let mut steps: Vec<u64> = serde_json::from_str(&pool).unwrap();
+    steps.push(999_999);
+    redis::pipe()
+        .cmd("SET")
+        .arg("ddz:misfit:pool:999999")
+        .arg(misfit.as_slice())
+        .ignore()
+        .cmd("SET")
+        .arg("ddz:misfit:pool")
+        .arg(serde_json::to_string(&steps).unwrap())
+        .ignore()
+        .cmd("SET")
+        .arg("ddz:misfit:weights")
+        .arg(misfit.as_slice())
+        .ignore()
+        .cmd("SET")
+        .arg("ddz:misfit:version")
+        .arg(version + 1)
+        .ignore()
+        .query::<()>(&mut c)
+        .unwrap();
+    let actor = actor(&url, "misfit");
+    // It refuses both and waits for weights that fit: no game is played with none.
+    std::thread::sleep(Duration::from_secs(3));
+    let xlen = |c: &mut redis::Connection| redis::cmd("XLEN").arg("ddz:misfit:games").query::<u64>(c).unwrap();
+    let before = xlen(&mut c);
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(xlen(&mut c), before, "games were played before any weights that fit");
+    // Weights that fit come: it plays on.
+    redis::pipe()
+        .cmd("SET")
+        .arg("ddz:misfit:weights")
+        .arg(good.as_slice())
+        .ignore()
+        .cmd("SET")
+        .arg("ddz:misfit:version")
+        .arg(version + 2)
+        .ignore()
+        .query::<()>(&mut c)
+        .unwrap();
+    wait_until(60, "games from the actor", || xlen(&mut c) > before);
+    Command::new("kill").args(["-INT", &actor.id().to_string()]).status().unwrap();
+    let (ok, out, err) = finish(actor, 60);
+    assert!(ok, "{err}");
+    assert!(err.contains("refused the published weights") && err.contains("refused pool snapshot 999999"), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["refused"], 2, "{out}");
+    assert!(report["games"].as_u64().unwrap() > 0, "{out}");
+}
+
+#[test]
+#[ignore = "slow: real processes (scripts/test runs it)"]
+fn a_password_in_the_broker_url_is_written_nowhere() {
+    let dir = scratch("secret");
+    let redis = Redis::start(&dir);
+    let mut c = redis.connection().unwrap();
+    redis::cmd("CONFIG").arg("SET").arg("requirepass").arg("s3cret").query::<()>(&mut c).unwrap();
+    let url = format!("redis://:s3cret@127.0.0.1:{}/", redis.port);
+    let learner = learner(&dir, &url, "secret", &["--max-frames", "300"]);
+    let actor = actor(&url, "secret");
+    let (ok, out, err) = finish(learner, 120);
+    assert!(ok, "{err}");
+    assert!(!out.contains("s3cret") && !err.contains("s3cret"), "{out}\n{err}");
+    let (_, out, err) = finish(actor, 60);
+    assert!(!out.contains("s3cret") && !err.contains("s3cret"), "{out}\n{err}");
+    let mut folders = vec![dir.join("run")];
+    let mut files = 0;
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                files += 1;
+                let bytes = std::fs::read(&path).unwrap();
+                assert!(!bytes.windows(6).any(|w| w == b"s3cret"), "{} holds the password", path.display());
+            }
+        }
+    }
+    assert!(files > 3, "the run wrote its files");
+    let sessions = std::fs::read_to_string(dir.join("run/sessions.jsonl")).unwrap();
+    assert!(sessions.contains("redis://:***@127.0.0.1"), "{sessions}");
+}

@@ -16,7 +16,7 @@ pub fn logs(what: LogsWhat) -> Result<()> {
             for e in &bad {
                 eprintln!("skipped {e}");
             }
-            std::fs::write(&out, logs::to_jsonl(&good)).with_context(|| format!("writing {}", out.display()))?;
+            ddz::files::write(&out, logs::to_jsonl(&good)).with_context(|| format!("writing {}", out.display()))?;
             report::show(&Imported { games: good.len(), out, skipped: bad.len() }, false)?;
         }
         LogsWhat::Selfplay { agent, games, seed, out } => {
@@ -28,7 +28,7 @@ pub fn logs(what: LogsWhat) -> Result<()> {
             let mut a = agent.build()?;
             let (games, illegal) =
                 ddz::pretrain::selfplay_logs(a.as_mut(), games, seed, &format!("synthetic:{agent}"))?;
-            std::fs::write(&out, logs::to_jsonl(&games)).with_context(|| format!("writing {}", out.display()))?;
+            ddz::files::write(&out, logs::to_jsonl(&games)).with_context(|| format!("writing {}", out.display()))?;
             report::show(&Synthetic { games: games.len(), agent: agent.to_string(), out }, false)?;
             if illegal > 0 {
                 bail!("{agent} gave {illegal} illegal answers (the first legal play was made instead)");

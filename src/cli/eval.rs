@@ -78,10 +78,10 @@ pub fn eval(args: EvalArgs) -> Result<()> {
     let evaluation = Evaluation { markdown, json };
     report::show(&evaluation, false)?;
     if let Some(path) = &args.json {
-        std::fs::write(path, evaluation.json()?).with_context(|| format!("writing {}", path.display()))?;
+        ddz::files::write(path, evaluation.json()?).with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &args.markdown {
-        std::fs::write(path, &evaluation.markdown).with_context(|| format!("writing {}", path.display()))?;
+        ddz::files::write(path, &evaluation.markdown).with_context(|| format!("writing {}", path.display()))?;
     }
     if illegal > 0 {
         bail!("{illegal} illegal plays");

@@ -86,13 +86,14 @@ impl Report for ActorReport {
         writeln!(
             out,
             "{} games, {} frames sent ({:.0} bytes/frame) in {:.0} s, {:.0} s waiting for room in the stream; \
-             {} weights versions; stopped: {}",
+             {} weights versions ({} refused: they do not fit the run's network); stopped: {}",
             r.games,
             r.frames,
             r.bytes as f64 / r.frames.max(1) as f64,
             r.seconds,
             r.waited_seconds,
             r.versions,
+            r.refused,
             r.stopped_by
         )
     }

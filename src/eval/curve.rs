@@ -256,10 +256,7 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     }
     let write = |name: &str, text: String| {
         let path = dir.join(name);
-        let tmp = dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, &path))
-            .map_err(|e| EvalError::Curve { path: path.clone(), reason: e.into() })
+        crate::files::write(&path, text).map_err(|e| EvalError::Curve { path: path.clone(), reason: e.into() })
     };
     write("curve.csv", csv)?;
     let json = serde_json::to_string_pretty(points)

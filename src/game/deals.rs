@@ -216,15 +216,12 @@ impl Deal {
     }
 }
 
-/// Writes `deals` to `path` in the file format, one a line, replacing any file there.
+/// Writes `deals` to `path` in the file format, one a line, replacing any file there whole or
+/// not at all ([`crate::files::write_with`]).
 pub fn write_deals(path: &Path, deals: &[Deal]) -> std::io::Result<()> {
     use std::io::Write;
     // Streamed: the text of millions of deals is never held whole.
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-    for d in deals {
-        writeln!(out, "{}", d.to_json())?;
-    }
-    out.flush()
+    crate::files::write_with(path, |out| deals.iter().try_for_each(|d| writeln!(out, "{}", d.to_json())))
 }
 
 /// The most deals one call generates (about 40 bytes each in memory, 330 as text): above it a

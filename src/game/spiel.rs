@@ -18,9 +18,11 @@ pub const FIRST_BID: u32 = NUM_CARDS as u32;
 pub const FIRST_PLAY: u32 = FIRST_BID + 4;
 /// Distinct action integers: cards, bids and plays.
 pub const NUM_DISTINCT_ACTIONS: usize = FIRST_PLAY as usize + NUM_ACTIONS;
-/// Most player decisions in a game: three bids, then at most 54 plays of cards with at most two
-/// passes between consecutive ones.
-pub const MAX_GAME_LENGTH: usize = NUM_PLAYERS + NUM_CARDS + 2 * (NUM_CARDS - 1);
+/// Most play decisions in a game: at most 54 plays of cards with at most two passes between
+/// consecutive ones.
+pub const MAX_PLAY_DECISIONS: usize = NUM_CARDS + 2 * (NUM_CARDS - 1);
+/// Most player decisions in a game: three bids, then the plays.
+pub const MAX_GAME_LENGTH: usize = NUM_PLAYERS + MAX_PLAY_DECISIONS;
 /// Chance nodes in a history: one per card.
 pub const MAX_CHANCE_NODES: usize = NUM_CARDS;
 /// Bombs and rockets a game can hold: 13 bombs and the rocket.

@@ -247,7 +247,7 @@ pub fn train(outcomes: &[Outcome], agent: &str, cfg: &HandsConfig, out: &Path) -
     let report = measure(&best, val_set, base_rate, cfg, agent, train_set.len() * 2, final_loss, model);
     write_calibration(&report, &out.join("calibration.csv")).map_err(io)?;
     let json = serde_json::to_string_pretty(&report).map_err(|e| io(e.into()))?;
-    std::fs::write(out.join("report.json"), json).map_err(io)?;
+    crate::files::write(&out.join("report.json"), json).map_err(io)?;
     Ok(report)
 }
 

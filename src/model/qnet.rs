@@ -278,6 +278,31 @@ pub struct Weights {
     pub tensors: Vec<(String, Vec<i64>, Vec<f32>)>,
 }
 
+impl Weights {
+    /// Whether these weights fit a network whose own export is `like`: the same tensor names,
+    /// each of the same shape and with as many values as its shape holds. The reason when not.
+    /// Weights that arrive from outside (Redis, files) go through this before any network takes
+    /// them, so a mismatch is refused where it arrives instead of failing inside an actor.
+    pub fn fits(&self, like: &Weights) -> Result<(), String> {
+        if self.tensors.len() != like.tensors.len() {
+            return Err(format!("{} tensors given, the network has {}", self.tensors.len(), like.tensors.len()));
+        }
+        for ((name, shape, data), (want, want_shape, _)) in self.tensors.iter().zip(&like.tensors) {
+            if name != want {
+                return Err(format!("tensor {name} given where the network has {want}"));
+            }
+            if shape != want_shape {
+                return Err(format!("tensor {name}: shape {shape:?} given, the network has {want_shape:?}"));
+            }
+            let values: i64 = shape.iter().product();
+            if values < 0 || data.len() as u64 != values as u64 {
+                return Err(format!("tensor {name}: {} values for shape {shape:?}", data.len()));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Count classes of the hidden-hand head: a rank holds 0 to 4 cards in a hand.
 pub const HAND_CLASSES: i64 = 5;
 

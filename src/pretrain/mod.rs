@@ -396,7 +396,7 @@ pub fn pretrain(
     };
     let json = serde_json::json!({ "summary": summary, "config": cfg });
     let report = serde_json::to_string_pretty(&json).map_err(|e| io(e.into()))?;
-    std::fs::write(out.join("pretrain.json"), report).map_err(io)?;
+    crate::files::write(&out.join("pretrain.json"), report).map_err(io)?;
     Ok(summary)
 }
 

@@ -269,10 +269,16 @@ impl Actor {
     /// Takes the newest published weights, when there are newer ones.
     pub fn sync_weights(&mut self) {
         if self.shared.version.load(Ordering::Acquire) != self.version {
+            // What is published was checked where it came in (the learner's own export, or
+            // [`crate::model::Weights::fits`] in `ddz actor`); should it still not fit, the
+            // actor keeps the weights it has rather than stop playing.
             let (w, bid) = self.shared.newest();
-            self.net.import(&w).expect("published weights fit the actor's network");
-            if let (Some(net), Some(bid)) = (self.bid_net.as_mut(), bid) {
-                net.import(&bid).expect("published bidding weights fit the actor's network");
+            let imported = self.net.import(&w).and_then(|()| match (self.bid_net.as_mut(), bid) {
+                (Some(net), Some(bid)) => net.import(&bid),
+                _ => Ok(()),
+            });
+            if let Err(why) = imported {
+                eprintln!("ddz: an actor kept its weights: version {} does not fit: {why}", w.version);
             }
             self.version = w.version;
         }
@@ -301,7 +307,12 @@ impl Actor {
         self.opponent = entry.step;
         if !self.frozen.iter().any(|f| f.step == entry.step) {
             let mut net = QNet::cpu(&self.cfg.model, 0);
-            net.import(&entry.weights).expect("pool weights fit the actor's network");
+            if let Err(why) = net.import(&entry.weights) {
+                // Checked on arrival too; a snapshot that still does not fit is played by the
+                // current weights instead (the opponent is then self-play-like, never a crash).
+                eprintln!("ddz: an actor skipped pool snapshot {}: {why}", entry.step);
+                net.import(&self.shared.newest().0).ok();
+            }
             self.frozen.push(Frozen { step: entry.step, frames: entry.frames, net });
         }
         self.games_since_draw = 0;

@@ -440,7 +440,7 @@ impl Trainer {
             "budget": self.cfg.budget,
             "seed": self.cfg.run.seed,
             "device": self.cfg.run.device,
-            "command_line": std::env::args().collect::<Vec<_>>(),
+            "command_line": broker::masked_command_line(std::env::args()),
         });
         let path = run::sessions_file(&self.run);
         let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io(path.clone()))?;
@@ -862,7 +862,7 @@ fn restore(run: &Path, cfg: &TrainConfig, net: &mut QNet) -> Result<(Meta, Pool)
     Ok((meta, pool))
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     panic
         .downcast_ref::<String>()
         .cloned()

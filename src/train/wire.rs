@@ -16,8 +16,11 @@
 use super::actor::{GameMsg, Learning};
 use super::config::MAX_POINTS;
 use super::trajectory::BidFrame;
+use crate::cards::{NUM_RANKS, RANK_BLACK_JOKER, RANK_RED_JOKER};
 use crate::encode::{ACTION_DIM, BID_DIM, HIDDEN_RANKS, HiddenHands, STATE_DIM};
+use crate::game::NUM_PLAYERS;
 use crate::game::Role;
+use crate::game::spiel::MAX_PLAY_DECISIONS;
 use crate::model::Frame;
 
 const MAGIC: &[u8; 4] = b"DDZG";
@@ -131,6 +134,10 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
     let version = u64::from_le_bytes(r.array()?);
     let index = u64::from_le_bytes(r.array()?);
     let n = r.u32()? as usize;
+    // Checked against the game before anything is allocated for it: no game has more.
+    if n > MAX_PLAY_DECISIONS {
+        return Err(WireError::Invalid(format!("{n} decisions: a game has at most {MAX_PLAY_DECISIONS}")));
+    }
     // Each frame holds at least its target, role and bit masks: a count beyond that is a lie.
     if n > bytes.len() / (9 + HIDDEN_RANKS + (STATE_DIM + ACTION_DIM) / 8) {
         return Err(WireError::Invalid(format!("{n} frames cannot fit in {} bytes", bytes.len())));
@@ -167,6 +174,19 @@ pub fn check_values(msg: &GameMsg, label_bound: f32) -> Result<(), WireError> {
     let features_ok = |v: &[f32]| v.iter().all(|x| (0.0..=1.0).contains(x));
     let points_bound = MAX_POINTS + label_bound;
     for (i, f) in msg.frames.iter().enumerate() {
+        // The deciding seat belongs to the side that learned, and what it did not see are two
+        // hands a deal can hold: at most 20 cards each, 37 together, one of each joker.
+        let side_ok = match msg.learning {
+            Learning::AllSeats => true,
+            Learning::Landlord => f.role == Role::Landlord,
+            Learning::Farmers => f.role != Role::Landlord,
+        };
+        if !side_ok {
+            return bad(format!("frame {i}: a {:?} decision in a game where only the other side learned", f.role));
+        }
+        if let Some(why) = impossible_hidden(&f.hidden) {
+            return bad(format!("frame {i}: {why}"));
+        }
         if f.target.is_nan() || f.target.abs() > label_bound {
             return bad(format!("frame {i}: label {} (at most {label_bound} in magnitude here)", f.target));
         }
@@ -189,8 +209,31 @@ pub fn check_values(msg: &GameMsg, label_bound: f32) -> Result<(), WireError> {
     Ok(())
 }
 
+/// Why the other two hands of a frame cannot be hands of one deal, if they cannot.
+fn impossible_hidden(hidden: &HiddenHands) -> Option<String> {
+    let (next, prev) = hidden.0.split_at(NUM_RANKS);
+    let cards = |h: &[u8]| h.iter().map(|&c| c as usize).sum::<usize>();
+    let (a, b) = (cards(next), cards(prev));
+    // The landlord holds 20 cards at most, a farmer 17.
+    if a > 20 || b > 20 || a + b > 37 {
+        return Some(format!("hidden hands of {a} and {b} cards (at most 20 each, 37 together)"));
+    }
+    let jokers = |h: &[u8]| h[RANK_BLACK_JOKER as usize].max(h[RANK_RED_JOKER as usize]);
+    if jokers(next) > 1
+        || jokers(prev) > 1
+        || next[RANK_BLACK_JOKER as usize] + prev[RANK_BLACK_JOKER as usize] > 1
+        || next[RANK_RED_JOKER as usize] + prev[RANK_RED_JOKER as usize] > 1
+    {
+        return Some("more than one of a joker in the hidden hands".to_string());
+    }
+    None
+}
+
 fn read_bids(r: &mut Reader, layout: Layout) -> Result<Vec<BidFrame>, WireError> {
     let n = u16::from_le_bytes(r.array()?);
+    if n as usize > NUM_PLAYERS {
+        return Err(WireError::Invalid(format!("{n} bids: a deal has at most {NUM_PLAYERS} (each seat once)")));
+    }
     (0..n)
         .map(|_| {
             let target = r.f32()?;
@@ -396,6 +439,40 @@ mod tests {
         assert!(poison(&|m| m.frames[0].action[0] = -0.5).contains("a feature outside"));
         if !good.bids.is_empty() {
             assert!(poison(&|m| m.bids[0].target = -1e30).contains("bid 0: label"));
+        }
+    }
+
+    #[test]
+    fn games_no_deal_can_produce_are_refused() {
+        let bound = crate::train::config::RewardConfig::default().label_bound();
+        let check = |m: &GameMsg| {
+            let mut bytes = Vec::new();
+            encode(m, Layout::Bits, &mut bytes);
+            decode(&bytes).and_then(|m| check_values(&m, bound)).map_err(|e| e.to_string())
+        };
+        // A made-up game of 20,000 decisions (a real one has at most 160 play decisions).
+        let mut long = game(3);
+        let frame = long.frames[0].clone();
+        long.frames = vec![frame; 20_000];
+        assert!(check(&long).unwrap_err().contains("20000 decisions: a game has at most 160"));
+        let mut bids = game(3);
+        bids.bids = vec![bids.bids[0].clone(); 4];
+        assert!(check(&bids).unwrap_err().contains("4 bids"));
+        // Decisions of a side that did not learn.
+        let mut side = game(4);
+        side.learning = Learning::Landlord;
+        assert!(check(&side).unwrap_err().contains("only the other side learned"));
+        // Hidden hands no deal holds.
+        let mut hidden = game(5);
+        hidden.frames[0].hidden.0 = [4; HIDDEN_RANKS];
+        assert!(check(&hidden).unwrap_err().contains("hidden hands of"));
+        let mut jokers = game(5);
+        jokers.frames[0].hidden.0 = [0; HIDDEN_RANKS];
+        jokers.frames[0].hidden.0[RANK_RED_JOKER as usize] = 1;
+        jokers.frames[0].hidden.0[NUM_RANKS + RANK_RED_JOKER as usize] = 1;
+        assert!(check(&jokers).unwrap_err().contains("joker"));
+        for seed in 0..20 {
+            assert!(check(&game(seed)).is_ok(), "a real game passes");
         }
     }
 }

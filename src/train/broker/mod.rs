@@ -124,6 +124,14 @@ pub enum BrokerError {
     /// Weights that could not be put into bytes to publish.
     #[error(transparent)]
     Weights(#[from] crate::model::WeightsError),
+    /// An actor thread ended while the process was still running.
+    #[error("the {name} thread stopped: {why}")]
+    ActorDied {
+        /// The thread's name.
+        name: String,
+        /// Its panic message, or what else is known.
+        why: String,
+    },
     /// A thread of this process could not be started.
     #[error("cannot start the {name} thread: {source}")]
     Thread {
@@ -285,21 +293,78 @@ impl WireStats {
     }
 }
 
-/// `url` as messages show it: a password becomes `***` (errors and progress lines end up in
-/// logs and terminals other people read). A text that is no URL keeps nothing before its last
-/// `@`, where a password would be.
+/// `url` as messages and files show it: a password becomes `***` wherever a Redis URL can hold
+/// one — after the user (`redis://:pw@host`, `rediss://user:pw@host`) or as a query parameter
+/// (`redis+unix:///path?pass=pw`, `unix:///path?db=0&password=pw`) — since errors, progress lines
+/// and run folders end up in logs and terminals other people read. A text that is no URL keeps
+/// nothing before its last `@` and no value after a `pass=` or `password=`.
 pub fn masked(url: &str) -> String {
     match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => {
-            let _ = parsed.set_password(Some("***"));
+        Ok(mut parsed) => {
+            let secret_query = parsed.query_pairs().any(|(k, _)| is_secret_key(&k));
+            if parsed.password().is_none() && !secret_query {
+                return url.to_string();
+            }
+            if parsed.password().is_some() && parsed.set_password(Some("***")).is_err() {
+                return "***".to_string(); // a password the URL cannot mask: show nothing of it
+            }
+            if secret_query {
+                let pairs: Vec<(String, String)> = parsed
+                    .query_pairs()
+                    .map(|(k, v)| {
+                        let v = if is_secret_key(&k) { "***".to_string() } else { v.into_owned() };
+                        (k.into_owned(), v)
+                    })
+                    .collect();
+                parsed.query_pairs_mut().clear().extend_pairs(pairs);
+            }
             parsed.to_string()
         }
-        Ok(_) => url.to_string(),
-        Err(_) => match url.rsplit_once('@') {
-            Some((_, host)) => format!("***@{host}"),
-            None => url.to_string(),
-        },
+        Err(_) => {
+            let tail = url.rsplit_once('@').map_or(url.to_string(), |(_, host)| format!("***@{host}"));
+            mask_query_secrets(&tail)
+        }
     }
+}
+
+/// A command line as files record it: every argument that holds a URL (alone or as
+/// `--flag=URL`) goes through [`masked`].
+pub fn masked_command_line(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    args.into_iter()
+        .map(|arg| match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") && !flag.contains("://") => {
+                format!("{flag}={}", masked(value))
+            }
+            _ if arg.contains("://") || arg.contains('@') || mask_query_secrets(&arg) != arg => masked(&arg),
+            _ => arg,
+        })
+        .collect()
+}
+
+/// Query keys whose values are passwords in the URL forms the redis crate reads.
+fn is_secret_key(key: &str) -> bool {
+    matches!(key.to_ascii_lowercase().as_str(), "pass" | "password")
+}
+
+/// `text` with the value of every `pass=` / `password=` parameter replaced by `***`.
+fn mask_query_secrets(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(eq) = rest.find('=') {
+        let (before, after) = rest.split_at(eq);
+        let key = before.rsplit(['?', '&', ';']).next().unwrap_or(before);
+        out.push_str(before);
+        out.push('=');
+        let end = after[1..].find(['&', ';', ' ']).map_or(after.len(), |i| i + 1);
+        if is_secret_key(key) {
+            out.push_str("***");
+        } else {
+            out.push_str(&after[1..end]);
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// One Redis connection that reconnects: [`Link::call`] retries while Redis is unreachable.
@@ -448,5 +513,24 @@ mod tests {
         assert_eq!(super::masked("redis://ddz:s3cret@host/0"), "redis://ddz:***@host/0");
         assert_eq!(super::masked("redis://127.0.0.1:6379/"), "redis://127.0.0.1:6379/");
         assert_eq!(super::masked("redis//:s3cret@host"), "***@host", "no URL: nothing before the @");
+        // Unix sockets: the password is a query parameter.
+        assert_eq!(
+            super::masked("redis+unix:///tmp/r.sock?db=1&pass=s3cret"),
+            "redis+unix:///tmp/r.sock?db=1&pass=***"
+        );
+        assert_eq!(super::masked("unix:///tmp/r.sock?password=s3cret"), "unix:///tmp/r.sock?password=***");
+        assert_eq!(super::masked("rediss://u:s3cret@h:1/?pass=s3cret"), "rediss://u:***@h:1/?pass=***");
+        assert_eq!(super::masked("redis+unix:///tmp/r.sock?db=1"), "redis+unix:///tmp/r.sock?db=1");
+        assert_eq!(super::masked("not a url?pass=s3cret&db=2"), "not a url?pass=***&db=2");
+    }
+
+    #[test]
+    fn recorded_command_lines_never_hold_a_password() {
+        let line = ["ddz", "train", "--broker", "redis://:s3cret@h/", "--broker=unix:///s?pass=s3cret", "--run", "x"];
+        let masked = super::masked_command_line(line.map(String::from));
+        assert!(!masked.join(" ").contains("s3cret"), "{masked:?}");
+        assert_eq!(masked[3], "redis://:***@h/");
+        assert_eq!(masked[4], "--broker=unix:///s?pass=***");
+        assert_eq!(&masked[5..], ["--run", "x"]);
     }
 }

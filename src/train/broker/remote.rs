@@ -50,6 +50,9 @@ pub struct ActorReport {
     pub waited_seconds: f64,
     /// Weights versions taken in.
     pub versions: u64,
+    /// Published weights and pool snapshots refused because they do not fit the run's network
+    /// (the actors kept what they had).
+    pub refused: u64,
     /// Why it stopped: `the learner finished` or `interrupted`.
     pub stopped_by: String,
 }
@@ -65,7 +68,7 @@ pub fn run_actors(options: &ActorOptions) -> Result<ActorReport, BrokerError> {
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
     };
     let (tx, rx) = crossbeam_channel::bounded::<GameMsg>(threads * 4);
-    let actors: Vec<_> = (0..threads)
+    let mut actors: Vec<_> = (0..threads)
         .map(|i| {
             let curator = crate::train::curation::Curator::load(&remote.cfg.curation)?;
             let actor = Actor::new(i, remote.cfg.clone(), remote.shared.clone()).with_curator(curator);
@@ -84,6 +87,10 @@ pub fn run_actors(options: &ActorOptions) -> Result<ActorReport, BrokerError> {
     let stopped_by = loop {
         if crate::runtime::interrupted() {
             break "interrupted".to_string();
+        }
+        if let Some(died) = ended_actor(&mut actors) {
+            remote.shared.stop.store(true, Ordering::SeqCst);
+            return Err(died);
         }
         let mut games: Vec<GameMsg> = rx.recv_timeout(Duration::from_millis(100)).into_iter().collect();
         games.extend(rx.try_iter().take(63));
@@ -121,8 +128,21 @@ pub fn run_actors(options: &ActorOptions) -> Result<ActorReport, BrokerError> {
         seconds: started.elapsed().as_secs_f64(),
         waited_seconds: remote.waited,
         versions: remote.versions,
+        refused: remote.refused,
         stopped_by,
     })
+}
+
+/// A thread that ended while the process goes on is a fault: the error that says so, so that
+/// the process exits non-zero instead of going on with fewer actors (or none, spinning on a
+/// closed channel).
+fn ended_actor(actors: &mut Vec<std::thread::JoinHandle<()>>) -> Option<BrokerError> {
+    let i = actors.iter().position(|a| a.is_finished())?;
+    let why = match actors.remove(i).join() {
+        Err(panic) => crate::train::panic_message(&*panic),
+        Ok(()) => "it stopped".to_string(),
+    };
+    Some(BrokerError::ActorDied { name: format!("actor-{i}"), why })
 }
 
 /// The actor process's view of the run in Redis.
@@ -133,6 +153,14 @@ struct Remote {
     shared: Arc<Shared>,
     version: u64,
     versions: u64,
+    /// What the run's networks export: published weights must fit it ([`Weights::fits`]).
+    template: Weights,
+    bid_template: Option<Weights>,
+    refused: u64,
+    /// The newest published version refused, so that the same bytes are refused once.
+    refused_version: Option<u64>,
+    /// Pool snapshots refused: not fetched again.
+    refused_steps: std::collections::BTreeSet<u64>,
     pool_list: String,
     pool_cache: BTreeMap<u64, Arc<Weights>>,
     /// The stream's length after our last append.
@@ -161,6 +189,8 @@ impl Remote {
         // No weights yet: the actors start once the first are in (below).
         let none = Weights { version: u64::MAX, tensors: vec![] };
         let shared = Arc::new(Shared::new(none, None, Pool::new(cfg.pool.size), number << INDEX_SHIFT, 0));
+        let template = crate::model::QNet::cpu(&cfg.model, 0).export(0);
+        let bid_template = cfg.game.bidding.then(|| crate::model::bidnet::BidNet::cpu(0).export(0));
         let mut remote = Remote {
             link,
             keys,
@@ -168,6 +198,11 @@ impl Remote {
             shared,
             version: u64::MAX,
             versions: 0,
+            template,
+            bid_template,
+            refused: 0,
+            refused_version: None,
+            refused_steps: Default::default(),
             pool_list: String::new(),
             pool_cache: BTreeMap::new(),
             stream_len: 0,
@@ -254,8 +289,8 @@ impl Remote {
         if let Some(f) = frames {
             self.shared.frames.store(f, Ordering::Relaxed);
         }
-        if version.is_some_and(|v| v != self.version) {
-            self.pull_weights()?;
+        if let Some(v) = version.filter(|v| *v != self.version && Some(*v) != self.refused_version) {
+            self.pull_weights(v)?;
         }
         if let Some(list) = pool.filter(|p| *p != self.pool_list) {
             self.pull_pool(&list)?;
@@ -264,24 +299,36 @@ impl Remote {
     }
 
     /// The newest weights, with the bidding network's when games start with bids.
-    fn pull_weights(&mut self) -> Result<(), BrokerError> {
+    fn pull_weights(&mut self, version: u64) -> Result<(), BrokerError> {
         let k = self.keys.clone();
         let (play, bid): (Option<Vec<u8>>, Option<Vec<u8>>) =
             self.call(|c| redis::cmd("MGET").arg(k.weights()).arg(k.bid_weights()).query(c))?;
         let Some(play) = play else { return Ok(()) };
         let bidding = self.cfg.game.bidding;
-        let loaded = weights_from_bytes(&play).and_then(|w| match (bidding, bid) {
-            (false, _) => Ok((w, None)),
-            (true, Some(b)) => weights_from_bytes(&b).map(|b| (w, Some(b))),
-            (true, None) => Err(crate::model::WeightsError::Bytes("no bidding weights beside them".into())),
+        let loaded = weights_from_bytes(&play).map_err(|e| e.to_string()).and_then(|w| {
+            w.fits(&self.template)?;
+            match (bidding, bid, &self.bid_template) {
+                (false, _, _) => Ok((w, None)),
+                (true, Some(b), Some(like)) => {
+                    let b = weights_from_bytes(&b).map_err(|e| e.to_string())?;
+                    b.fits(like).map_err(|why| format!("bidding network: {why}"))?;
+                    Ok((w, Some(b)))
+                }
+                (true, _, _) => Err("no bidding weights beside them".to_string()),
+            }
         });
         match loaded {
             Ok((w, bid)) => {
-                self.version = w.version;
+                self.version = version;
                 self.versions += 1;
                 self.shared.publish(w, bid);
             }
-            Err(why) => eprintln!("ddz actor: the published weights do not load: {why}"),
+            Err(why) => {
+                // The actors keep what they have (before the first weights that fit, they wait).
+                self.refused_version = Some(version);
+                self.refused += 1;
+                eprintln!("ddz actor: refused the published weights (version {version}): {why}");
+            }
         }
         Ok(())
     }
@@ -294,16 +341,23 @@ impl Remote {
             return Ok(());
         };
         for &step in &steps {
-            if self.pool_cache.contains_key(&step) {
+            if self.pool_cache.contains_key(&step) || self.refused_steps.contains(&step) {
                 continue;
             }
             let key = self.keys.pool_entry(step);
             let bytes: Option<Vec<u8>> = self.call(|c| redis::cmd("GET").arg(&key).query(c))?;
-            match bytes.map(|b| weights_from_bytes(&b)) {
+            let loaded = bytes.map(|b| {
+                weights_from_bytes(&b).map_err(|e| e.to_string()).and_then(|w| w.fits(&self.template).map(|()| w))
+            });
+            match loaded {
                 Some(Ok(w)) => {
                     self.pool_cache.insert(step, Arc::new(w));
                 }
-                Some(Err(why)) => eprintln!("ddz actor: pool snapshot {step} does not load: {why}"),
+                Some(Err(why)) => {
+                    self.refused += 1;
+                    self.refused_steps.insert(step);
+                    eprintln!("ddz actor: refused pool snapshot {step}: {why}");
+                }
                 None => return Ok(()),
             }
         }
