@@ -424,3 +424,21 @@ fn a_password_in_the_broker_url_is_written_nowhere() {
     let sessions = std::fs::read_to_string(dir.join("run/sessions.jsonl")).unwrap();
     assert!(sessions.contains("redis://:***@127.0.0.1"), "{sessions}");
 }
+
+#[test]
+#[ignore = "slow: real processes (scripts/test runs it)"]
+fn a_network_with_the_hand_structure_block_trains_over_redis() {
+    let dir = scratch("structure");
+    std::fs::write(dir.join("tiny.toml"), CONFIG.replace("[model]\n", "[model]\nhand_structure = true\n")).unwrap();
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    let learner = learner(&dir, &url, "structure", &["--max-frames", "400"]);
+    let actor = actor(&url, "structure");
+    let (ok, _, err) = finish(learner, 120);
+    assert!(ok, "{err}");
+    assert!(!err.contains("does not decode") && !err.contains("skipped"), "every entry decodes: {err}");
+    let (_, out, err) = finish(actor, 60);
+    assert!(out.contains("\"frames\""), "{out}\n{err}");
+    // Every learned frame came through Redis (no actor threads in the learner's process).
+    assert!(newest(&dir.join("run")).frames >= 400);
+}

@@ -359,13 +359,6 @@ impl Trainer {
     /// Takes finished games from actor processes through Redis at `url` under run name `run`
     /// (besides `local_actors` in-process actor threads), and publishes weights and pool there.
     pub fn with_broker(mut self, url: &str, run: &str, local_actors: usize) -> Result<Trainer, TrainError> {
-        if self.cfg.model.hand_structure {
-            // The wire's frames are ACTION_DIM wide; the block would need a new layout.
-            return Err(config::ConfigError::Value(
-                "model.hand_structure is not carried by the wire format: train it with in-process actors".into(),
-            )
-            .into());
-        }
         // The same folder, however it is named on the command line.
         let dir = std::fs::canonicalize(&self.run).or_else(|_| std::path::absolute(&self.run)).unwrap_or_default();
         let mut stored = (*self.cfg).clone();
@@ -406,7 +399,8 @@ impl Trainer {
         }
         if let Some(remote) = self.inbox.remote.as_mut() {
             let (tx, rx) = crossbeam_channel::bounded(self.cfg.learner.queue_games);
-            remote.reader = Some(remote.link.spawn_reader(tx, self.cfg.reward.label_bound())?);
+            let action_dim = self.cfg.model.action_layout().dim();
+            remote.reader = Some(remote.link.spawn_reader(tx, self.cfg.reward.label_bound(), action_dim)?);
             remote.games = Some(rx);
         }
         let actors = self.spawn_actors()?;

@@ -113,8 +113,15 @@ fn write_bits(features: &[f32], out: &mut Vec<u8>) {
     }
 }
 
-/// Reads a message; every length and value is checked, so bad bytes are an error, never a panic.
+/// Reads a message of plays with the base action features ([`ACTION_DIM`]); see [`decode_with`].
 pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
+    decode_with(bytes, ACTION_DIM)
+}
+
+/// Reads a message whose plays have `action_dim` features each (the receiving network's
+/// [`crate::encode::ActionLayout::dim`]: the base features, or them and the hand-structure
+/// block); every length and value is checked, so bad bytes are an error, never a panic.
+pub fn decode_with(bytes: &[u8], action_dim: usize) -> Result<GameMsg, WireError> {
     if bytes.len() < 4 || &bytes[..4] != MAGIC {
         return Err(WireError::Magic);
     }
@@ -139,7 +146,7 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
         return Err(WireError::Invalid(format!("{n} decisions: a game has at most {MAX_PLAY_DECISIONS}")));
     }
     // Each frame holds at least its target, role and bit masks: a count beyond that is a lie.
-    if n > bytes.len() / (9 + HIDDEN_RANKS + (STATE_DIM + ACTION_DIM) / 8) {
+    if n > bytes.len() / (9 + HIDDEN_RANKS + (STATE_DIM + action_dim) / 8) {
         return Err(WireError::Invalid(format!("{n} frames cannot fit in {} bytes", bytes.len())));
     }
     let mut frames = Vec::with_capacity(n);
@@ -152,8 +159,8 @@ pub fn decode(bytes: &[u8]) -> Result<GameMsg, WireError> {
             return Err(WireError::Invalid(format!("a hidden hand with {c} cards of one rank (at most 4)")));
         }
         let (state, action) = match layout {
-            Layout::Floats => (r.floats(STATE_DIM)?, r.floats(ACTION_DIM)?),
-            Layout::Bits => (r.bits(STATE_DIM)?, r.bits(ACTION_DIM)?),
+            Layout::Floats => (r.floats(STATE_DIM)?, r.floats(action_dim)?),
+            Layout::Bits => (r.bits(STATE_DIM)?, r.bits(action_dim)?),
         };
         frames.push(Frame { state, action, target, points, role, hidden });
     }

@@ -260,8 +260,13 @@ impl LearnerLink {
     /// Starts the thread that reads the stream into `tx`: first this consumer's entries read
     /// and not yet acknowledged (a killed learner's), then new ones.
     /// Entries whose values are out of range (labels beyond `label_bound`) are skipped as
-    /// undecodable ones are.
-    pub fn spawn_reader(&self, tx: Sender<Arrival>, label_bound: f32) -> Result<JoinHandle<()>, BrokerError> {
+    /// undecodable ones are; plays have `action_dim` features (the network's action layout).
+    pub fn spawn_reader(
+        &self,
+        tx: Sender<Arrival>,
+        label_bound: f32,
+        action_dim: usize,
+    ) -> Result<JoinHandle<()>, BrokerError> {
         let mut reader = Reader {
             link: Link::open(self.link.url(), "ddz learner")?,
             keys: self.keys.clone(),
@@ -269,6 +274,7 @@ impl LearnerLink {
             stats: self.stats.clone(),
             tx,
             label_bound,
+            action_dim,
         };
         std::thread::Builder::new()
             .name("stream-reader".into())
@@ -312,6 +318,8 @@ struct Reader {
     tx: Sender<Arrival>,
     /// The largest label magnitude a game of the run can carry ([`wire::check_values`]).
     label_bound: f32,
+    /// Features per play in the run's network ([`wire::decode_with`]).
+    action_dim: usize,
 }
 
 impl Reader {
@@ -379,7 +387,7 @@ impl Reader {
     /// deleted. False when the learner is gone.
     fn deliver(&mut self, id: String, payload: Option<Vec<u8>>) -> bool {
         let decoded = match &payload {
-            Some(bytes) => wire::decode(bytes)
+            Some(bytes) => wire::decode_with(bytes, self.action_dim)
                 .and_then(|msg| wire::check_values(&msg, self.label_bound).map(|()| msg))
                 .map_err(|e| e.to_string()),
             None => Err("the entry has no game field".into()),
