@@ -327,16 +327,13 @@ pub fn masked(url: &str) -> String {
     }
 }
 
-/// A command line as files record it: every argument that holds a URL (alone or as
-/// `--flag=URL`) goes through [`masked`].
+/// A command line as files record it: every argument (or the value of a `--flag=VALUE`) goes
+/// through [`masked`], which leaves anything that holds no password as it is.
 pub fn masked_command_line(args: impl IntoIterator<Item = String>) -> Vec<String> {
     args.into_iter()
         .map(|arg| match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") && !flag.contains("://") => {
-                format!("{flag}={}", masked(value))
-            }
-            _ if arg.contains("://") || arg.contains('@') || mask_query_secrets(&arg) != arg => masked(&arg),
-            _ => arg,
+            Some((flag, value)) if flag.starts_with("--") => format!("{flag}={}", masked(value)),
+            _ => masked(&arg),
         })
         .collect()
 }
