@@ -5,7 +5,8 @@
 //! Native protocol: `{"seat":"landlord"|"landlord_down"|"landlord_up","hand":"…","bottom":"…",
 //! "history":[["landlord","34567"],["landlord_down","pass"],…]}` → `{"play":"…"}`; and a bid
 //! request `{"seat_index":0,"hand":"<17 cards>","bids":[…]}` (seat 0 bids first, `bids` the
-//! bids before ours) → `{"bid":n}` (0 = pass).
+//! bids before ours) → `{"bid":n}` (0 = pass). Any request (or batch) may come with an id,
+//! `{"id":…,"request":…}`, and its answer then does too: `{"id":…,"answer":…}`.
 //!
 //! Botzone protocol (FightTheLandlord, keep-running): card ids 0–53 (id/4 = rank index 3..2,
 //! 52 = black joker, 53 = red joker); a request `{"own":[…],"history":[[…],[…]],"publiccard":[…]}`
@@ -180,6 +181,33 @@ pub fn answer_native_json(agent: &mut dyn Agent, line: &str) -> Result<serde_jso
             play_request(agent, req, crate::seeds::of_text(line)).map(|play| serde_json::json!({ "play": play }))
         }
     }
+}
+
+/// A request with an id: `{"id":…,"request":…}` (a request or a batch). Its answer carries the
+/// id back, so a client that gave up on a late answer can tell it from the next one.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Tagged<'a> {
+    id: serde_json::Value,
+    #[serde(borrow)]
+    request: &'a serde_json::value::RawValue,
+}
+
+/// One line of the native protocol: a request or a batch ([`answer_native_json`]), or either
+/// with an id (`{"id":…,"request":…}` → `{"id":…,"answer":…}` or `{"id":…,"error":"…"}`).
+/// The request inside is answered from its own text, so the id changes no answer.
+fn answer_native_line(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
+    let tagged = match line.trim_start().starts_with('{') {
+        true => serde_json::from_str::<Tagged>(line).ok(),
+        false => None,
+    };
+    let Some(Tagged { id, request }) = tagged else {
+        return answer_native_json(agent, line);
+    };
+    Ok(match answer_native_json(agent, request.get()) {
+        Ok(answer) => serde_json::json!({ "id": id, "answer": answer }),
+        Err(e) => serde_json::json!({ "id": id, "error": brief(&e.to_string()) }),
+    })
 }
 
 enum Request {
@@ -684,7 +712,7 @@ pub fn serve(
     output: impl Write,
 ) -> std::io::Result<usize> {
     match protocol {
-        Protocol::Native => serve_json_lines(input, output, None, |line| answer_native_json(agent, line)),
+        Protocol::Native => serve_json_lines(input, output, None, |line| answer_native_line(agent, line)),
         Protocol::Botzone => {
             let mut session = BotzoneSession::default();
             serve_json_lines(input, output, Some(KEEP_RUNNING), |line| {
@@ -698,6 +726,24 @@ pub fn serve(
 mod tests {
     use super::*;
     use crate::agents::RuleAgent;
+
+    #[test]
+    fn a_request_with_an_id_gets_its_answer_under_that_id_and_the_same_answer() {
+        let mut agent = RuleAgent::new();
+        let play = r#"{"seat":"landlord","hand":"3445566778899TTJJQBR","bottom":"3BR","history":[]}"#;
+        let bare = answer_native_line(&mut agent, play).unwrap();
+        let tagged = answer_native_line(&mut agent, &format!(r#"{{"id":17,"request":{play}}}"#)).unwrap();
+        assert_eq!(tagged, serde_json::json!({ "id": 17, "answer": bare }));
+        let batch = answer_native_line(&mut agent, &format!(r#"{{"id":"b","request":[{play}]}}"#)).unwrap();
+        assert_eq!(batch, serde_json::json!({ "id": "b", "answer": [bare] }));
+        let bad = answer_native_line(
+            &mut agent,
+            r#"{"id":[1],"request":{"seat":"king","hand":"3","bottom":"3BR","history":[]}}"#,
+        )
+        .unwrap();
+        assert_eq!(bad["id"], serde_json::json!([1]));
+        assert!(bad["error"].as_str().unwrap().contains("king"), "{bad}");
+    }
 
     #[test]
     fn bid_requests_get_bids_and_bad_ones_say_why() {

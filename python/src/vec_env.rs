@@ -56,7 +56,15 @@ enum Opponents {
     Bot(Box<BotAgent>),
 }
 
+/// Where every game stood before a step.
+struct Snapshot {
+    slots: Vec<Slot>,
+    dealt: u64,
+    opponent_decisions: u64,
+}
+
 /// One game, with the legal plays of the seat to act.
+#[derive(Clone)]
 struct Slot {
     state: State,
     seat: Seat,
@@ -216,6 +224,15 @@ impl VecEnv {
         py.detach(|| self.settle(None)).map_err(|f| agent_error(py, f))
     }
 
+    /// The games and counts a failed step goes back to.
+    fn snapshot(&self) -> Snapshot {
+        Snapshot { slots: self.slots.clone(), dealt: self.dealt, opponent_decisions: self.opponent_decisions }
+    }
+
+    fn restore(&mut self, s: Snapshot) {
+        (self.slots, self.dealt, self.opponent_decisions) = (s.slots, s.dealt, s.opponent_decisions);
+    }
+
     fn self_play(&self) -> bool {
         matches!(self.seat, SeatChoice::All)
     }
@@ -363,14 +380,24 @@ impl VecEnv {
     /// plays, rewards [n] float32 ([n, 3] in self-play), dones [n] bool, seats)`. A finished
     /// game's reward is the learner's return (every seat's in self-play) and its row already
     /// shows the next game. An illegal action raises
-    /// `ValueError` naming the game and the play, before any game moves.
+    /// `ValueError` naming the game and the play, before any game moves; an opponent bot that
+    /// fails raises `ddz.AgentError` and leaves every game as it was before the step.
     fn step<'py>(&mut self, py: Python<'py>, actions: PyReadonlyArray1<'py, i64>) -> PyResult<StepResult<'py>> {
         let actions = actions.as_slice()?;
         if actions.len() != self.slots.len() {
             return Err(value_error(format!("{} actions for {} games", actions.len(), self.slots.len())));
         }
         let plays = self.check(actions)?;
-        let Outcome { rewards, dones } = py.detach(|| self.advance(&plays)).map_err(|f| agent_error(py, f))?;
+        // A bot that fails mid-round leaves the games as they were before the step, so that
+        // the step can be tried again: never half a turn further (only a bot can fail).
+        let before = matches!(self.opponents, Opponents::Bot(_)).then(|| self.snapshot());
+        let advanced = py.detach(|| self.advance(&plays));
+        let Outcome { rewards, dones } = advanced.map_err(|f| {
+            if let Some(before) = before {
+                self.restore(before);
+            }
+            agent_error(py, f)
+        })?;
         let (obs, legal, seats) = self.batch(py)?;
         let rewards = PyArray1::from_vec(py, rewards);
         let rewards = if self.self_play() { rewards.reshape([plays.len(), 3])?.into_any() } else { rewards.into_any() };

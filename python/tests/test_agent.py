@@ -186,3 +186,31 @@ def test_a_vec_env_whose_opponent_cannot_start_says_why():
         ddz.VecEnv(2, opponents="checkpoint:/no/such/model")
     with pytest.raises(ValueError, match="timeout"):
         ddz.VecEnv(2, opponents=f"checkpoint:{NET}", timeout=0)
+
+
+def test_a_late_answer_is_dropped_not_taken_for_the_next_request():
+    os.chdir(ROOT)
+    states = positions(2, 31)[:2]
+    spec = f"ismcts:{NET}?sims=300"  # slow enough to miss a 1 ms deadline, and deterministic
+    with ddz.Agent(spec) as reference:
+        want = [reference.act(s) for s in states]
+    with ddz.Agent(spec) as agent:
+        agent.timeout = 0.001
+        with pytest.raises(ddz.AgentError, match="no answer within"):
+            agent.act(states[0])
+        agent.timeout = 120.0
+        assert [agent.act(states[1]), agent.act(states[0])] == [want[1], want[0]]
+    with pytest.raises(ValueError, match=r"timeout=1e\+20"):
+        ddz.Agent("rule", timeout=1e20)
+
+
+def test_one_agent_answers_four_threads_each_its_own_request():
+    import concurrent.futures
+
+    os.chdir(ROOT)
+    states = positions(4, 57)[:200]
+    with ddz.Agent(f"checkpoint:{NET}") as agent:
+        want = [agent.act(s) for s in states]
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(agent.act, states))
+    assert got == want

@@ -175,3 +175,50 @@ def test_sizes_no_machine_can_hold_are_value_errors_not_aborts():
     with pytest.raises(ValueError, match="from 1 to 65536"):
         ddz.VecEnv(0)
     assert len(ddz.generate_deals(3, 1)) == 3
+
+
+def test_an_opponent_that_fails_mid_turn_leaves_the_game_at_the_learners_decision():
+    def game_with(fail_at):
+        """Plays one seeded episode as landlord_down; the opponent raises on its call `fail_at`
+        (once), and the learner then retries the same step."""
+        calls, rule = [0], ddz.RuleAgent()
+
+        def opponent(view):
+            calls[0] += 1
+            if calls[0] == fail_at:
+                raise RuntimeError("the opponent's process died")
+            return view["legal_ids"][0] if view["seat"] == 0 else view["legal_ids"][-1]
+
+        env = DouDizhuEnv(seat="landlord_down", opponents=opponent)
+        env.reset(seed=8)
+        failures, done = 0, False
+        while not done:
+            action = rule.step(env.state) - ddz.FIRST_PLAY
+            before = (env.state.plays(), env.state.current_player())
+            try:
+                _, reward, done, _, _ = env.step(action)
+            except RuntimeError:
+                failures += 1
+                assert (env.state.plays(), env.state.current_player()) == before
+        return env.state.plays(), reward, failures
+
+    plays, reward, failures = game_with(fail_at=None)
+    assert failures == 0 and len(plays) > 6
+    for fail_at in (2, 3, 5, 8):  # call 1 is in reset
+        assert game_with(fail_at) == (plays, reward, 1)
+
+
+def test_a_vec_env_whose_opponent_fails_in_step_is_left_as_before_the_step():
+    import os
+    from pathlib import Path
+
+    os.chdir(Path(__file__).resolve().parents[2])
+    spec = "ismcts:models/dmc-td-2h/model.safetensors?sims=20000"  # far slower than the deadline
+    env = ddz.VecEnv(3, seed=2, seat="landlord", opponents=spec, legal="ids", timeout=0.05)
+    before = [s.plays() for s in env.states()]
+    actions = np.array([s.legal_actions()[0] - ddz.FIRST_PLAY for s in env.states()], dtype=np.int64)
+    with pytest.raises(ddz.AgentError):
+        env.step(actions)
+    assert [s.plays() for s in env.states()] == before
+    assert all(s.current_player() == 0 for s in env.states())
+    assert env.opponent_decisions == 0

@@ -12,7 +12,9 @@ itself, so no agent reads a card its seat cannot see.
 
 ``agent.act(state)`` returns the action integer to apply (``state.apply_action``): a play
 (``FIRST_PLAY + id``) or, in a bidding game, a bid (``FIRST_BID + b``). ``close()`` (or a
-``with`` block) stops the process.
+``with`` block) stops the process. Each request carries an id that its answer echoes, so an
+answer that comes after its ``timeout`` is dropped, never taken for the next request's; an agent
+may be called from several threads (one request at a time goes to its process).
 
 The binary is ``binary=``, else ``$DDZ_BIN``, else this checkout's ``target/release/ddz`` (an
 editable install, as ``scripts/python.sh`` makes), else ``ddz`` on ``PATH``.
@@ -27,6 +29,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -59,6 +62,8 @@ class Agent:
     """An agent by its ddz spec; ``act(state)`` gives the action of the seat to act."""
 
     def __init__(self, spec: str, *, seed: int = 0, binary: Optional[str] = None, timeout: float = 120.0):
+        if not (isinstance(timeout, (int, float)) and 0 < timeout <= threading.TIMEOUT_MAX):
+            raise ValueError(f"Agent(timeout={timeout!r}): seconds, in (0, {threading.TIMEOUT_MAX:g}]")
         self.spec = spec
         self.timeout = timeout
         self._local = None
@@ -143,6 +148,8 @@ class Agent:
             bufsize=1,
         )
         self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self._lock = threading.Lock()
+        self._next_id = 0
         threading.Thread(target=self._read, args=(self._proc.stdout, self._lines), daemon=True).start()
         # A request that is not one: a live bot answers it with an error, so a bad spec or a
         # missing file fails here, with the bot's reason, rather than at the first decision.
@@ -165,24 +172,50 @@ class Agent:
         return text[-2000:] or "(nothing on stderr)"
 
     def _ask(self, request):
+        """Sends ``request`` under a fresh id and waits for the answer with that id; answers to
+        requests given up on (timed out) are dropped as they arrive. One request at a time: other
+        threads wait for the agent (up to ``timeout``), so answers never cross."""
+        if not self._lock.acquire(timeout=self.timeout):
+            raise AgentError(f"{self}: busy with another thread's request for {self.timeout} s")
+        try:
+            return self._ask_locked(request)
+        finally:
+            self._lock.release()
+
+    def _ask_locked(self, request):
         if self._proc is None:
             raise AgentError(f"{self}: closed")
+        self._next_id += 1
+        ident = self._next_id
         line = json.dumps(request)
+        deadline = time.monotonic() + self.timeout
         try:
-            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.write(json.dumps({"id": ident, "request": request}) + "\n")
             self._proc.stdin.flush()
-            answer = self._lines.get(timeout=self.timeout)
+            while True:
+                answer = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                if answer is None:
+                    break
+                try:
+                    reply = json.loads(answer)
+                except json.JSONDecodeError:
+                    raise AgentError(f"{self}: answered {answer.strip()!r} (not JSON) to {line}") from None
+                if not isinstance(reply, dict) or "id" not in reply:
+                    raise AgentError(f"{self}: answered {answer.strip()[:300]!r} without the request's id to {line}")
+                if reply["id"] == ident:
+                    break
+                if not (isinstance(reply["id"], int) and reply["id"] < ident):
+                    raise AgentError(f"{self}: answered id {reply['id']!r} while waiting for {ident}")
+                # A late answer to a request given up on: dropped.
         except queue.Empty:
             raise AgentError(f"{self}: no answer within {self.timeout} s to {line}") from None
         except OSError:
             answer = None
         if answer is None:
             raise AgentError(f"{self}: the bot process ended; its stderr: {self._stderr_tail()}")
-        try:
-            reply = json.loads(answer)
-        except json.JSONDecodeError:
-            raise AgentError(f"{self}: answered {answer.strip()!r} (not JSON) to {line}") from None
-        return self._checked(reply, request)
+        if "error" in reply:
+            return self._checked(reply, request)
+        return self._checked(reply.get("answer"), request)
 
     def _checked(self, reply, request):
         """The answer to ``request``, unless it is the bot's error."""

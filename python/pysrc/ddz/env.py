@@ -17,7 +17,10 @@
   or a play in notation;
 - an illegal action ends the episode with ``illegal_reward`` and ``info["illegal_action"]``
   (``illegal_action="lose"``, the default, so that random-action checkers run), or raises
-  ``ValueError`` (``illegal_action="raise"``).
+  ``ValueError`` (``illegal_action="raise"``);
+- an opponent that fails inside ``step`` (a callable that raises, a ``ddz.AgentError``) leaves
+  the game at the learner's decision, as before the step: the error goes to the caller, and the
+  same ``step`` may be tried again (or ``reset`` called).
 """
 
 from __future__ import annotations
@@ -93,8 +96,16 @@ class DouDizhuEnv(gym.Env):
         play = int(action)
         if not (0 <= play < NUM_PLAYS and mask[play]):
             return self._illegal(play)
+        before = self.state.clone()
         self.state.apply_action(FIRST_PLAY + play)
-        self._play_opponents()
+        try:
+            self._play_opponents()
+        except BaseException:
+            # An opponent failed mid-turn: the game goes back to the learner's decision, so the
+            # step can be tried again (never half a turn further, the learner's play then taken
+            # for an opponent's).
+            self.state = before
+            raise
         done = self._done = self.state.is_terminal()
         reward = float(self.state.returns()[self.seat]) if done else 0.0
         return self._observation(), reward, done, False, self._info()
