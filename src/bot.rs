@@ -598,8 +598,33 @@ impl BotzoneSession {
                 "card id {id} is in both own and publiccard: the bottom goes to the landlord, not to a farmer"
             )));
         }
+        if me == Role::Landlord {
+            // The landlord's own is its 20 cards, the bottom among them, or the 17 dealt
+            // without it (some versions send those); anything else splits the bottom.
+            let whole = self.own.len() == 20;
+            if let Some(id) = self.public.iter().find(|id| self.own.contains(id) != whole) {
+                return Err(BotError::Impossible(match whole {
+                    true => {
+                        format!("card id {id} of publiccard is not in own: the landlord's 20 cards hold the bottom")
+                    }
+                    false => format!("card id {id} is in both own (the 17 dealt) and publiccard"),
+                }));
+            }
+        }
+        let bottom: std::collections::HashSet<u32> = self.public.iter().copied().collect();
+        let before = [me.next(), me.prev()];
         let mut played: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
         for (t, pair) in self.turns.iter().enumerate() {
+            for (k, ids) in pair.iter().enumerate() {
+                let by = before[k % 2];
+                if let Some(id) = ids.iter().find(|id| by != Role::Landlord && bottom.contains(id)) {
+                    return Err(BotError::Impossible(format!(
+                        "turn {}: card id {id} is a bottom card (publiccard), played by {} (a farmer)",
+                        t + 1,
+                        by.name()
+                    )));
+                }
+            }
             for &id in pair.iter().flatten() {
                 if ours.contains(&id) {
                     return Err(BotError::Impossible(format!(
@@ -815,6 +840,21 @@ mod tests {
         let up = ids(deal.hands[2]);
         let e = ask(&up, [&lead, &lead]).unwrap_err();
         assert!(e.contains(&format!("card id {} was already played", lead[0])), "{e}");
+        // landlord_up: our teammate (landlord_down) played a bottom card.
+        let e = ask(&up, [&lead, &[bottom[1]]]).unwrap_err();
+        assert!(e.contains(&format!("card id {} is a bottom card (publiccard), played by landlord_down", bottom[1])));
+        // The landlord: 20 ids that leave out a bottom card, 17 that hold one.
+        let mut twenty = landlord.clone();
+        twenty.extend(&farmer[..3]);
+        let e = ask(&twenty, [&[], &[]]).unwrap_err();
+        assert!(e.contains(&format!("card id {} of publiccard is not in own", bottom[0])), "{e}");
+        let mut seventeen = landlord.clone();
+        seventeen[5] = bottom[2];
+        let e = ask(&seventeen, [&[], &[]]).unwrap_err();
+        assert!(e.contains(&format!("card id {} is in both own (the 17 dealt) and publiccard", bottom[2])), "{e}");
+        // Both forms of the landlord's hand are fine.
+        ask(&landlord, [&[], &[]]).unwrap();
+        ask(&ids(deal.hands[0].union(deal.bottom)), [&[], &[]]).unwrap();
     }
 
     #[test]

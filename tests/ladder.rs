@@ -57,6 +57,59 @@ fn a_ladder_rates_its_roster_writes_its_reports_and_resumes() {
 }
 
 #[test]
+fn a_ladder_plays_again_what_changed_behind_the_same_names() {
+    let out = std::env::temp_dir().join(format!("ddz-ladder-content-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let (deals, weights) = (out.join("deals.jsonl"), out.join("net.safetensors"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let deal_file = |seed: &str| {
+        let run =
+            Command::new(ddz()).args(["deals", "--n", "20", "--seed", seed, "--out"]).arg(&deals).output().unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    };
+    let play = || {
+        let agents = format!("rule,net=checkpoint:{}", weights.display());
+        let run = Command::new(ddz())
+            .args(["ladder", "--threads", "2", "--agents", &agents, "--deals"])
+            .arg(&deals)
+            .arg("--out")
+            .arg(out.join("ladder"))
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let pair = out.join("ladder/pairs/rule--net.json");
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(pair).unwrap()).unwrap()
+    };
+    deal_file("1");
+    std::fs::copy(root.join("models/dmc-1h/model.safetensors"), &weights).unwrap();
+    let first = play();
+    assert_eq!(play(), first, "nothing changed: nothing played again");
+    // Other deals under the same file name: played again.
+    deal_file("2");
+    let second = play();
+    assert_ne!(second["deals_hash"], first["deals_hash"]);
+    assert_ne!(second["report"], first["report"]);
+    assert_eq!(second["b_hash"], first["b_hash"]);
+    // Other weights behind the same path: played again.
+    std::fs::copy(root.join("models/dmc-default-2h/model.safetensors"), &weights).unwrap();
+    let third = play();
+    assert_ne!(third["b_hash"], second["b_hash"]);
+    assert_eq!(third["deals_hash"], second["deals_hash"]);
+    // A pairing kept before hashes were recorded is taken by its names once and stamped.
+    let pair = out.join("ladder/pairs/rule--net.json");
+    let mut legacy = third.clone();
+    for key in ["a_hash", "b_hash", "deals_hash"] {
+        legacy.as_object_mut().unwrap().remove(key);
+    }
+    legacy["wins"] = serde_json::json!(legacy["wins"].as_u64().unwrap() + 1); // as kept, not replayed
+    std::fs::write(&pair, serde_json::to_string(&legacy).unwrap()).unwrap();
+    let stamped = play();
+    assert_eq!((&stamped["wins"], &stamped["b_hash"]), (&legacy["wins"], &third["b_hash"]));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
 fn a_ladder_with_bidding_plays_all_six_seatings() {
     let out = std::env::temp_dir().join(format!("ddz-ladder-bidding-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);

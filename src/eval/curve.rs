@@ -5,7 +5,7 @@
 //! same opponents are not played again.
 
 use super::ladder::Entry;
-use super::{EvalError, evaluate};
+use super::{EvalError, content, evaluate};
 use crate::agents::AgentSpec;
 use crate::game::{Deal, default_deals};
 use crate::run::{self, eval_dir};
@@ -34,6 +34,10 @@ pub struct CurvePoint {
     pub vs: Vec<Versus>,
     /// Illegal answers over all these games, of both sides.
     pub illegal_plays: u32,
+    /// The content hash of what was played (the checkpoint's files, the opponents, the deals:
+    /// [`super::content`]); a point is measured again when it changes. Empty for points
+    /// measured before it was recorded (taken by their names once, then stamped).
+    pub content: String,
 }
 
 /// A checkpoint's result against one opponent.
@@ -74,6 +78,8 @@ struct StoredPoint {
     #[serde(default)]
     vs_others: Vec<(String, f64, f64)>,
     illegal_plays: u32,
+    #[serde(default)]
+    content: String,
 }
 
 fn dev() -> String {
@@ -89,7 +95,8 @@ impl From<StoredPoint> for CurvePoint {
             vs.push(Versus { opponent, landlord, farmers });
         }
         let (step, frames, games, hours, deal_set, deals) = (p.step, p.frames, p.games, p.hours, p.deal_set, p.deals);
-        CurvePoint { step, frames, games, hours, deal_set, deals, vs, illegal_plays: p.illegal_plays }
+        let (illegal_plays, content) = (p.illegal_plays, p.content);
+        CurvePoint { step, frames, games, hours, deal_set, deals, vs, illegal_plays, content }
     }
 }
 
@@ -123,15 +130,26 @@ pub fn evaluate_run(
     if checkpoints.is_empty() {
         return Err(run::RunError::None(run::checkpoints_dir(run)).into());
     }
+    let hash_error = |e: std::io::Error| EvalError::Curve { path: run.to_path_buf(), reason: e.into() };
+    let mut played = content::of_deals(deals);
+    for o in opponents {
+        played += &content::of_agent(&o.spec).map_err(hash_error)?;
+    }
     for dir in checkpoints {
         if crate::runtime::interrupted() {
             break; // what was measured so far is written below
         }
         let meta = run::read_meta(&dir)?;
-        if points.iter().any(|p| p.step == meta.step && same_set(p)) {
+        let me = content::of_agent(&AgentSpec::Checkpoint(dir.clone())).map_err(hash_error)?;
+        let key = content::of_text(&(me + &played));
+        let same_point = |p: &CurvePoint| p.step == meta.step && same_set(p);
+        if let Some(p) = points.iter_mut().find(|p| same_point(p) && (p.content.is_empty() || p.content == key)) {
+            p.content = key; // stamps a point measured before hashes were kept
             continue;
         }
+        points.retain(|p| !same_point(p)); // measured on what has changed since
         let mut point = evaluate_checkpoint(&dir, &meta, deals, opponents, threads)?;
+        point.content = key;
         point.deal_set = deal_set.to_string();
         progress(&point);
         points.push(point);
@@ -181,6 +199,7 @@ fn evaluate_checkpoint(
         deals: deals.len(),
         vs,
         illegal_plays: illegal,
+        content: String::new(),
     })
 }
 
@@ -321,6 +340,14 @@ mod tests {
         let mut replayed = 0;
         evaluate_run(&run, "dev", &deals, &both, 1, |_| replayed += 1).unwrap();
         assert_eq!(replayed, 0);
+        // Other deals under the same name and size: measured again, in place of the old points.
+        let other = crate::game::generate_deals(4, 2);
+        assert_eq!(evaluate_run(&run, "dev", &other, &both, 1, |_| replayed += 1).unwrap().len(), 2);
+        assert_eq!((replayed, read_curve(&run).unwrap().len()), (2, 5));
+        evaluate_run(&run, "dev", &other, &both, 1, |_| replayed += 1).unwrap();
+        assert_eq!(replayed, 2, "and then kept");
+        evaluate_run(&run, "dev", &deals, &both, 1, |_| replayed += 1).unwrap();
+        replayed = 0;
         // Another deal set of the same size, or other opponents, are new points; the rule
         // agent alone under its own label is the same opponent as before.
         evaluate_run(&run, "test", &deals, &both, 1, |_| replayed += 1).unwrap();

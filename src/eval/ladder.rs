@@ -4,7 +4,8 @@
 //!
 //! Each pairing is kept in the output folder as soon as it is played (written atomically), so
 //! a ladder that is stopped resumes where it was: a pairing is played again only when its
-//! agents, deal set or number of deals changed. A slow agent (search) plays only the first
+//! agents or deals changed, by content (hashes of the deals, and of each agent's spec and the
+//! files it reads: [`super::content`]), not only by name. A slow agent (search) plays only the first
 //! `slow_deals` deals; its pairings say how many they played, and its intervals are wider.
 
 use super::bidding::{AllPass, Bidding, BiddingReport, evaluate_bidding};
@@ -98,6 +99,15 @@ struct Kept {
     /// With bidding: `report` is a `ddz eval --bidding` report.
     #[serde(default)]
     bidding: bool,
+    /// Content hashes ([`super::content`]) of A, B and the deals played: a pairing is kept
+    /// only while all three are the same. Empty in files written before they were recorded:
+    /// such a file is taken by its names once and stamped with today's hashes.
+    #[serde(default)]
+    a_hash: String,
+    #[serde(default)]
+    b_hash: String,
+    #[serde(default)]
+    deals_hash: String,
     /// A's wins and the games counted (forfeits count, rule mismatches do not).
     wins: u32,
     games: u32,
@@ -201,6 +211,13 @@ pub fn run(
     let io = |path: &Path, e: crate::error::Cause| EvalError::Curve { path: path.to_path_buf(), reason: e };
     let pairs_dir = config.out.join("pairs");
     std::fs::create_dir_all(&pairs_dir).map_err(|e| io(&pairs_dir, e.into()))?;
+    let hashes: Vec<String> = roster
+        .iter()
+        .map(|e| {
+            super::content::of_agent(&e.spec)
+                .map_err(|e| EvalError::Curve { path: config.out.clone(), reason: e.into() })
+        })
+        .collect::<Result<_, _>>()?;
     let mut cells: Vec<Vec<Option<Cell>>> = vec![vec![None; n]; n];
     let total = n * (n - 1) / 2;
     let mut done = 0;
@@ -209,6 +226,10 @@ pub fn run(
             let (a, b) = (&roster[i], &roster[j]);
             let count = if a.slow || b.slow { config.slow_deals.min(deals.len()) } else { deals.len() };
             let file = pair_file(&config.out, a, b);
+            let deals_hash = super::content::of_deals(&deals[..count]);
+            let stamp = |k: &mut Kept| {
+                (k.a_hash, k.b_hash, k.deals_hash) = (hashes[i].clone(), hashes[j].clone(), deals_hash.clone());
+            };
             let kept =
                 std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str::<Kept>(&t).ok()).filter(|k| {
                     a.spec.is_named(&k.a)
@@ -216,8 +237,20 @@ pub fn run(
                         && k.deal_set == config.deal_set
                         && k.deals == count
                         && k.bidding == config.bidding
+                        && [(&k.a_hash, &hashes[i]), (&k.b_hash, &hashes[j]), (&k.deals_hash, &deals_hash)]
+                            .iter()
+                            .all(|(kept, now)| kept.is_empty() || kept == now)
                 });
+            let write = |k: &Kept| -> Result<(), EvalError> {
+                let text = serde_json::to_string_pretty(k).map_err(|e| io(&file, e.into()))?;
+                crate::run::write_atomically(&file, &text).map_err(|e| io(&file, e.into()))
+            };
             let kept = match kept {
+                Some(mut k) if k.deals_hash.is_empty() => {
+                    stamp(&mut k);
+                    write(&k)?;
+                    k
+                }
                 Some(k) => k,
                 None => {
                     let hidden = indicatif::ProgressBar::hidden();
@@ -229,8 +262,9 @@ pub fn run(
                         keep(&evaluate(&a.spec, &b.spec, &deals[..count], config.threads, &hidden)?, &config.deal_set)
                     }
                     .map_err(|e| io(&file, e.into()))?;
-                    let text = serde_json::to_string_pretty(&k).map_err(|e| io(&file, e.into()))?;
-                    crate::run::write_atomically(&file, &text).map_err(|e| io(&file, e.into()))?;
+                    let mut k = k;
+                    stamp(&mut k);
+                    write(&k)?;
                     k
                 }
             };
@@ -282,6 +316,9 @@ fn keep_bidding(
         deal_set: deal_set.to_string(),
         deals: report.deals,
         bidding: true,
+        a_hash: String::new(),
+        b_hash: String::new(),
+        deals_hash: String::new(),
         // A wins the contested games it won alone, and those B lost alone.
         wins: (x.won + y.contested - y.won) as u32,
         games: (x.contested + y.contested) as u32,
@@ -326,6 +363,9 @@ fn keep(report: &MatchReport, deal_set: &str) -> Result<Kept, serde_json::Error>
         deal_set: deal_set.to_string(),
         deals: report.deals,
         bidding: false,
+        a_hash: String::new(),
+        b_hash: String::new(),
+        deals_hash: String::new(),
         wins: (o.wp.mean * o.games as f64).round() as u32,
         games: o.games as u32,
         report: serde_json::to_value(report)?,

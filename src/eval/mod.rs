@@ -7,6 +7,7 @@
 //! (no spring doubling, no bidding).
 
 pub mod bidding;
+pub mod content;
 pub mod curve;
 pub mod ladder;
 pub mod league;
