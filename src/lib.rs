@@ -36,6 +36,7 @@ pub mod files;
 pub mod game;
 #[cfg(feature = "torch")]
 pub mod hands;
+pub mod limits;
 pub mod lines;
 #[cfg(feature = "torch")]
 pub mod model;

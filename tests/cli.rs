@@ -321,3 +321,47 @@ fn unix_socket_passwords_stay_out_of_error_messages() {
         assert!(err.contains("/nonexistent/ddz.sock") && !err.contains("s3cret"), "{url}: {err}");
     }
 }
+
+#[test]
+fn sizes_threads_and_times_beyond_the_limits_table_are_errors_naming_them() {
+    let dir = std::env::temp_dir().join(format!("ddz-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("threads.toml");
+    std::fs::write(&config, "[learner]\nthreads = 100000000\n").unwrap();
+    let logs = dir.join("logs.jsonl");
+    let made = ddz().args(["logs", "selfplay", "--games", "2", "--out"]).arg(&logs).output().unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let cases: Vec<(Vec<std::ffi::OsString>, &str)> = vec![
+        (
+            vec!["pretrain".into(), "--logs".into(), logs.clone().into(), "--batch-size".into(), "4000000000".into()],
+            "batch_size: 4000000000 is out of range: a whole number from 1 to 65536",
+        ),
+        (
+            vec!["train".into(), "--config".into(), config.clone().into(), "--run-dir".into(), dir.join("run").into()],
+            "learner.threads = 100000000: a whole number from 1 to 1024",
+        ),
+        (
+            vec![
+                "eval".into(),
+                "--a".into(),
+                "rule".into(),
+                "--b".into(),
+                "random".into(),
+                "--threads".into(),
+                "100000000".into(),
+            ],
+            "--threads = 100000000: a whole number from 1 to 1024",
+        ),
+        (
+            vec!["train".into(), "--config".into(), "configs/dmc.toml".into(), "--actors".into(), "5000".into()],
+            "actors.count = 5000: a whole number from 0 to 1024",
+        ),
+    ];
+    for (args, named) in cases {
+        let out = ddz().current_dir(env!("CARGO_MANIFEST_DIR")).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}: {:?} {stderr}", out.status);
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

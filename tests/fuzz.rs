@@ -295,3 +295,68 @@ fn mutate_weights(valid: &[u8], seed: u64) -> Vec<u8> {
     let length = if seed % 3 == 1 { header.len() as u64 } else { SmallRng::seed_from_u64(seed).random::<u64>() };
     [&length.to_le_bytes()[..], &header, data].concat()
 }
+
+/// Values from the whole range of a setting's type, around and far beyond its declared range.
+fn edge_values(limit: &ddz::limits::Limit) -> Vec<f64> {
+    let (lo, hi) = (limit.least, limit.most);
+    let mut values = vec![0.0, 1.0, lo, hi, lo - 1.0, hi + 1.0, -1.0, 0.5, 1e20, -1e20, 4e9, 1e8];
+    values.extend([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, u64::MAX as f64, i64::MIN as f64]);
+    values
+}
+
+/// The TOML text a value is written as: a whole number where TOML holds it, else a float.
+fn toml_value(x: f64) -> String {
+    match x {
+        x if x.is_nan() => "nan".into(),
+        x if x.is_infinite() => if x > 0.0 { "inf" } else { "-inf" }.into(),
+        x if x.fract() == 0.0 && x.abs() < 9e18 => format!("{}", x as i64),
+        x => format!("{x:?}"),
+    }
+}
+
+#[test]
+fn every_setting_of_the_limits_table_is_checked_where_it_is_read() {
+    use ddz::limits::LIMITS;
+    let mut checked = 0;
+    for limit in LIMITS {
+        for x in edge_values(limit) {
+            let inside = limit.holds(x);
+            let outcome: Option<Result<(), String>> = match limit.name.split_once('.') {
+                // A config key: the whole file read by `ddz train`'s own reader.
+                Some((section, key)) if section != "pretrain" && !limit.name.starts_with('-') => {
+                    let text = format!("[{section}]\n{key} = {}\n", toml_value(x));
+                    Some(TrainConfig::parse(&text, Path::new("limits.toml")).map(drop).map_err(|e| e.to_string()))
+                }
+                // A pretraining setting, as its flags hand it over.
+                Some(("pretrain", key)) => {
+                    let mut c = ddz::pretrain::PretrainConfig::default();
+                    let n = if x.is_finite() && x >= 0.0 { x as u64 } else { continue }; // flags are unsigned
+                    match key {
+                        "steps" => c.steps = n,
+                        "batch_size" => c.batch_size = n as usize,
+                        "val_every" => c.val_every = n,
+                        "patience" => c.patience = n.min(u32::MAX as u64) as u32,
+                        other => panic!("pretrain.{other}: no reader in this test"),
+                    }
+                    if n as f64 != x {
+                        continue; // not a value the flag can hold
+                    }
+                    Some(c.validate().map_err(|e| e.to_string()))
+                }
+                _ => None, // Python arguments (python/tests) and --threads (cli.rs)
+            };
+            let Some(outcome) = outcome else { continue };
+            checked += 1;
+            match (inside, outcome) {
+                (true, Ok(())) => {}
+                (true, Err(e)) => panic!("{} = {x}: in range but refused: {e}", limit.name),
+                (false, Ok(())) => panic!("{} = {x}: out of range but taken", limit.name),
+                (false, Err(e)) => {
+                    let key = limit.name.rsplit('.').next().unwrap();
+                    assert!(e.contains(key), "{} = {x}: the error does not name it: {e}", limit.name);
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "{checked} values checked");
+}

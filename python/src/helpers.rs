@@ -124,9 +124,7 @@ pub(crate) fn deal_of(d: &Bound<'_, PyDict>) -> PyResult<Deal> {
 /// `n` deals from `seed`, as dicts of card ids (the deal-file format of `ddz deals`).
 #[pyfunction]
 pub fn generate_deals<'py>(py: Python<'py>, n: usize, seed: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    if n > ddz::game::MOST_DEALS {
-        return Err(value_error(format!("n = {n}: at most {} deals a call", ddz::game::MOST_DEALS)));
-    }
+    ddz::limits::check("generate_deals(n)", n).map_err(|e| value_error(e.to_string()))?;
     ddz::game::generate_deals(n, seed).iter().map(|d| deal_dict(py, d)).collect()
 }
 
@@ -142,4 +140,11 @@ pub fn read_deals<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<Bound<'py
 pub fn write_deals(path: PathBuf, deals: Vec<Bound<'_, PyDict>>) -> PyResult<()> {
     let deals: Vec<Deal> = deals.iter().map(deal_of).collect::<PyResult<_>>()?;
     ddz::game::write_deals(&path, &deals).map_err(|e| value_error(format!("{}: {e}", path.display())))
+}
+
+/// The limits table (`ddz::limits`): `(name, least, most, whole)` for each setting, so that
+/// the Python side checks its own arguments against the same ranges.
+#[pyfunction]
+pub fn limits() -> Vec<(&'static str, f64, f64, bool)> {
+    ddz::limits::LIMITS.iter().map(|l| (l.name, l.least, l.most, l.whole)).collect()
 }

@@ -20,6 +20,7 @@ fn _ddz(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(helpers::encode_state, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::encode_action, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::generate_deals, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::limits, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::read_deals, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::write_deals, m)?)?;
     m.add("NUM_PLAYS", ddz::game::NUM_ACTIONS)?;

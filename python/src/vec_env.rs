@@ -297,10 +297,7 @@ impl VecEnv {
         timeout: f64,
     ) -> PyResult<VecEnv> {
         // Each game keeps its observation, its mask over 27,472 actions and its state.
-        const MOST: usize = 65_536;
-        if n == 0 || n > MOST {
-            return Err(value_error(format!("n = {n}: from 1 to {MOST} games")));
-        }
+        ddz::limits::check("VecEnv(n)", n).map_err(|e| value_error(e.to_string()))?;
         let config = game.map(|g| g.config.clone()).unwrap_or_default();
         if config.bidding {
             return Err(value_error("VecEnv plays games without bidding (Game(bidding=False))"));
@@ -322,9 +319,7 @@ impl VecEnv {
             }
             "" => return Err(value_error("opponents \"\": \"rule\", \"random\" or an agent spec")),
             spec => {
-                if !(timeout.is_finite() && timeout > 0.0) {
-                    return Err(value_error(format!("timeout {timeout}: a positive number of seconds")));
-                }
+                ddz::limits::check("VecEnv(timeout)", timeout).map_err(|e| value_error(e.to_string()))?;
                 let binary: String = py.import("ddz.agent")?.getattr("find_binary")?.call1((binary,))?.extract()?;
                 let settings = BotSettings { timeout: Duration::from_secs_f64(timeout), ..Default::default() };
                 let mut bot = BotAgent::ddz_bot(&binary, spec, settings);

@@ -168,7 +168,7 @@ def test_self_play_vec_env_makes_every_decision_of_the_state_api_game():
 
 def test_sizes_no_machine_can_hold_are_value_errors_not_aborts():
     # An abort would kill the user's interpreter: these are errors naming the limit.
-    with pytest.raises(ValueError, match="at most 10000000"):
+    with pytest.raises(ValueError, match="from 0 to 10000000"):
         ddz.generate_deals(4_000_000_000, 1)
     with pytest.raises(ValueError, match="from 1 to 65536"):
         ddz.VecEnv(10_000_000)
@@ -222,3 +222,38 @@ def test_a_vec_env_whose_opponent_fails_in_step_is_left_as_before_the_step():
     assert [s.plays() for s in env.states()] == before
     assert all(s.current_player() == 0 for s in env.states())
     assert env.opponent_decisions == 0
+
+
+def test_every_python_argument_of_the_limits_table_is_checked():
+    import math
+    import os
+    from pathlib import Path
+
+    os.chdir(Path(__file__).resolve().parents[2])
+    net = "checkpoint:models/dmc-td-2h/model.safetensors"
+    readers = {
+        "Agent(timeout)": lambda v: ddz.Agent("rule", timeout=v),
+        "VecEnv(timeout)": lambda v: ddz.VecEnv(1, opponents=net, timeout=v),
+        "VecEnv(n)": lambda v: ddz.VecEnv(v, legal="ids"),
+        "generate_deals(n)": lambda v: ddz.generate_deals(v, 1),
+    }
+    table = [row for row in ddz.limits() if "(" in row[0]]
+    assert {row[0] for row in table} == set(readers), "every Python argument of the table has a reader here"
+    for name, least, most, whole in table:
+        cheap_most = name != "generate_deals(n)"  # ten million deals as dicts: gigabytes
+        inside = [least, least + 1] + ([most] if cheap_most else [])
+        outside = [least - 1, most + 1, -1, 1e20, -1e20, math.nan, math.inf, 2**64] + ([0.5] if whole else [])
+        for value in inside:
+            value = int(value) if whole else value
+            reader = readers[name](value)
+            if hasattr(reader, "close"):
+                reader.close()
+        for value in outside:
+            value = int(value) if whole and math.isfinite(value) and value == int(value) else value
+            with pytest.raises((ValueError, TypeError, OverflowError)) as caught:
+                readers[name](value)
+            text = str(caught.value)
+            if caught.type is ValueError:
+                assert name in text and "from" in text, (name, value, text)
+            else:  # pyo3 refuses a value its Rust type cannot hold: it names the argument
+                assert name.split("(")[1].rstrip(")") in text, (name, value, text)

@@ -113,7 +113,7 @@ pub enum Command {
         #[arg(long, default_value_t = 0.1)]
         val_share: f64,
         /// Threads that play the games; default: all cores.
-        #[arg(long)]
+        #[arg(long, value_parser = threads)]
         threads: Option<usize>,
         #[arg(long, default_value = "models/hand-evaluator")]
         out: PathBuf,
@@ -243,7 +243,7 @@ pub struct EvalArgs {
     #[arg(long, value_enum, default_value = "redeal", requires = "bidding")]
     pub all_pass: ddz::eval::bidding::AllPass,
     /// Threads; default: all cores. Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = threads)]
     pub threads: Option<usize>,
     /// Also write the report as JSON here.
     #[arg(long)]
@@ -282,7 +282,7 @@ pub struct LadderArgs {
     #[arg(long, default_value = "runs/ladder")]
     pub out: PathBuf,
     /// Threads; default: all cores. Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = threads)]
     pub threads: Option<usize>,
 }
 
@@ -295,7 +295,7 @@ pub struct ActorArgs {
     #[arg(long, value_name = "NAME")]
     pub run: String,
     /// Actor threads; 0 = one per core.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = actor_threads)]
     pub threads: usize,
     /// Refuse to play unless the learner's config agrees with this file on model, reward,
     /// actors, pool, broker, game and seed (actors always play the learner's config).
@@ -349,7 +349,7 @@ pub struct Overrides {
     pub device: Option<Device>,
     /// Actor threads, 0 = one per core (config: actors.count); with --broker, the actor threads
     /// in this process beside the remote ones (default none).
-    #[arg(long)]
+    #[arg(long, value_parser = actor_threads)]
     pub actors: Option<usize>,
     /// Run seed (config: run.seed).
     #[arg(long)]
@@ -612,3 +612,15 @@ pub struct PretrainArgs {
 /// (docs/ladder/ladder.md, `test` deals) among networks and search agents within 200 ms a
 /// decision (this one: 137 ms median, 184 ms p90 on one core, `ddz bench agents`).
 pub const DEFAULT_AGENT: &str = "auto:models/dmc-rule-2h/model.safetensors";
+
+/// `--threads` of evaluation and data commands, through the limits table (`ddz::limits`).
+fn threads(text: &str) -> Result<usize, String> {
+    let n: usize = text.parse().map_err(|e| format!("{text:?}: {e}"))?;
+    ddz::limits::check("--threads", n).map_err(|e| e.to_string())
+}
+
+/// `ddz actor --threads`: as the config's `actors.count`.
+fn actor_threads(text: &str) -> Result<usize, String> {
+    let n: usize = text.parse().map_err(|e| format!("{text:?}: {e}"))?;
+    ddz::limits::check("actors.count", n).map_err(|e| e.to_string())
+}

@@ -189,13 +189,21 @@ pub struct PretrainConfig {
 impl PretrainConfig {
     /// Checks every setting before any work: the error names the setting.
     pub fn validate(&self) -> Result<(), PretrainError> {
-        let checks: [(&'static str, bool, &str); 6] = [
-            ("steps", self.steps == 0, "must be at least 1"),
-            ("batch_size", self.batch_size == 0, "must be at least 1"),
+        let limited: [(&'static str, crate::limits::Checked); 4] = [
+            ("steps", self.steps.into()),
+            ("batch_size", self.batch_size.into()),
+            ("val_every", self.val_every.into()),
+            ("patience", self.patience.into()),
+        ];
+        for (key, value) in limited {
+            crate::limits::verify(&format!("pretrain.{key}"), value).map_err(|e| PretrainError::Invalid {
+                key,
+                reason: format!("{} is out of range: {}", e.value, e.range),
+            })?;
+        }
+        let checks: [(&'static str, bool, &str); 2] = [
             ("lr", !(self.lr.is_finite() && self.lr > 0.0), "must be a positive finite number"),
             ("val_share", !(0.0..1.0).contains(&self.val_share), "must be at least 0 and below 1"),
-            ("val_every", self.val_every == 0, "must be at least 1"),
-            ("patience", self.patience == 0, "must be at least 1"),
         ];
         if let Some((key, _, why)) = checks.iter().find(|(_, bad, _)| *bad) {
             let value = match *key {

@@ -520,20 +520,15 @@ impl TrainConfig {
         if let Some((key, value)) = self.numbers().into_iter().find(|(_, v)| !v.is_finite()) {
             return Err(ConfigError::Value(format!("{key} is {value}: every number must be finite")));
         }
+        // Counts, sizes, threads and times: the one limits table (no value reserves more than a
+        // machine has, starts more threads than it can, or waits longer than a timer holds).
+        for (name, value) in self.limited() {
+            crate::limits::verify(name, value).map_err(|e| ConfigError::Value(e.to_string()))?;
+        }
         let checks = [
-            (self.learner.batch_size == 0, "learner.batch_size must be at least 1"),
-            // Counts that size buffers are bounded, so no value reserves more than a machine has.
-            (self.learner.batch_size > 1 << 20, "learner.batch_size must be at most 1048576"),
-            (self.actors.count > 1024, "actors.count must be at most 1024"),
-            (self.actors.games_in_flight > 1 << 16, "actors.games_in_flight must be at most 65536"),
-            (self.pool.size > 1000, "pool.size must be at most 1000"),
-            (self.learner.queue_games > 1 << 20, "learner.queue_games must be at most 1048576"),
-            (self.broker.stream_cap > 1 << 24, "broker.stream_cap must be at most 16777216"),
-            (self.game.bid_batch_size > 1 << 20, "game.bid_batch_size must be at most 1048576"),
             (self.learner.lr.is_nan() || self.learner.lr <= 0.0, "learner.lr must be positive"),
             (self.learner.lr_end.is_nan() || self.learner.lr_end <= 0.0, "learner.lr_end must be positive"),
             (!(0.0..=1.0).contains(&self.reward.lambda), "reward.lambda must be in [0, 1]"),
-            (self.actors.games_in_flight == 0, "actors.games_in_flight must be at least 1"),
             (!(0.0..=1.0).contains(&self.actors.epsilon), "actors.epsilon must be in [0, 1]"),
             (!(0.0..=1.0).contains(&self.actors.epsilon_end), "actors.epsilon_end must be in [0, 1]"),
             (!(0.5..=1.0).contains(&self.curation.certain), "curation.certain must be in [0.5, 1]"),
@@ -547,21 +542,12 @@ impl TrainConfig {
                 !(0.0..=1.0).contains(&self.pool.rule_share) || self.pool.self_play_share + self.pool.rule_share > 1.0,
                 "pool.rule_share must be in [0, 1] and, with pool.self_play_share, add up to at most 1",
             ),
-            (self.pool.size < 1, "pool.size must be at least 1"),
-            (self.learner.queue_games == 0, "learner.queue_games must be at least 1"),
-            (self.broker.publish_every_steps == 0, "broker.publish_every_steps must be at least 1"),
-            (self.broker.stream_cap == 0, "broker.stream_cap must be at least 1"),
-            (self.game.bid_batch_size == 0, "game.bid_batch_size must be at least 1"),
             (!(0.0..=1.0).contains(&self.game.bid_epsilon), "game.bid_epsilon must be in [0, 1]"),
-            (self.checkpoint.keep_last == 0, "checkpoint.keep_last must be at least 1"),
             (
                 self.actors.temperature_start <= 0.0 || self.actors.temperature_end <= 0.0,
                 "temperatures must be positive",
             ),
             (self.learner.grad_clip < 0.0, "learner.grad_clip must be 0 (off) or positive"),
-            (self.budget.max_seconds < 0.0, "budget.max_seconds must be 0 (no bound) or positive"),
-            (self.checkpoint.every_minutes < 0.0, "checkpoint.every_minutes must be 0 (only at the end) or positive"),
-            (self.pool.snapshot_every_minutes < 0.0, "pool.snapshot_every_minutes must be 0 (off) or positive"),
             (self.auxiliary.hand_loss_weight < 0.0, "auxiliary.hand_loss_weight must be 0 or positive"),
             (self.auxiliary.points_loss_weight < 0.0, "auxiliary.points_loss_weight must be 0 or positive"),
             (
@@ -573,6 +559,31 @@ impl TrainConfig {
             Some((_, why)) => Err(ConfigError::Value(why.to_string())),
             None => Ok(()),
         }
+    }
+
+    /// Every key of the limits table, by its name there.
+    fn limited(&self) -> Vec<(&'static str, crate::limits::Checked)> {
+        vec![
+            ("learner.batch_size", self.learner.batch_size.into()),
+            ("learner.threads", self.learner.threads.into()),
+            ("learner.queue_games", self.learner.queue_games.into()),
+            ("learner.publish_every_steps", self.learner.publish_every_steps.into()),
+            ("actors.count", self.actors.count.into()),
+            ("actors.games_in_flight", self.actors.games_in_flight.into()),
+            ("pool.size", self.pool.size.into()),
+            ("pool.snapshot_every_steps", self.pool.snapshot_every_steps.into()),
+            ("pool.redraw_every_games", self.pool.redraw_every_games.into()),
+            ("broker.stream_cap", self.broker.stream_cap.into()),
+            ("broker.publish_every_steps", self.broker.publish_every_steps.into()),
+            ("game.bid_batch_size", self.game.bid_batch_size.into()),
+            ("checkpoint.keep_last", self.checkpoint.keep_last.into()),
+            ("log.every_steps", self.log.every_steps.into()),
+            ("log.win_rate_window", self.log.win_rate_window.into()),
+            ("eval.deals", self.eval.deals.into()),
+            ("budget.max_seconds", self.budget.max_seconds.into()),
+            ("checkpoint.every_minutes", self.checkpoint.every_minutes.into()),
+            ("pool.snapshot_every_minutes", self.pool.snapshot_every_minutes.into()),
+        ]
     }
 
     /// Every real-valued key, by name.
@@ -737,9 +748,10 @@ mod tests {
         for (text, named) in [
             ("[model]\ntrunk = [100000, 100000]", "100000 units: at most 65536"),
             ("[model]\ntrunk = [60000, 60000]", "weights"),
-            ("[learner]\nbatch_size = 4000000000", "learner.batch_size must be at most"),
-            ("[actors]\ngames_in_flight = 4000000000", "actors.games_in_flight must be at most"),
-            ("[pool]\nsize = 1000000", "pool.size must be at most"),
+            ("[learner]\nbatch_size = 4000000000", "learner.batch_size = 4000000000: a whole number from 1 to"),
+            ("[actors]\ngames_in_flight = 4000000000", "actors.games_in_flight = 4000000000: a whole number"),
+            ("[pool]\nsize = 1000000", "pool.size = 1000000: a whole number from 1 to 1000"),
+            ("[learner]\nthreads = 100000000", "learner.threads = 100000000: a whole number from 1 to 1024"),
         ] {
             let e = TrainConfig::parse(text, Path::new("big.toml")).unwrap_err().to_string();
             assert!(e.contains("big.toml") && e.contains(named), "{text}: {e}");

@@ -42,6 +42,7 @@ from ._ddz import (
     encode_state,
     generate_deals,
     legal_plays,
+    limits,
     read_deals,
     write_deals,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "encode_state",
     "generate_deals",
     "legal_plays",
+    "limits",
     "load_game",
     "read_deals",
     "write_deals",

@@ -33,13 +33,23 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from . import FIRST_BID, RandomAgent, RuleAgent, State
+from . import FIRST_BID, RandomAgent, RuleAgent, State, limits
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 
 
 class AgentError(RuntimeError):
     """An agent process that did not answer, or answered something that is not a legal action."""
+
+
+def check_limit(name: str, value) -> None:
+    """``value`` against the range of ``name`` in ddz's limits table (``ddz.limits()``): a
+    ``ValueError`` naming both and the range, as the Rust side words it."""
+    least, most, whole = next((lo, hi, w) for n, lo, hi, w in limits() if n == name)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and least <= value <= most
+    if not ok or (whole and value != int(value)):
+        kind = "a whole number" if whole else "a number"
+        raise ValueError(f"{name} = {value!r}: {kind} from {least:g} to {most:g}")
 
 
 def find_binary(binary: Optional[str] = None) -> str:
@@ -62,8 +72,7 @@ class Agent:
     """An agent by its ddz spec; ``act(state)`` gives the action of the seat to act."""
 
     def __init__(self, spec: str, *, seed: int = 0, binary: Optional[str] = None, timeout: float = 120.0):
-        if not (isinstance(timeout, (int, float)) and 0 < timeout <= threading.TIMEOUT_MAX):
-            raise ValueError(f"Agent(timeout={timeout!r}): seconds, in (0, {threading.TIMEOUT_MAX:g}]")
+        check_limit("Agent(timeout)", timeout)
         self.spec = spec
         self.timeout = timeout
         self._local = None
