@@ -20,7 +20,7 @@ fn module_of(path: &str) -> &str {
 /// Layers from the bottom; a module may use modules of lower layers only, and none of its own
 /// layer except the engine pair and the model pair, each of which is one layer in two files.
 const LAYERS: &[&[&str]] = &[
-    &["lines", "seeds", "error", "files"],
+    &["lines", "seeds", "error", "files", "limits"],
     &["cards", "game"],
     &["search"],
     &["encode"],

@@ -218,6 +218,9 @@ pub fn run(
                 .map_err(|e| EvalError::Curve { path: config.out.clone(), reason: e.into() })
         })
         .collect::<Result<_, _>>()?;
+    // The two deal prefixes pairings play, each hashed once.
+    let all_deals = super::content::of_deals(deals);
+    let slow_deals = super::content::of_deals(&deals[..config.slow_deals.min(deals.len())]);
     let mut cells: Vec<Vec<Option<Cell>>> = vec![vec![None; n]; n];
     let total = n * (n - 1) / 2;
     let mut done = 0;
@@ -225,49 +228,9 @@ pub fn run(
         for j in i + 1..n {
             let (a, b) = (&roster[i], &roster[j]);
             let count = if a.slow || b.slow { config.slow_deals.min(deals.len()) } else { deals.len() };
-            let file = pair_file(&config.out, a, b);
-            let deals_hash = super::content::of_deals(&deals[..count]);
-            let stamp = |k: &mut Kept| {
-                (k.a_hash, k.b_hash, k.deals_hash) = (hashes[i].clone(), hashes[j].clone(), deals_hash.clone());
-            };
-            let kept =
-                std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str::<Kept>(&t).ok()).filter(|k| {
-                    a.spec.is_named(&k.a)
-                        && b.spec.is_named(&k.b)
-                        && k.deal_set == config.deal_set
-                        && k.deals == count
-                        && k.bidding == config.bidding
-                        && [(&k.a_hash, &hashes[i]), (&k.b_hash, &hashes[j]), (&k.deals_hash, &deals_hash)]
-                            .iter()
-                            .all(|(kept, now)| kept.is_empty() || kept == now)
-                });
-            let write = |k: &Kept| -> Result<(), EvalError> {
-                let text = serde_json::to_string_pretty(k).map_err(|e| io(&file, e.into()))?;
-                crate::run::write_atomically(&file, &text).map_err(|e| io(&file, e.into()))
-            };
-            let kept = match kept {
-                Some(mut k) if k.deals_hash.is_empty() => {
-                    stamp(&mut k);
-                    write(&k)?;
-                    k
-                }
-                Some(k) => k,
-                None => {
-                    let hidden = indicatif::ProgressBar::hidden();
-                    let k = if config.bidding {
-                        let (x, y) = (bidding_of(&a.spec), bidding_of(&b.spec));
-                        let report = evaluate_bidding(&x, &y, &deals[..count], AllPass::Redeal, &hidden)?;
-                        keep_bidding(&report, &config.deal_set, &a.spec, &b.spec)
-                    } else {
-                        keep(&evaluate(&a.spec, &b.spec, &deals[..count], config.threads, &hidden)?, &config.deal_set)
-                    }
-                    .map_err(|e| io(&file, e.into()))?;
-                    let mut k = k;
-                    stamp(&mut k);
-                    write(&k)?;
-                    k
-                }
-            };
+            let deals_hash = if count == deals.len() { &all_deals } else { &slow_deals };
+            let hashes = [hashes[i].as_str(), hashes[j].as_str(), deals_hash.as_str()];
+            let kept = pairing(a, b, &deals[..count], hashes, config)?;
             let (ab, ba) = if kept.bidding { cells_of_bidding(&kept) } else { cells_of(&kept) };
             cells[i][j] = Some(ab);
             cells[j][i] = Some(ba);
@@ -288,6 +251,44 @@ pub fn run(
         rules: if config.bidding { BIDDING_RULES } else { super::RULES },
         bidding: config.bidding,
     })
+}
+
+/// The pairing of `a` and `b` on `deals`: as kept in `config.out` while its names, deals and
+/// content hashes (`[a, b, deals]`) are the same, else played and kept. A file kept before
+/// hashes were recorded is taken by its names and stamped with today's.
+fn pairing(a: &Entry, b: &Entry, deals: &[Deal], hashes: [&str; 3], config: &LadderConfig) -> Result<Kept, EvalError> {
+    let file = pair_file(&config.out, a, b);
+    let io = |e: crate::error::Cause| EvalError::Curve { path: file.clone(), reason: e };
+    let kept = std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str::<Kept>(&t).ok()).filter(|k| {
+        a.spec.is_named(&k.a)
+            && b.spec.is_named(&k.b)
+            && k.deal_set == config.deal_set
+            && k.deals == deals.len()
+            && k.bidding == config.bidding
+            && [&k.a_hash, &k.b_hash, &k.deals_hash]
+                .iter()
+                .zip(hashes)
+                .all(|(kept, now)| kept.is_empty() || *kept == now)
+    });
+    let mut k = match kept {
+        Some(k) if !k.deals_hash.is_empty() => return Ok(k),
+        Some(k) => k,
+        None => {
+            let hidden = indicatif::ProgressBar::hidden();
+            if config.bidding {
+                let (x, y) = (bidding_of(&a.spec), bidding_of(&b.spec));
+                let report = evaluate_bidding(&x, &y, deals, AllPass::Redeal, &hidden)?;
+                keep_bidding(&report, &config.deal_set, &a.spec, &b.spec)
+            } else {
+                keep(&evaluate(&a.spec, &b.spec, deals, config.threads, &hidden)?, &config.deal_set)
+            }
+            .map_err(|e| io(e.into()))?
+        }
+    };
+    [k.a_hash, k.b_hash, k.deals_hash] = hashes.map(String::from);
+    let text = serde_json::to_string_pretty(&k).map_err(|e| io(e.into()))?;
+    crate::run::write_atomically(&file, &text).map_err(|e| io(e.into()))?;
+    Ok(k)
 }
 
 /// The rules of a ladder with bidding, as its report states them.

@@ -224,9 +224,8 @@ pub fn write_deals(path: &Path, deals: &[Deal]) -> std::io::Result<()> {
     crate::files::write_with(path, |out| deals.iter().try_for_each(|d| writeln!(out, "{}", d.to_json())))
 }
 
-/// The most deals one call generates (about 40 bytes each in memory, 330 as text): above it a
-/// request is an error naming the limit, never an allocation that aborts.
-pub const MOST_DEALS: usize = 10_000_000;
+/// The most deals one call generates: the limits table's bound ([`crate::limits::MOST_DEALS`]).
+pub const MOST_DEALS: usize = crate::limits::MOST_DEALS as usize;
 
 /// Reads a deal file; an error names the file, the line and the reason.
 pub fn read_deals(path: &Path) -> Result<Vec<Deal>, DealError> {
