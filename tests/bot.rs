@@ -142,9 +142,11 @@ fn botzone_session_in_keep_running_mode() {
                     play
                 } else {
                     let play = plays[others.choose(Turn::new(&state, &plays).unwrap())];
-                    // Physical ids for the other seats' plays: cards of those ranks that are not
-                    // ours and not played yet (the bot refuses a card in two places).
-                    let pool = CardSet::full_deck().minus(own).minus(played);
+                    // Physical ids for the other seats' plays: cards of those ranks from that
+                    // seat's own hand (the bottom only in the landlord's), not played yet (the
+                    // bot refuses a card in two places, or a bottom card played by a farmer).
+                    let hand = if s.index() == 0 { deal.hands[0].union(deal.bottom) } else { deal.hands[s.index()] };
+                    let pool = hand.minus(played);
                     let mut chosen = Vec::new();
                     for (r, k) in play.cards.iter() {
                         chosen.extend(pool.iter().filter(|c| c.rank() == r).take(k as usize).map(|c| c.id() as u32));
