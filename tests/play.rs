@@ -413,6 +413,71 @@ fn games_in_play_are_saved_as_unfinished_when_the_server_is_stopped() {
     }
 }
 
+#[test]
+fn clients_that_never_finish_a_request_neither_lock_others_out_nor_hold_up_a_stop() {
+    let dir = scratch("slow");
+    let mut server = Server::start(&["--agents", NETWORK, "--log-dir", dir.to_str().unwrap()]);
+    let (s, e) = call("POST", &format!("{}/api/games", server.base), Some("{}"));
+    assert_eq!(s, 201, "{e}");
+    let address = server.base.trim_start_matches("http://").to_string();
+    // 300 clients that send half a request's headers and then nothing, and one that sends a
+    // body of 100 bytes it announced as 1,000.
+    let half = "GET / HTTP/1.1\r\nHost: x\r\n";
+    let stalled: Vec<std::net::TcpStream> = (0..300)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&address).unwrap();
+            c.write_all(half.as_bytes()).unwrap();
+            c
+        })
+        .collect();
+    let mut slow_body = std::net::TcpStream::connect(&address).unwrap();
+    let head = "POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n";
+    slow_body.write_all(format!("{head}{}", " ".repeat(100)).as_bytes()).unwrap();
+    // Everyone else is answered meanwhile.
+    let started = std::time::Instant::now();
+    let (s, e) = call("GET", &format!("{}/api/openapi.json", server.base), None);
+    assert!(s == 200 && started.elapsed() < Duration::from_secs(5), "{s} after {:?}: {e}", started.elapsed());
+    // The server closes each stalled connection after its header deadline (10 s): reading
+    // gives the end of the stream or an error, never a wait past the deadline.
+    let mut closed = 0;
+    for mut c in stalled.into_iter().take(20) {
+        c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut buf = [0u8; 512];
+        let read = std::io::Read::read(&mut c, &mut buf);
+        let waited = matches!(&read, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
+        closed += !waited as usize;
+        assert!(started.elapsed() < Duration::from_secs(25), "connection still open after {:?}", started.elapsed());
+    }
+    assert_eq!(closed, 20);
+    // A stop with clients that never finish their headers, and the one whose body is still
+    // coming (a request in flight, which a graceful stop would wait for): the games in play
+    // are saved, within seconds.
+    let mut stalled_again: Vec<std::net::TcpStream> = Vec::new();
+    for _ in 0..50 {
+        let mut c = std::net::TcpStream::connect(&address).unwrap();
+        c.write_all(half.as_bytes()).unwrap();
+        stalled_again.push(c);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = server.child.id().to_string();
+    let stop = std::time::Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    // Waited for 10 s at most (a server that never stops fails here; the drop kills it).
+    let status = loop {
+        match server.child.try_wait().unwrap() {
+            Some(status) => break status,
+            None if stop.elapsed() > Duration::from_secs(10) => panic!("still serving 10 s after SIGTERM"),
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    assert!(status.success(), "a clean stop: {status:?}");
+    assert!(stop.elapsed() < Duration::from_secs(8), "stopped after {:?}", stop.elapsed());
+    let unfinished = std::fs::read_to_string(dir.join("unfinished.jsonl")).unwrap();
+    assert_eq!(unfinished.lines().count(), 1, "{unfinished}");
+    drop((stalled_again, slow_body));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Plays game `id` out with the server's hints; the last reply.
 fn play_out_with_hints(base: &str, mut last: Value) -> Value {
     let id = last["id"].as_str().unwrap().to_string();

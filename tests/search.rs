@@ -12,8 +12,8 @@ use ddz::game::{MoveList, Seat, State};
 use ddz::model::{ModelConfig, QNet};
 use ddz::search::belief::{self, Belief, draw_worlds};
 use ddz::search::{
-    AlphaBeta, AlphaBetaSettings, Budget, Evaluation, Evaluator, Ismcts, IsmctsSettings, Keying, Position, SearchState,
-    Solver,
+    AlphaBeta, AlphaBetaSettings, Budget, Deadline, Evaluation, Evaluator, Ismcts, IsmctsSettings, Keying, Position,
+    SearchState, Solver,
 };
 use rand::rngs::{SmallRng, StdRng};
 use rand::{RngExt, SeedableRng};
@@ -322,11 +322,11 @@ fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
         // A position from the network's own play, between the 12th and 30th turn.
         let s = position(&mut rng, 12..30, &mut |s, plays| agent.choose(Turn::new(s, plays).unwrap()));
         let Some(seat) = s.current_player() else { continue };
-        for w in draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, &mut draws) {
+        for w in draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, Deadline::NONE, &mut draws) {
             uniform += agreement(&w, &s, seat);
         }
         let weighed = Belief { draws: 8, ..Belief::network(0.1) };
-        for w in draw_worlds(&mut agent, &s, seat, 16, weighed, None, &mut draws) {
+        for w in draw_worlds(&mut agent, &s, seat, 16, weighed, None, Deadline::NONE, &mut draws) {
             weighted += agreement(&w, &s, seat);
         }
         n += 16;
@@ -359,9 +359,10 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
         };
         let seat = s.current_player().unwrap();
         let model = Belief { draws: 4, steps: 30, ..Belief::UNIFORM };
-        let uniform_worlds = draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, &mut draws);
+        let uniform_worlds = draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, Deadline::NONE, &mut draws);
         uniform += uniform_worlds.iter().map(share).sum::<f64>();
-        let rule_worlds = draw_worlds(&mut agent, &s, seat, 16, model, Some(&mut RuleAgent::new()), &mut draws);
+        let rule_worlds =
+            draw_worlds(&mut agent, &s, seat, 16, model, Some(&mut RuleAgent::new()), Deadline::NONE, &mut draws);
         weighted += rule_worlds.iter().map(share).sum::<f64>();
         n += 16;
     }
@@ -380,9 +381,9 @@ fn worlds_drawn_toward_the_network_model_explain_the_networks_plays() {
         // The network in every seat; a farmer's decision after turn 9.
         let s = position(&mut rng, 9..30, &mut |s, plays| agent.choose(Turn::new(s, plays).unwrap()));
         let Some(seat) = s.current_player().filter(|&p| Some(p) != s.landlord()) else { continue };
-        let worlds = draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, &mut draws);
-        let start = belief::refine_for_policy(&mut agent, worlds.clone(), seat, 0, &mut draws);
-        let end = belief::refine_for_policy(&mut agent, worlds, seat, 30, &mut draws);
+        let worlds = draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, Deadline::NONE, &mut draws);
+        let start = belief::refine_for_policy(&mut agent, worlds.clone(), seat, 0, Deadline::NONE, &mut draws);
+        let end = belief::refine_for_policy(&mut agent, worlds, seat, 30, Deadline::NONE, &mut draws);
         uniform += start.iter().map(|(_, m)| m).sum::<u32>();
         chained += end.iter().map(|(_, m)| m).sum::<u32>();
         explained += end.iter().any(|(_, m)| *m == 0) as u32;
@@ -530,6 +531,54 @@ fn telling_plays_are_plays_of_the_rule_agent_the_network_would_not_make() {
             assert_eq!(told, 0);
         }
     }
+}
+
+#[test]
+fn time_budgets_bound_world_drawing_weighing_and_every_phase_of_auto() {
+    ddz::runtime::configure_threads(1);
+    // Before world drawing and weighing ran under the budget, the first took more than 90 s
+    // and the second 6-9 s; the ISMCTS belief pool 3 s; `auto:` had no `ms` at all. A position
+    // twelve plays in, so that every world is weighed by a record of plays.
+    for (spec, ms) in [
+        ("pimc:models/dmc-rule-2h?belief=1&draws=1000&worlds=1000&ms=100", 100.0),
+        ("pimc:models/dmc-rule-2h?opp=rule&worlds=20000&ms=100", 100.0),
+        ("pimc:models/dmc-rule-2h?opp=rule&draws=50&steps=1000&worlds=500&ms=100", 100.0),
+        ("ismcts:checkpoint:models/dmc-rule-2h?belief=0.1&sims=4096&worlds=4096&ms=100", 100.0),
+        ("auto:models/dmc-rule-2h?ms=100", 100.0),
+        ("auto:models/dmc-rule-2h?verdict_worlds=4000&net_steps=1000&pimc_worlds=20000&prior=0.5&ms=100", 100.0),
+    ] {
+        let took = midgame_choice_ms(spec);
+        eprintln!("{spec}: {took:.0} ms");
+        assert!(took < ms + 1000.0, "{spec}: {took:.0} ms for a budget of {ms} ms");
+    }
+    // And the same agents without a time budget still run their whole count (the budget is
+    // what stops them, not a new cap): the belief PIMC above, with fewer worlds, takes longer
+    // than its budget did.
+    let unbounded = midgame_choice_ms("pimc:models/dmc-rule-2h?belief=1&draws=100&worlds=100");
+    assert!(unbounded > 200.0, "{unbounded:.0} ms");
+}
+
+/// Milliseconds `agent` takes to choose twelve plays into deal 5, the rule agent having played
+/// every seat until then.
+fn midgame_choice_ms(spec: &str) -> f64 {
+    let mut agent = spec.parse::<ddz::agents::AgentSpec>().unwrap().build().unwrap();
+    let deal = &ddz::game::generate_deals(6, 1)[5];
+    let mut state = State::new(Default::default());
+    state.deal_hands(deal.hands, deal.bottom);
+    let mut plays = MoveList::new();
+    let mut rule = RuleAgent::new();
+    for _ in 0..12 {
+        state.legal_plays_into(&mut plays);
+        let k = rule.choose(Turn::new(&state, &plays).unwrap());
+        state.apply_play_unchecked(plays[k]);
+    }
+    assert!(!state.is_terminal());
+    state.legal_plays_into(&mut plays);
+    agent.reset(5);
+    let start = Instant::now();
+    let k = agent.choose(Turn::new(&state, &plays).unwrap());
+    assert!(k < plays.len());
+    start.elapsed().as_secs_f64() * 1000.0
 }
 
 /// Milliseconds `agent` takes to choose in the opening position of deal 5 (the landlord's 20

@@ -21,10 +21,11 @@ use super::{Agent, Candidate, Guide, IsmctsAgent, LastDecision, ModelAgent, Oppo
 use super::{Leaf, RuleAgent, Turn};
 use crate::game::{Play, Seat, State};
 use crate::search::belief::{self, draw_worlds};
-use crate::search::{Belief, Budget, IsmctsSettings, argmax};
+use crate::search::{Belief, Budget, Deadline, IsmctsSettings, argmax};
 use crate::seeds::{self, Stream};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use std::time::{Duration, Instant};
 
 /// What the plays so far say of the other side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +73,9 @@ pub struct AutoSettings {
     pub pimc_cards: u32,
     /// Belief temperature of the root worlds of the network-model ISMCTS.
     pub ismcts_belief: f64,
+    /// Time budget per decision in milliseconds over every phase (0: none): the verdict's
+    /// world drawing may take a quarter of it, the search what is left.
+    pub ms: u64,
 }
 
 impl AutoSettings {
@@ -113,6 +117,7 @@ impl Default for AutoSettings {
             pimc_worlds: 64,
             pimc_cards: 0,
             ismcts_belief: 0.1,
+            ms: 0,
         }
     }
 }
@@ -169,15 +174,24 @@ impl AutoAgent {
 
     /// The verdict at `state` from `verdict_worlds` worlds drawn toward the rule model.
     pub fn verdict(&mut self, state: &State) -> Verdict {
+        self.verdict_within(state, Deadline::NONE)
+    }
+
+    /// [`AutoAgent::verdict`] with its world drawing stopped at `deadline` (fewer worlds, shorter
+    /// chains: the verdict from what was drawn by then).
+    fn verdict_within(&mut self, state: &State, deadline: Deadline) -> Verdict {
         let Some(seat) = state.current_player() else { return Verdict::Undecided };
         let s = self.settings;
         let model = Belief { draws: s.verdict_draws, steps: s.verdict_steps, ..Belief::UNIFORM };
         let rule = &mut self.rule;
-        let worlds =
-            draw_worlds(&mut self.probe, state, seat, s.verdict_worlds, model, Some(&mut *rule), &mut self.rng);
+        let (n, rng) = (s.verdict_worlds, &mut self.rng);
+        let worlds = draw_worlds(&mut self.probe, state, seat, n, model, Some(&mut *rule), deadline, rng);
+        // Each world's evidence is a replay: past the deadline, the worlds read so far decide.
         let explained: Vec<(&State, u32)> = worlds
             .iter()
-            .map(|w| (w, belief::opponent_evidence(rule, w, seat)))
+            .enumerate()
+            .take_while(|&(i, _)| i == 0 || !deadline.passed())
+            .map(|(_, w)| (w, belief::opponent_evidence(rule, w, seat)))
             .filter(|&(_, (_, m))| m == 0)
             .map(|(w, (asked, _))| (w, asked))
             .collect();
@@ -188,7 +202,7 @@ impl AutoAgent {
         let probe = &mut self.probe;
         let mut told = |w: &State| telling == 0 || belief::telling_plays(probe, rule, w, seat) >= telling;
         let fits = explained.into_iter().any(|(w, asked)| asked >= need && told(w));
-        match fits && !self.network_explains(state, seat) {
+        match fits && !self.network_explains(state, seat, deadline) {
             true => Verdict::Rule,
             false => Verdict::Undecided,
         }
@@ -197,23 +211,31 @@ impl AutoAgent {
     /// Whether some of `verdict_worlds` worlds drawn toward the network model (weighed by its
     /// softmax at `network_belief`, then `network_steps` swaps) explains every play of the
     /// other side as the network's. False when the chain is off.
-    fn network_explains(&mut self, state: &State, seat: Seat) -> bool {
+    fn network_explains(&mut self, state: &State, seat: Seat, deadline: Deadline) -> bool {
         let s = self.settings;
         if s.network_steps == 0 {
             return false;
         }
-        let model = Belief::network(s.network_belief);
-        let worlds = draw_worlds(&mut self.probe, state, seat, s.verdict_worlds, model, None, &mut self.rng);
-        let chains = belief::refine_for_policy(&mut self.probe, worlds, seat, s.network_steps, &mut self.rng);
+        let (model, rng) = (Belief::network(s.network_belief), &mut self.rng);
+        let worlds = draw_worlds(&mut self.probe, state, seat, s.verdict_worlds, model, None, deadline, rng);
+        let chains = belief::refine_for_policy(&mut self.probe, worlds, seat, s.network_steps, deadline, rng);
         chains.iter().any(|(_, m)| *m == 0)
     }
 
     /// Both searches, weighed by the prior: the network's best few plays (PIMC's shortlist) and
     /// ISMCTS's choice are the candidates.
-    fn weighed(&mut self, turn: Turn<'_>) -> usize {
+    /// Within `left` when given: ISMCTS gets half of it, PIMC what ISMCTS left.
+    fn weighed(&mut self, turn: Turn<'_>, left: Option<Duration>) -> usize {
         let Turn { state, seat, plays, .. } = turn;
         let p = self.settings.prior(state);
+        let started = Instant::now();
+        if let Some(t) = left {
+            self.ismcts.set_time(Some((t / 2).max(Duration::from_millis(1))));
+        }
         let result = self.ismcts.search(state, seat);
+        if let Some(t) = left {
+            self.pimc.set_time(Some(t.saturating_sub(started.elapsed()).max(Duration::from_millis(1))));
+        }
         let mut network_value = vec![0.0; plays.len()];
         for c in &result.candidates {
             network_value[index_of(plays, c.action)] = c.value;
@@ -247,15 +269,33 @@ impl Agent for AutoAgent {
             return 0;
         }
         let prior = self.settings.prior(state);
-        self.verdict = match self.verdict(state) {
+        let budget = Budget::count(1).with_ms(self.settings.ms);
+        let started = Instant::now();
+        // A quarter of the time for the verdict, the rest for the search it chooses.
+        let verdict_deadline = Deadline(budget.time.map(|t| started + t / 4));
+        self.verdict = match self.verdict_within(state, verdict_deadline) {
             Verdict::Undecided if prior >= 1.0 => Verdict::Rule,
             Verdict::Undecided if prior <= 0.0 => Verdict::Network,
             v => v,
         };
+        // With a budget, the search gets what the verdict left of it (a millisecond at least:
+        // a zero would mean no limit); without one, each search keeps its own settings.
+        let left = budget.deadline(started).map(|d| d.saturating_duration_since(Instant::now()));
+        let left = left.map(|t| t.max(Duration::from_millis(1)));
         match self.verdict {
-            Verdict::Rule => self.pimc.choose(turn),
-            Verdict::Network => self.ismcts.choose(turn),
-            Verdict::Undecided => self.weighed(turn),
+            Verdict::Rule => {
+                if left.is_some() {
+                    self.pimc.set_time(left);
+                }
+                self.pimc.choose(turn)
+            }
+            Verdict::Network => {
+                if left.is_some() {
+                    self.ismcts.set_time(left);
+                }
+                self.ismcts.choose(turn)
+            }
+            Verdict::Undecided => self.weighed(turn, left),
         }
     }
 

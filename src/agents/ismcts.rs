@@ -11,6 +11,7 @@ use crate::search::belief::draw_worlds;
 use crate::search::{Belief, Ismcts, IsmctsSettings, Leaf, NetworkLeaf, RolloutLeaf, SearchResult};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
+use std::time::{Duration, Instant};
 
 /// Who guides the search.
 pub enum Guide {
@@ -53,15 +54,22 @@ impl IsmctsAgent {
         }
     }
 
+    /// Sets the time limit of each decision from now on (`None`: none), keeping the count.
+    pub fn set_time(&mut self, time: Option<Duration>) {
+        self.settings.budget = self.settings.budget.with_time(time);
+    }
+
     /// Searches the decision of `observer` at `state` (the seat's information only).
     pub fn search(&mut self, state: &State, observer: Seat) -> SearchResult<Action> {
+        let started = Instant::now();
         let mut search = Ismcts::new(self.settings);
         match &mut self.guide {
             Guide::Network(net, leaf, belief) if *belief > 0.0 => {
                 let n = self.settings.max_world_samples.unwrap_or(self.settings.budget.count).min(4096);
-                let pool = draw_worlds(net.as_mut(), state, observer, n, Belief::network(*belief), None, &mut self.rng);
+                let (belief, drawing) = (Belief::network(*belief), self.settings.budget.drawing_deadline(started));
+                let pool = draw_worlds(net.as_mut(), state, observer, n, belief, None, drawing, &mut self.rng);
                 let leaf = &mut NetworkLeaf { policy: net.as_mut(), leaf: *leaf, observer };
-                search.search_worlds(state, &pool, leaf, &mut self.rng)
+                search.search_worlds_since(state, &pool, leaf, &mut self.rng, started)
             }
             Guide::Network(net, leaf, _) => {
                 let leaf = &mut NetworkLeaf { policy: net.as_mut(), leaf: *leaf, observer };

@@ -15,6 +15,7 @@ use crate::search::pimc::in_order;
 use crate::search::{Belief, Budget, OpponentModel, PimcSearch, Policy, argmax};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use std::time::Duration;
 
 /// How a search agent models the players of the other side (its teammate is always modelled
 /// as the network).
@@ -121,6 +122,11 @@ impl PimcAgent {
         let s = &self.settings;
         let belief = Belief { temperature: s.belief, draws: s.draws, steps: s.steps };
         PimcSearch { budget: s.budget, cards: s.cards, max_nodes: s.max_nodes, belief }
+    }
+
+    /// Sets the time limit of each decision from now on (`None`: none), keeping the count.
+    pub fn set_time(&mut self, time: Option<Duration>) {
+        self.settings.budget = self.settings.budget.with_time(time);
     }
 
     /// The plays it scores: the indices of the network's best `top` plays, best first.

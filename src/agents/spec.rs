@@ -526,6 +526,13 @@ pub const AUTO: &[Knob<AutoSettings>] = &[
         get: Some(|s| Value::Number(s.ismcts_belief)),
         set: |s, v| s.ismcts_belief = v.number(),
     },
+    Knob {
+        name: "ms",
+        range: MS,
+        doc: "time budget per decision in milliseconds over every phase: a quarter for the verdict, the rest for the search (0: none)",
+        get: Some(|s| Value::Whole(s.ms)),
+        set: |s, v| s.ms = v.whole(),
+    },
 ];
 
 /// `alphabeta:GUIDE?knobs`.

@@ -13,6 +13,7 @@
 //! Only the seat's information goes in: the worlds come from `resample_from_infostate`, and the
 //! plays weighed are the public record.
 
+use super::budget::Deadline;
 use super::policy::{OpponentModel, Policy, argmax, lend};
 use crate::cards::{Card, CardSet};
 use crate::game::{MoveList, Play, Seat, State};
@@ -51,6 +52,11 @@ impl Belief {
 /// times, with an opponent model, the model's for the other side's plays; then moved by
 /// [`refine_for_opponents`]. Uniform draws when nothing weighs them, or when the game had
 /// bidding, which these replays do not redo.
+///
+/// Past `deadline` every phase stops where it is: fewer worlds are drawn (at least one), the
+/// worlds are kept from the draws weighed so far (one for each `draws` of them), and the worlds
+/// not yet moved toward the model stay where their draw put them. Without a deadline the result depends on the draws alone.
+#[allow(clippy::too_many_arguments)] // the search's inputs, each its own kind of thing
 pub fn draw_worlds(
     policy: &mut dyn Policy,
     state: &State,
@@ -58,44 +64,75 @@ pub fn draw_worlds(
     n: usize,
     belief: Belief,
     mut opponents: Option<&mut dyn OpponentModel>,
+    deadline: Deadline,
     rng: &mut SmallRng,
 ) -> Vec<State> {
-    let uniform = |k: usize, rng: &mut SmallRng| -> Vec<State> {
-        (0..k).map(|_| state.resample_from_infostate(seat, &mut || rng.random::<f64>())).collect()
-    };
     let weighed = belief.temperature > 0.0 || opponents.is_some();
     if !weighed || state.config().bidding {
-        return uniform(n, rng);
+        return uniform_worlds(state, seat, n, deadline, rng);
     }
     let kept = match belief.draws {
-        0 | 1 => uniform(n, rng),
-        _ => weighed_draw(policy, state, seat, n, belief, lend(&mut opponents), rng),
+        0 | 1 => uniform_worlds(state, seat, n, deadline, rng),
+        _ => weighed_draw(policy, state, seat, n, belief, lend(&mut opponents), deadline, rng),
     };
     match opponents {
-        Some(model) => {
-            kept.into_iter().map(|w| refine_for_opponents(&mut *model, w, seat, belief.steps, rng)).collect()
-        }
+        // Past the deadline the worlds left are not moved at all (each move starts with a
+        // whole replay of the game).
+        Some(model) => kept
+            .into_iter()
+            .map(|w| match deadline.passed() {
+                true => w,
+                false => refine_for_opponents(&mut *model, w, seat, belief.steps, deadline, rng),
+            })
+            .collect(),
         None => kept,
     }
 }
 
-/// `n` of `n × draws` uniform worlds, drawn by their likelihood under `belief`.
+/// `n` worlds drawn uniformly from `seat`'s information, or as many as `deadline` allows (at
+/// least one).
+pub fn uniform_worlds(state: &State, seat: Seat, n: usize, deadline: Deadline, rng: &mut SmallRng) -> Vec<State> {
+    let mut worlds = Vec::with_capacity(n.min(4096));
+    while worlds.len() < n && (worlds.is_empty() || !deadline.passed()) {
+        worlds.push(state.resample_from_infostate(seat, &mut || rng.random::<f64>()));
+    }
+    worlds
+}
+
+/// Pool worlds drawn and weighed at a time when a deadline may stop the weighing.
+const WEIGH_CHUNK: usize = 64;
+
+/// `n` of `n × draws` uniform worlds, drawn by their likelihood under `belief`; past
+/// `deadline`, of the draws weighed by then (at least one chunk).
+#[allow(clippy::too_many_arguments)]
 fn weighed_draw(
     policy: &mut dyn Policy,
     state: &State,
     seat: Seat,
     n: usize,
     belief: Belief,
-    opponents: Option<&mut dyn OpponentModel>,
+    mut opponents: Option<&mut dyn OpponentModel>,
+    deadline: Deadline,
     rng: &mut SmallRng,
 ) -> Vec<State> {
-    let pool: Vec<State> =
-        (0..n * belief.draws).map(|_| state.resample_from_infostate(seat, &mut || rng.random::<f64>())).collect();
-    let log_weights = log_likelihoods(policy, &pool, seat, belief.temperature, opponents);
+    let total = n * belief.draws;
+    // Without a deadline the pool is weighed in one batch, as it always was: the same draws
+    // give the same worlds.
+    let chunk = if deadline == Deadline::NONE { total.max(1) } else { WEIGH_CHUNK };
+    let (mut pool, mut log_weights) = (Vec::new(), Vec::new());
+    while pool.len() < total && (pool.is_empty() || !deadline.passed()) {
+        let part: Vec<State> = (0..chunk.min(total - pool.len()))
+            .map(|_| state.resample_from_infostate(seat, &mut || rng.random::<f64>()))
+            .collect();
+        log_weights.extend(log_likelihoods(policy, &part, seat, belief.temperature, lend(&mut opponents)));
+        pool.extend(part);
+    }
     let top = log_weights.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = log_weights.iter().map(|w| (w - top).exp()).collect();
     let total: f64 = weights.iter().sum();
-    (0..n)
+    // Cut short, it keeps one world per `draws` weighed, as the whole pool would have.
+    let kept = if pool.len() < n * belief.draws { (pool.len() / belief.draws).max(1) } else { n };
+    (0..kept)
         .map(|_| {
             let mut x = rng.random::<f64>() * total;
             let mut pick = weights.len() - 1;
@@ -208,12 +245,14 @@ pub fn telling_plays(policy: &mut dyn Policy, model: &mut dyn OpponentModel, wor
 /// steps, each swapping one unplayed hidden card between the two seats `seat` cannot see (never
 /// a card of the public bottom), a swap that adds k mismatches kept with probability
 /// [`MISMATCH`]^k. Swaps are symmetric and keep every public fact (hand sizes, plays, the
-/// bottom), so the chain only reweighs worlds `seat` cannot tell apart.
+/// bottom), so the chain only reweighs worlds `seat` cannot tell apart. The chain stops early
+/// once `deadline` has passed.
 pub fn refine_for_opponents(
     model: &mut dyn OpponentModel,
     world: State,
     seat: Seat,
     steps: usize,
+    deadline: Deadline,
     rng: &mut SmallRng,
 ) -> State {
     if world.config().bidding || steps == 0 {
@@ -223,6 +262,9 @@ pub fn refine_for_opponents(
         return world;
     };
     for _ in 0..steps {
+        if deadline.passed() {
+            break;
+        }
         let hands = match propose(&current, seat, rng) {
             Proposal::Stop => break,
             Proposal::Skip => continue,
@@ -239,12 +281,14 @@ pub fn refine_for_opponents(
 /// The same chain toward worlds where the other side plays as the policy (its best Q, from each
 /// player's own view), run on all `worlds` in step so that each step's replays go through the
 /// policy in one batch. Each world comes back with its count of the other side's plays the
-/// policy would not have made (`u32::MAX` for a world whose record does not replay).
+/// policy would not have made (`u32::MAX` for a world whose record does not replay). The chains
+/// stop early once `deadline` has passed.
 pub fn refine_for_policy(
     policy: &mut dyn Policy,
     worlds: Vec<State>,
     seat: Seat,
     steps: usize,
+    deadline: Deadline,
     rng: &mut SmallRng,
 ) -> Vec<(State, u32)> {
     let dealt: Vec<(&State, [CardSet; 3])> = worlds.iter().map(|w| (w, w.dealt_hands())).collect();
@@ -255,6 +299,9 @@ pub fn refine_for_policy(
         return chains;
     }
     for _ in 0..steps {
+        if deadline.passed() {
+            break;
+        }
         // A chain that can no longer move (a hand with no unplayed card) sits the step out.
         let moves: Vec<(usize, [CardSet; 3])> = (0..chains.len())
             .filter_map(|i| match propose(&chains[i].0, seat, rng) {

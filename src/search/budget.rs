@@ -39,6 +39,39 @@ impl Budget {
     pub fn units(&self) -> usize {
         self.count.max(1)
     }
+
+    /// When the drawing and weighing of worlds for a search started at `started` must stop:
+    /// half the time, so that scoring them has the other half.
+    pub fn drawing_deadline(&self, started: Instant) -> Deadline {
+        Deadline(self.time.map(|t| started + t / 2))
+    }
+
+    /// The same budget with `time` instead (`None`: no limit).
+    pub fn with_time(self, time: Option<Duration>) -> Budget {
+        Budget { time, ..self }
+    }
+}
+
+/// The moment a phase of a search must stop by, if any: every phase that can take long (drawing
+/// worlds, weighing them, moving them toward a model, the tree, the solver) checks one, so that
+/// a time budget bounds the whole answer. Each phase still finishes one unit of its work (one
+/// world, one step), so that it has something to hand on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Deadline(pub Option<Instant>);
+
+impl Deadline {
+    /// No deadline: the phase runs its whole count.
+    pub const NONE: Deadline = Deadline(None);
+
+    /// Whether the moment has passed.
+    pub fn passed(self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The time left from now (zero once passed), if there is a deadline.
+    pub fn left(self) -> Option<Duration> {
+        self.0.map(|d| d.saturating_duration_since(Instant::now()))
+    }
 }
 
 #[cfg(test)]
@@ -54,5 +87,10 @@ mod tests {
         let now = Instant::now();
         assert_eq!(b.deadline(now), Some(now + Duration::from_millis(250)));
         assert_eq!(Budget::count(3).deadline(now), None);
+        assert_eq!(b.drawing_deadline(now), Deadline(Some(now + Duration::from_millis(125))), "half for drawing");
+        assert_eq!(Budget::count(3).drawing_deadline(now), Deadline::NONE);
+        assert!(!Deadline::NONE.passed() && Deadline::NONE.left().is_none());
+        let past = Deadline(Some(now));
+        assert!(past.passed() && past.left() == Some(Duration::ZERO));
     }
 }

@@ -144,12 +144,17 @@ impl<S: SearchState> Ismcts<S> {
         evaluator: &mut dyn Evaluator<S>,
         rng: &mut SmallRng,
     ) -> SearchResult<S::Action> {
+        let started = Instant::now();
         let observer = root.current_player().expect("search starts at a decision");
-        let pool: Vec<S> = match self.settings.max_world_samples {
-            Some(n) => (0..n.max(1)).map(|_| root.resample_from_infostate(observer, &mut || rng.random())).collect(),
-            None => Vec::new(),
-        };
-        self.search_worlds(root, &pool, evaluator, rng)
+        let drawing = self.settings.budget.drawing_deadline(started);
+        let mut pool: Vec<S> = Vec::new();
+        // The pool takes half the time budget at most (at least one world), the tree the rest.
+        while pool.len() < self.settings.max_world_samples.map_or(0, |n| n.max(1))
+            && (pool.is_empty() || !drawing.passed())
+        {
+            pool.push(root.resample_from_infostate(observer, &mut || rng.random()));
+        }
+        self.search_worlds_since(root, &pool, evaluator, rng, started)
     }
 
     /// [`Ismcts::search`] with the caller's pool of root worlds, cycled through (a fresh draw per
@@ -162,7 +167,19 @@ impl<S: SearchState> Ismcts<S> {
         evaluator: &mut dyn Evaluator<S>,
         rng: &mut SmallRng,
     ) -> SearchResult<S::Action> {
-        let started = Instant::now();
+        self.search_worlds_since(root, pool, evaluator, rng, Instant::now())
+    }
+
+    /// [`Ismcts::search_worlds`] with the time budget counted from `started`: the moment the
+    /// decision began, before its pool of worlds was drawn.
+    pub fn search_worlds_since(
+        &mut self,
+        root: &S,
+        pool: &[S],
+        evaluator: &mut dyn Evaluator<S>,
+        rng: &mut SmallRng,
+        started: Instant,
+    ) -> SearchResult<S::Action> {
         self.nodes.clear();
         let observer = root.current_player().expect("search starts at a decision");
         let mut simulations = 0;

@@ -33,7 +33,7 @@ pub mod solver;
 pub use alphabeta::{AlphaBeta, AlphaBetaSettings, ordered};
 pub use average::WorldMeans;
 pub use belief::{Belief, MISMATCH};
-pub use budget::Budget;
+pub use budget::{Budget, Deadline};
 pub use evaluator::{Evaluation, Evaluator};
 pub use game::SearchState;
 pub use ismcts::{CandidateStats, FinalChoice, Ismcts, IsmctsSettings, Keying, SearchResult};

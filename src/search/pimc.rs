@@ -37,8 +37,9 @@ impl PimcSearch {
     /// The mean score of each candidate (plays legal for `seat`, the player to act at `state`)
     /// over the drawn worlds, for `seat`'s side; `opponents` models the other side, in the
     /// worlds' weights and in rollouts (`None`: the policy plays it). Rollouts score eight
-    /// worlds at a time, the solver one; the budget's time stops between them and inside a
-    /// solve, and a world it cuts short is left out. When it leaves no world scored, the scores
+    /// worlds at a time, the solver one; the budget's time stops the drawing and weighing of
+    /// worlds at half of it, the scoring between batches and inside a solve, and a world it
+    /// cuts short is left out. When it leaves no world scored, the scores
     /// keep the candidates' order ([`in_order`]): the best answer known by then.
     pub fn scores(
         &self,
@@ -51,7 +52,9 @@ impl PimcSearch {
     ) -> Vec<f64> {
         let started = Instant::now();
         let n = self.budget.units();
-        let worlds = draw_worlds(policy, state, seat, n, self.belief, lend(&mut opponents), rng);
+        // Drawing and weighing take half the time at most, so that scoring has the rest.
+        let drawing = self.budget.drawing_deadline(started);
+        let worlds = draw_worlds(policy, state, seat, n, self.belief, lend(&mut opponents), drawing, rng);
         self.scores_in(policy, opponents, &worlds, seat, candidates, started)
     }
 

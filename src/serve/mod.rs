@@ -151,7 +151,8 @@ fn routes(config: ServeConfig) -> (Router, Arc<App>) {
             ApiError(StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not a method of {}", uri.path()))
         })
         .layer(DefaultBodyLimit::max(max_body))
-        .layer(axum::middleware::from_fn(refuse_long_urls));
+        .layer(axum::middleware::from_fn(refuse_long_urls))
+        .layer(axum::middleware::from_fn(bound_request_time));
     (router.with_state(state), app)
 }
 
@@ -169,17 +170,99 @@ async fn refuse_long_urls(request: axum::extract::Request, next: axum::middlewar
     next.run(request).await
 }
 
+/// How long a client may take to send a request's headers, and how long a kept-alive
+/// connection may sit idle before its next request: past it the server closes the connection.
+pub const HEADER_TIME: Duration = Duration::from_secs(10);
+
+/// How long one request may take, its body and the agents' answer included (408 past it).
+pub const REQUEST_TIME: Duration = Duration::from_secs(60);
+
+/// How long a stopping server waits for the answers being written before it cuts the
+/// connections still open.
+pub const STOP_GRACE: Duration = Duration::from_secs(5);
+
 /// Serves until SIGINT or SIGTERM, then writes the games still in play to
 /// `unfinished.jsonl`, so that stopping the server loses no one's game.
+///
+/// Every connection is bounded in time whatever the client does: its headers (and the wait
+/// for the next request on a kept-alive connection) within [`HEADER_TIME`], each request
+/// within [`REQUEST_TIME`]. On a signal the server stops accepting, lets the answers being
+/// written finish for at most [`STOP_GRACE`], then cuts what is left and saves the games.
 pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> std::io::Result<()> {
     let (router, app) = routes(config);
-    // The client's address bounds how many games it may start a minute.
-    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(stop_signal())
-        .await?;
+    let (stopping, stop_seen) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    let stop = stop_signal();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            _ = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    connections.spawn(connection(stream, peer, router.clone(), stop_seen.clone()));
+                }
+                // Out of file descriptors, say: wait a little rather than spin.
+                Err(e) => {
+                    say!("ddz serve: could not accept a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let _ = stopping.send(true);
+    let open = connections.len();
+    let drained = tokio::time::timeout(STOP_GRACE, async { while connections.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        say!("ddz serve: {} of {open} connection(s) still open after {STOP_GRACE:?}; cut", connections.len());
+        connections.abort_all();
+    }
     let saved = tokio::task::spawn_blocking(move || save_all_unfinished(&app)).await.unwrap_or(0);
     say!("ddz serve: stopped; {saved} game(s) in play saved as unfinished");
     Ok(())
+}
+
+/// One client connection: HTTP/1.1 with the header deadline, the client's address handed to
+/// the routes (it bounds how many games it may start a minute), closed gracefully (after the
+/// answer being written) once the server is stopping.
+async fn connection(
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    router: Router,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) {
+    use tower::ServiceExt as _;
+    let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+        let mut request = request.map(axum::body::Body::new);
+        request.extensions_mut().insert(ConnectInfo(peer));
+        router.clone().oneshot(request)
+    });
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEADER_TIME)
+        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => return,
+        _ = stopping.wait_for(|&stop| stop) => conn.as_mut().graceful_shutdown(),
+    }
+    let _ = conn.await;
+}
+
+/// A request that takes longer than [`REQUEST_TIME`] (a body sent a byte at a time, say) gets
+/// 408 and its connection is closed.
+async fn bound_request_time(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    match tokio::time::timeout(REQUEST_TIME, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            let reason = format!("the request took more than {} s", REQUEST_TIME.as_secs());
+            let mut response = ApiError(StatusCode::REQUEST_TIMEOUT, reason).into_response();
+            let close = axum::http::HeaderValue::from_static("close");
+            response.headers_mut().insert(axum::http::header::CONNECTION, close);
+            response
+        }
+    }
 }
 
 async fn stop_signal() {
