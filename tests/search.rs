@@ -546,6 +546,7 @@ fn time_budgets_bound_world_drawing_weighing_and_every_phase_of_auto() {
         ("ismcts:checkpoint:models/dmc-rule-2h?belief=0.1&sims=4096&worlds=4096&ms=100", 100.0),
         ("auto:models/dmc-rule-2h?ms=100", 100.0),
         ("auto:models/dmc-rule-2h?verdict_worlds=4000&net_steps=1000&pimc_worlds=20000&prior=0.5&ms=100", 100.0),
+        ("cheat:models/dmc-rule-2h?cards=54&max_nodes=100000000&top=30&ms=100", 100.0),
     ] {
         let took = midgame_choice_ms(spec);
         eprintln!("{spec}: {took:.0} ms");

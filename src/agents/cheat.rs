@@ -20,11 +20,13 @@ pub struct CheatSettings {
     pub cards: u32,
     /// Positions the solver may search per play; a play it cannot finish counts as lost.
     pub max_nodes: u64,
+    /// Time budget per decision in milliseconds (0: none); past it the network's best play.
+    pub ms: u64,
 }
 
 impl Default for CheatSettings {
     fn default() -> Self {
-        CheatSettings { top: 4, cards: 20, max_nodes: 200_000 }
+        CheatSettings { top: 4, cards: 20, max_nodes: 200_000, ms: 0 }
     }
 }
 
@@ -53,14 +55,15 @@ impl Agent for CheatAgent {
         if plays.len() == 1 {
             return 0;
         }
+        let started = Instant::now();
         let order = self.net.best_plays(state, plays, self.settings.top);
         let candidates: Vec<_> = order.iter().map(|&i| plays[i]).collect();
         let s = self.settings;
-        let search =
-            PimcSearch { budget: Budget::count(1), cards: s.cards, max_nodes: s.max_nodes, belief: Belief::UNIFORM };
+        let budget = Budget::count(1).with_ms(s.ms);
+        let search = PimcSearch { budget, cards: s.cards, max_nodes: s.max_nodes, belief: Belief::UNIFORM };
         // The one world searched is the state itself, every hand as dealt: the cheat.
         let world = std::slice::from_ref(state);
-        let scores = search.scores_in(&mut self.net, None, world, seat, &candidates, Instant::now());
+        let scores = search.scores_in(&mut self.net, None, world, seat, &candidates, started);
         // The best score; among equals, the earliest in the network's order.
         let best = argmax(&scores);
         let mut shown = vec![Candidate { value: f32::NAN, visits: None }; plays.len()];
@@ -90,7 +93,7 @@ mod tests {
     #[test]
     fn it_reads_the_hidden_hands_and_plays_the_endgame_perfectly() {
         let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
-        let settings = CheatSettings { top: usize::MAX, cards: 14, max_nodes: 200_000 };
+        let settings = CheatSettings { top: usize::MAX, cards: 14, max_nodes: 200_000, ms: 0 };
         let mut cheat = CheatAgent::new(ModelAgent::new(QNet::cpu(&model, 7), "tiny"), settings, "cheat:tiny");
         let mut rng = StdRng::seed_from_u64(5);
         let (mut differed, mut solved) = (0, 0);

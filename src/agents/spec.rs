@@ -371,6 +371,13 @@ pub const CHEAT: &[Knob<CheatSettings>] = &[
         get: Some(|s| Value::Whole(s.max_nodes)),
         set: |s, v| s.max_nodes = v.whole(),
     },
+    Knob {
+        name: "ms",
+        range: MS,
+        doc: "time budget per decision in milliseconds (0: none; past it, the network's best play)",
+        get: Some(|s| Value::Whole(s.ms)),
+        set: |s, v| s.ms = v.whole(),
+    },
 ];
 
 /// `ismcts:GUIDE?knobs`.
