@@ -32,6 +32,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+// Aliased: the stop flag is a watch channel.
+use tokio::sync::watch as stop_flag;
 
 const PAGE: &str = include_str!("page.html");
 /// The OpenAPI description of the JSON API (a test checks it against the routes).
@@ -190,7 +192,7 @@ pub const STOP_GRACE: Duration = Duration::from_secs(5);
 /// written finish for at most [`STOP_GRACE`], then cuts what is left and saves the games.
 pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> std::io::Result<()> {
     let (router, app) = routes(config);
-    let (stopping, stop_seen) = tokio::sync::watch::channel(false);
+    let (stopping, stop_seen) = stop_flag::channel(false);
     let mut connections = tokio::task::JoinSet::new();
     let stop = stop_signal();
     tokio::pin!(stop);
@@ -230,7 +232,7 @@ async fn connection(
     stream: tokio::net::TcpStream,
     peer: SocketAddr,
     router: Router,
-    mut stopping: tokio::sync::watch::Receiver<bool>,
+    mut stopping: stop_flag::Receiver<bool>,
 ) {
     use tower::ServiceExt as _;
     let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
