@@ -719,7 +719,7 @@ fn field(name: &str, reason: String) -> BotError {
 }
 
 /// Which request format `ddz bot` serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Protocol {
     /// ddz's own JSON requests (seat, hand, bottom, history; or a bid request).
     Native,

@@ -1,15 +1,18 @@
-//! ddz: a Dou Dizhu engine and Deep Monte Carlo trainer.
+//! ddz: Deep Monte Carlo training of Dou Dizhu agents on libtorch, their evaluation, search
+//! agents, play and the tools around them.
 //!
-//! Layers, each using only the ones listed before it:
-//! - `lines`: input decoded line by line (bad bytes make one bad line); `error`: what lies under
-//!   an error.
-//! - `cards`, `game`: the engine (plays, move generation, the state, fixed deals); no tensors.
-//! - `search`: search over the game tree (the exact open-hand solver).
-//! - `encode`: game facts to features.
+//! The packages, each using only the ones before it (Cargo holds the walls):
+//! - `ddz-engine`: `cards`, `game` (the rules, the state, deals), `encode` (features), and the
+//!   small shared parts `lines`, `files`, `limits`, `seeds`, `error`; re-exported here.
+//! - `ddz-agents`: the `Agent` trait, the game loop, the agents without networks, and `search`;
+//!   re-exported here (`agents` adds this package's agents to them).
+//!
+//! Layers of this package, each using only the ones listed before it:
+//! - `scripts`: the Python interpreter and scripts folder, set by whoever runs the library.
 //! - `runtime`, `model`: the only modules that know tch (devices and threads; networks, their
 //!   updates and their files).
 //! - `run`: the run folder that training writes and evaluation reads.
-//! - `agents`: the `Agent` trait, the agents, agents by name, and the one game loop.
+//! - `agents`: the network and search agents, and agents by name.
 //! - `train`, `eval`, `pretrain`, and the tools `bot`, `moves`, `solve`, `replay`: none uses
 //!   another.
 //! - `play`: a person against two agents (the session the terminal game and the web page share);
@@ -20,41 +23,23 @@
 // Every public item says what it is for; clippy's -D warnings (scripts/test) keeps it so.
 #![warn(missing_docs)]
 
+pub use ddz_agents::search;
+pub use ddz_engine::{cards, encode, error, files, game, limits, lines, seeds};
+
 pub mod agents;
-#[cfg(feature = "torch")]
 pub mod bench;
-#[cfg(feature = "torch")]
 pub mod bot;
-pub mod cards;
-#[cfg(feature = "torch")]
 pub mod decisions;
-pub mod encode;
-pub mod error;
-#[cfg(feature = "torch")]
 pub mod eval;
-pub mod files;
-pub mod game;
-#[cfg(feature = "torch")]
 pub mod hands;
-pub mod limits;
-pub mod lines;
-#[cfg(feature = "torch")]
 pub mod model;
 pub mod moves;
-#[cfg(feature = "torch")]
 pub mod play;
-#[cfg(feature = "torch")]
 pub mod pretrain;
-#[cfg(feature = "torch")]
 pub mod replay;
-#[cfg(feature = "torch")]
 pub mod run;
-#[cfg(feature = "torch")]
 pub mod runtime;
-pub mod search;
-pub mod seeds;
-#[cfg(feature = "torch")]
+pub mod scripts;
 pub mod serve;
 pub mod solve;
-#[cfg(feature = "torch")]
 pub mod train;

@@ -10,7 +10,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     ddz::runtime::keep_freed_memory();
-    match run(Cli::parse().command) {
+    let cli = Cli::parse();
+    cli::python::configure(cli.python, cli.scripts);
+    match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("Error: {}", cli::report::error_text(&e));
@@ -30,7 +32,7 @@ fn run(command: Command) -> Result<()> {
         Command::Eval(args) => eval::eval(*args),
         Command::Ladder(args) => eval::ladder(args),
         Command::Replay { deal, agents, deals } => eval::replay(deal, &agents, &deals),
-        Command::Bot { agent, protocol } => pipe::bot(&agent, protocol),
+        Command::Bot { agent, protocol } => pipe::bot(&agent, protocol.into()),
         Command::Play(args) => play::play(args),
         Command::EvaluateHands { agent, games, seed, epochs, batch_size, lr, val_share, threads, out } => {
             let threads = eval::threads_or_all(threads);

@@ -140,55 +140,6 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), RunError> {
     crate::files::write(path, text).map_err(io(path))
 }
 
-/// Runs one of the project's plotting scripts (`scripts/NAME`) with the project venv's Python,
-/// installing matplotlib there on first use; `args` follow the script's name.
-pub fn run_plot_script(name: &str, args: &[&std::ffi::OsStr]) -> Result<(), PlotError> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
-    let has = || {
-        std::process::Command::new(&python).args(["-c", "import matplotlib"]).output().is_ok_and(|o| o.status.success())
-    };
-    if !has() {
-        eprintln!("installing matplotlib into the project venv for plots (first use only)");
-        let ok = std::process::Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "matplotlib"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok || !has() {
-            return Err(PlotError::NoMatplotlib);
-        }
-    }
-    let out = std::process::Command::new(&python)
-        .arg(root.join("scripts").join(name))
-        .args(args)
-        .output()
-        .map_err(|source| PlotError::Start { script: name.to_string(), source })?;
-    if !out.status.success() {
-        return Err(PlotError::Failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
-    }
-    Ok(())
-}
-
-/// Why a plot was not drawn.
-#[derive(Debug, thiserror::Error)]
-pub enum PlotError {
-    /// matplotlib is missing from the project venv and could not be installed.
-    #[error("could not install matplotlib into the venv")]
-    NoMatplotlib,
-    /// The script could not be started.
-    #[error("starting scripts/{script}: {source}")]
-    Start {
-        /// The script's name in `scripts/`.
-        script: String,
-        /// Why it did not start.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The script exited with an error; its stderr.
-    #[error("plotting failed: {0}")]
-    Failed(String),
-}
-
 /// The run's session log, `RUN/sessions.jsonl`, one JSON line per training session: when, from
 /// where, its budget and command line.
 pub fn sessions_file(run: &Path) -> PathBuf {

@@ -1,60 +1,79 @@
-//! The shape README's Architecture section promises, checked on the source itself: layers that
-//! only point down, tch only in `model` and `runtime`, and functions of at most 80 lines.
+//! The shape README's Architecture section promises, checked on the source itself: layers inside
+//! each package that only point down (Cargo holds the walls between the packages), tch only in
+//! `model` and `runtime`, and functions of at most 80 lines.
 
 use std::path::{Path, PathBuf};
 
-/// Source files under `src/`, with their paths relative to the crate root.
+/// The library packages' source folders: the `ddz` package's and the workspace crates'.
+const SOURCE_DIRS: &[&str] = &["src", "crates/ddz-engine/src", "crates/ddz-agents/src"];
+
+/// Source files of the packages, with their paths relative to the workspace root.
 fn sources() -> Vec<(String, String)> {
-    let files = rust_files_under(&["src"]);
-    assert!(files.len() > 20, "the walk found the sources");
+    let files = rust_files_under(SOURCE_DIRS);
+    assert!(files.len() > 60, "the walk found the sources");
     files
 }
 
-/// The top-level module a file belongs to (`src/train/actor.rs` → `train`).
-fn module_of(path: &str) -> &str {
-    let rest = path.strip_prefix("src/").unwrap();
-    let first = rest.split('/').next().unwrap();
-    first.strip_suffix(".rs").unwrap_or(first)
+/// The package folder and the top-level module a file belongs to
+/// (`src/train/actor.rs` → (`src`, `train`); `crates/ddz-engine/src/game/state.rs` →
+/// (`crates/ddz-engine/src`, `game`)).
+fn module_of(path: &str) -> (&str, &str) {
+    let dir = SOURCE_DIRS.iter().rev().find(|d| path.starts_with(&format!("{d}/"))).unwrap();
+    let first = path[dir.len() + 1..].split('/').next().unwrap();
+    (dir, first.strip_suffix(".rs").unwrap_or(first))
 }
 
-/// Layers from the bottom; a module may use modules of lower layers only, and none of its own
-/// layer except the engine pair and the model pair, each of which is one layer in two files.
-const LAYERS: &[&[&str]] = &[
-    &["lines", "seeds", "error", "files", "limits"],
-    &["cards", "game"],
-    &["search"],
-    &["encode"],
-    &["runtime", "model"],
-    &["run"],
-    &["agents"],
-    &["train", "eval", "pretrain", "bot", "moves", "solve", "replay", "hands"],
-    &["play", "decisions"],
-    &["serve"],
-    &["bench"],
+/// Layers of each package from the bottom; a module may use modules of lower layers of its own
+/// package only, and none of its own layer except the engine pair and the model pair, each of
+/// which is one layer in two files. In `ddz`, `crate::game` and the like name the other
+/// packages' modules (re-exported), which Cargo keeps below it.
+const LAYERS: &[(&str, &[&[&str]])] = &[
+    ("crates/ddz-engine/src", &[&["lines", "seeds", "error", "files", "limits"], &["cards", "game"], &["encode"]]),
+    ("crates/ddz-agents/src", &[&["search"], &["agents"]]),
+    (
+        "src",
+        &[
+            &["scripts"],
+            &["runtime", "model"],
+            &["run"],
+            &["agents"],
+            &["train", "eval", "pretrain", "bot", "moves", "solve", "replay", "hands"],
+            &["play", "decisions"],
+            &["serve"],
+            &["bench"],
+        ],
+    ),
 ];
 const ONE_LAYER_IN_TWO_FILES: &[&[&str]] = &[&["cards", "game"], &["runtime", "model"]];
+/// What `ddz` re-exports from the packages below it.
+const REEXPORTED: &[&str] = &["cards", "encode", "error", "files", "game", "limits", "lines", "seeds", "search"];
 
-fn layer(module: &str) -> usize {
-    LAYERS.iter().position(|l| l.contains(&module)).unwrap_or_else(|| panic!("module {module} is in no layer"))
+fn layer(package: &str, module: &str) -> usize {
+    let (_, layers) = LAYERS.iter().find(|(dir, _)| *dir == package).unwrap();
+    layers
+        .iter()
+        .position(|l| l.contains(&module))
+        .unwrap_or_else(|| panic!("module {module} is in no layer of {package}"))
 }
 
 #[test]
 fn layers_point_down_only() {
     let mut wrong = Vec::new();
     for (path, text) in sources() {
-        if path == "src/main.rs" || path.starts_with("src/cli/") || path == "src/lib.rs" {
+        if path == "src/main.rs" || path.starts_with("src/cli/") || path.ends_with("src/lib.rs") {
             continue; // the CLI (main.rs and its src/cli/) sits on top; lib.rs only declares the modules
         }
-        let me = module_of(&path);
+        let (package, me) = module_of(&path);
         for (at, _) in text.match_indices("crate::") {
             let used: String =
                 text[at + "crate::".len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             if used == me
                 || ONE_LAYER_IN_TWO_FILES.iter().any(|pair| pair.contains(&me) && pair.contains(&used.as_str()))
+                || (package == "src" && REEXPORTED.contains(&used.as_str()))
             {
                 continue;
             }
-            if layer(&used) >= layer(me) {
+            if layer(package, &used) >= layer(package, me) {
                 wrong.push(format!("{path}: {me} uses crate::{used}"));
             }
         }
@@ -93,22 +112,27 @@ fn prints_to_stdout(line: &str) -> bool {
         .any(|m| line.match_indices(m).any(|(at, _)| !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')))
 }
 
+/// Where search lives.
+const SEARCH: &str = "crates/ddz-agents/src/search/";
+
 /// Search is a library below the agents: PIMC, world sampling and leaf values live in
-/// `src/search/`, and nothing there names an agent (the agents implement search's traits).
+/// `crates/ddz-agents/src/search/`, and nothing there names an agent (the agents implement
+/// search's traits).
 #[test]
 fn search_holds_pimc_worlds_and_leaves_and_names_no_agent() {
     let files = sources();
-    for module in ["src/search/pimc.rs", "src/search/belief.rs", "src/search/leaf.rs"] {
-        assert!(files.iter().any(|(path, _)| path == module), "{module} is missing");
+    for file in ["pimc.rs", "belief.rs", "leaf.rs"] {
+        let module = format!("{SEARCH}{file}");
+        assert!(files.iter().any(|(path, _)| *path == module), "{module} is missing");
     }
     let naming: Vec<&str> = files
         .iter()
         .filter(|(path, text)| {
-            path.starts_with("src/search/") && (text.contains("agents::") || text.contains("crate::agents"))
+            path.starts_with(SEARCH) && (text.contains("agents::") || text.contains("crate::agents"))
         })
         .map(|(path, _)| path.as_str())
         .collect();
-    assert!(naming.is_empty(), "files under src/search/ that name the agents: {naming:?}");
+    assert!(naming.is_empty(), "files under {SEARCH} that name the agents: {naming:?}");
 }
 
 #[test]
@@ -291,7 +315,7 @@ fn the_length_check_sees_bodies_and_skips_strings_and_declarations() {
     assert_eq!(found, vec![("a".to_string(), 1, 4), ("c".to_string(), 8, 4)]);
 }
 
-/// Rust files under `dirs` (relative to the crate root), with their relative paths and text.
+/// Rust files under `dirs` (relative to the workspace root), with their relative paths and text.
 fn rust_files_under(dirs: &[&str]) -> Vec<(String, String)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -306,7 +330,9 @@ fn rust_files_under(dirs: &[&str]) -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for dir in dirs {
-        walk(&root.join(dir), &mut files);
+        if root.join(dir).is_dir() {
+            walk(&root.join(dir), &mut files);
+        }
     }
     files.sort();
     files
@@ -322,8 +348,10 @@ fn seats_are_typed_outside_the_engine() {
     // a test's feature pattern and a fuzz case's choice.
     let allowed_mod_3 = ["src/model/qnet.rs", "tests/fuzz.rs"];
     let (mut typed, mut modulo) = (Vec::new(), Vec::new());
-    for (path, text) in rust_files_under(&["src", "tests", "python/src"]) {
-        if path.starts_with("src/game/") {
+    let mut dirs = SOURCE_DIRS.to_vec();
+    dirs.extend(["tests", "crates/ddz-engine/tests", "crates/ddz-agents/tests", "python/src"]);
+    for (path, text) in rust_files_under(&dirs) {
+        if path.starts_with("crates/ddz-engine/src/game/") {
             continue;
         }
         for (k, line) in code_only(&text).lines().enumerate() {
@@ -336,6 +364,6 @@ fn seats_are_typed_outside_the_engine() {
             }
         }
     }
-    assert!(typed.is_empty(), "`seat: u8` outside src/game/ (use Seat):\n{}", typed.join("\n"));
-    assert!(modulo.is_empty(), "`% 3` outside src/game/ (use Seat's turn order):\n{}", modulo.join("\n"));
+    assert!(typed.is_empty(), "`seat: u8` outside the engine's game/ (use Seat):\n{}", typed.join("\n"));
+    assert!(modulo.is_empty(), "`% 3` outside the engine's game/ (use Seat's turn order):\n{}", modulo.join("\n"));
 }

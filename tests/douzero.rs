@@ -53,6 +53,7 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
     unsafe { std::env::set_var("XDG_CACHE_HOME", dir.join("cache")) };
     reference(&dir, 60, 7);
     ddz::runtime::configure_threads(1);
+    common::checkout_scripts("import torch", &[]); // the conversion to safetensors runs on it
     let nets = DouzeroNets::load(&dir).unwrap();
     let cached: Vec<_> = std::fs::read_dir(dir.join("cache/ddz/douzero")).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(cached.len(), 1, "converted into the cache, keyed by content");

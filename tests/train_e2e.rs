@@ -150,6 +150,7 @@ fn evaluation_during_training_and_learning_curves() {
     assert!(points.iter().all(|p| p.illegal_plays == 0 && p.vs.len() == 3));
     let wp = |p: &ddz::eval::curve::CurvePoint, label| p.against(label).map(|v| (v.landlord, v.farmers));
     assert!(points.iter().all(|p| wp(p, "again") == wp(p, "random")), "the same agent, the same results");
+    common::checkout_scripts("import matplotlib", &["matplotlib"]);
     let png = ddz::eval::curve::plot(&dir, 20).unwrap();
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");

@@ -2,10 +2,10 @@
 //! and deal files.
 
 use crate::spiel::{State, value_error};
-use ddz::agents::{Agent, RandomAgent as InnerRandom, RuleAgent as InnerRule};
-use ddz::cards::{Card, CardSet, Counts};
-use ddz::encode::{ACTION_DIM, STATE_DIM};
-use ddz::game::{Action, ActionTable, Deal, MoveList, Play, legal_plays_vec};
+use ddz_agents::agents::{Agent, RandomAgent as InnerRandom, RuleAgent as InnerRule};
+use ddz_engine::cards::{Card, CardSet, Counts};
+use ddz_engine::encode::{ACTION_DIM, STATE_DIM};
+use ddz_engine::game::{Action, ActionTable, Deal, MoveList, Play, legal_plays_vec};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -36,10 +36,10 @@ pub fn legal_plays(hand: &str, rival: Option<&str>) -> PyResult<Vec<String>> {
 /// The state features (float32, `STATE_DIM`) of `state` for `player`.
 #[pyfunction]
 pub fn encode_state<'py>(py: Python<'py>, state: &State, player: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
-    let seat =
-        ddz::game::Seat::try_from(player).map_err(|_| value_error(format!("player {player} is not 0, 1 or 2")))?;
+    let seat = ddz_engine::game::Seat::try_from(player)
+        .map_err(|_| value_error(format!("player {player} is not 0, 1 or 2")))?;
     let mut v = vec![0.0; STATE_DIM];
-    ddz::encode::encode_state(&state.inner, seat, &mut v);
+    ddz_engine::encode::encode_state(&state.inner, seat, &mut v);
     Ok(PyArray1::from_vec(py, v))
 }
 
@@ -52,19 +52,19 @@ pub fn encode_action<'py>(py: Python<'py>, play: &str, hand: &str) -> PyResult<B
         return Err(value_error(format!("the hand {hand} does not hold {play}")));
     }
     let mut v = vec![0.0; ACTION_DIM];
-    ddz::encode::encode_action(&play, hand, &mut v);
+    ddz_engine::encode::encode_action(&play, hand, &mut v);
     Ok(PyArray1::from_vec(py, v))
 }
 
 /// The action integer an agent chooses at `state` (plays only: no bidding yet).
 fn agent_step(agent: &mut dyn Agent, state: &State) -> PyResult<u32> {
     let s = &state.inner;
-    if s.phase() != ddz::game::Phase::Play {
+    if s.phase() != ddz_engine::game::Phase::Play {
         return Err(value_error(format!("the agent plays cards only; this state is in phase {:?}", s.phase())));
     }
     let mut plays = MoveList::new();
     s.legal_plays_into(&mut plays);
-    let turn = ddz::agents::Turn::new(s, &plays).ok_or_else(|| value_error("the game is over"))?;
+    let turn = ddz_agents::agents::Turn::new(s, &plays).ok_or_else(|| value_error("the game is over"))?;
     let k = agent.choose(turn);
     let play = plays.get(k).ok_or_else(|| value_error("the agent chose outside the legal plays"))?;
     Ok(Action::Play(ActionTable::get().id(play)).to_int())
@@ -124,14 +124,14 @@ pub(crate) fn deal_of(d: &Bound<'_, PyDict>) -> PyResult<Deal> {
 /// `n` deals from `seed`, as dicts of card ids (the deal-file format of `ddz deals`).
 #[pyfunction]
 pub fn generate_deals<'py>(py: Python<'py>, n: usize, seed: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    ddz::limits::check("generate_deals(n)", n).map_err(|e| value_error(e.to_string()))?;
-    ddz::game::generate_deals(n, seed).iter().map(|d| deal_dict(py, d)).collect()
+    ddz_engine::limits::check("generate_deals(n)", n).map_err(|e| value_error(e.to_string()))?;
+    ddz_engine::game::generate_deals(n, seed).iter().map(|d| deal_dict(py, d)).collect()
 }
 
 /// The deals of a deal file (JSONL); a bad line is a `ValueError` naming the file and line.
 #[pyfunction]
 pub fn read_deals<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let deals = ddz::game::read_deals(&path).map_err(value_error)?;
+    let deals = ddz_engine::game::read_deals(&path).map_err(value_error)?;
     deals.iter().map(|d| deal_dict(py, d)).collect()
 }
 
@@ -139,12 +139,12 @@ pub fn read_deals<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<Bound<'py
 #[pyfunction]
 pub fn write_deals(path: PathBuf, deals: Vec<Bound<'_, PyDict>>) -> PyResult<()> {
     let deals: Vec<Deal> = deals.iter().map(deal_of).collect::<PyResult<_>>()?;
-    ddz::game::write_deals(&path, &deals).map_err(|e| value_error(format!("{}: {e}", path.display())))
+    ddz_engine::game::write_deals(&path, &deals).map_err(|e| value_error(format!("{}: {e}", path.display())))
 }
 
-/// The limits table (`ddz::limits`): `(name, least, most, whole)` for each setting, so that
+/// The limits table (`ddz_engine::limits`): `(name, least, most, whole)` for each setting, so that
 /// the Python side checks its own arguments against the same ranges.
 #[pyfunction]
 pub fn limits() -> Vec<(&'static str, f64, f64, bool)> {
-    ddz::limits::LIMITS.iter().map(|l| (l.name, l.least, l.most, l.whole)).collect()
+    ddz_engine::limits::LIMITS.iter().map(|l| (l.name, l.least, l.most, l.whole)).collect()
 }

@@ -23,12 +23,12 @@ fn _ddz(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(helpers::limits, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::read_deals, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::write_deals, m)?)?;
-    m.add("NUM_PLAYS", ddz::game::NUM_ACTIONS)?;
-    m.add("NUM_DISTINCT_ACTIONS", ddz::game::spiel::NUM_DISTINCT_ACTIONS)?;
-    m.add("FIRST_BID", ddz::game::spiel::FIRST_BID)?;
-    m.add("FIRST_PLAY", ddz::game::spiel::FIRST_PLAY)?;
-    m.add("STATE_DIM", ddz::encode::STATE_DIM)?;
-    m.add("ACTION_DIM", ddz::encode::ACTION_DIM)?;
+    m.add("NUM_PLAYS", ddz_engine::game::NUM_ACTIONS)?;
+    m.add("NUM_DISTINCT_ACTIONS", ddz_engine::game::spiel::NUM_DISTINCT_ACTIONS)?;
+    m.add("FIRST_BID", ddz_engine::game::spiel::FIRST_BID)?;
+    m.add("FIRST_PLAY", ddz_engine::game::spiel::FIRST_PLAY)?;
+    m.add("STATE_DIM", ddz_engine::encode::STATE_DIM)?;
+    m.add("ACTION_DIM", ddz_engine::encode::ACTION_DIM)?;
     m.add("CHANCE_PLAYER_ID", spiel::CHANCE)?;
     m.add("TERMINAL_PLAYER_ID", spiel::TERMINAL)?;
     Ok(())

@@ -1,10 +1,10 @@
 //! `Game` and `State` with OpenSpiel's names and conventions: player ids (chance −1, terminal
-//! −4), one integer action space (cards, bids, plays: see `ddz::game::spiel`), errors as
+//! −4), one integer action space (cards, bids, plays: see `ddz_engine::game::spiel`), errors as
 //! `ValueError` naming the action and the reason, and the state unchanged after an error.
 
-use ddz::encode::{STATE_DIM, information_state_tensor};
-use ddz::game::spiel as sp;
-use ddz::game::{Action, GameConfig, Scoring, Seat, State as Inner};
+use ddz_engine::encode::{STATE_DIM, information_state_tensor};
+use ddz_engine::game::spiel as sp;
+use ddz_engine::game::{Action, GameConfig, Scoring, Seat, State as Inner};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -219,10 +219,10 @@ impl State {
     /// The legal plays of the player to act as a mask over the action table (int8,
     /// `NUM_PLAYS`: index = play id = action − `FIRST_PLAY`); all zero outside the play phase.
     fn play_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i8>> {
-        let mut mask = vec![0i8; ddz::game::NUM_ACTIONS];
-        let mut plays = ddz::game::MoveList::new();
+        let mut mask = vec![0i8; ddz_engine::game::NUM_ACTIONS];
+        let mut plays = ddz_engine::game::MoveList::new();
         self.inner.legal_plays_into(&mut plays);
-        let table = ddz::game::ActionTable::get();
+        let table = ddz_engine::game::ActionTable::get();
         for p in &plays {
             mask[table.id(p).index()] = 1;
         }

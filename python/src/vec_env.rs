@@ -14,9 +14,9 @@
 //! the batch), which is much smaller: a mask row is 27,472 bytes, a game has a few dozen plays.
 
 use crate::spiel::{Game, State as PyState, dealt, value_error};
-use ddz::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent, Turn};
-use ddz::encode::{STATE_DIM, encode_state};
-use ddz::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State};
+use ddz_agents::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent, Turn};
+use ddz_engine::encode::{STATE_DIM, encode_state};
+use ddz_engine::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use std::time::Duration;
@@ -297,7 +297,7 @@ impl VecEnv {
         timeout: f64,
     ) -> PyResult<VecEnv> {
         // Each game keeps its observation, its mask over 27,472 actions and its state.
-        ddz::limits::check("VecEnv(n)", n).map_err(|e| value_error(e.to_string()))?;
+        ddz_engine::limits::check("VecEnv(n)", n).map_err(|e| value_error(e.to_string()))?;
         let config = game.map(|g| g.config.clone()).unwrap_or_default();
         if config.bidding {
             return Err(value_error("VecEnv plays games without bidding (Game(bidding=False))"));
@@ -319,7 +319,7 @@ impl VecEnv {
             }
             "" => return Err(value_error("opponents \"\": \"rule\", \"random\" or an agent spec")),
             spec => {
-                ddz::limits::check("VecEnv(timeout)", timeout).map_err(|e| value_error(e.to_string()))?;
+                ddz_engine::limits::check("VecEnv(timeout)", timeout).map_err(|e| value_error(e.to_string()))?;
                 let binary: String = py.import("ddz.agent")?.getattr("find_binary")?.call1((binary,))?.extract()?;
                 let settings = BotSettings { timeout: Duration::from_secs_f64(timeout), ..Default::default() };
                 let mut bot = BotAgent::ddz_bot(&binary, spec, settings);

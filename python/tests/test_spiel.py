@@ -170,7 +170,7 @@ def test_dealt_states_are_reproducible_and_agents_play_legally():
 
 
 def test_legal_plays_match_the_conformance_sample():
-    sample = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" / "legal_sample.jsonl"
+    sample = Path(__file__).resolve().parents[2] / "crates" / "ddz-engine" / "tests" / "data" / "legal_sample.jsonl"
     lines = sample.read_text().splitlines()
     assert len(lines) > 400
     for line in lines:

@@ -1,232 +1,37 @@
-//! Players behind one interface: every evaluation, replay and bot goes through [`Agent`], by
-//! name through [`AgentSpec`] and whole games through [`play::play_out`].
+//! Players behind one interface: [`Agent`] and the agents without a network come from the
+//! `ddz-agents` crate (re-exported here, so `ddz::agents::RuleAgent` and the like name them);
+//! this module adds the agents that need libtorch, and agents by name ([`AgentSpec`]).
 //!
 //! The search agents ([`PimcAgent`], [`AlphaBetaAgent`], [`IsmctsAgent`], [`AutoAgent`]) are
 //! thin adapters: the searches, world sampling and leaf values live in [`crate::search`],
 //! generic over its traits, which this layer implements: [`crate::search::Policy`] for
-//! [`ModelAgent`], and [`crate::search::OpponentModel`] for every agent (the other side
-//! "plays like agent X": `opp=rule` passes the rule agent).
+//! [`ModelAgent`], and [`crate::search::OpponentModel`] for every agent.
 
-#[cfg(feature = "torch")]
+pub use ddz_agents::agents::*;
+
 pub mod alphabeta;
-#[cfg(feature = "torch")]
 pub mod auto;
-pub mod bid;
-#[cfg(feature = "torch")]
 pub mod bidder;
-pub mod bot_client;
-#[cfg(feature = "torch")]
 pub mod cheat;
-#[cfg(feature = "torch")]
 pub mod douzero;
-#[cfg(feature = "torch")]
 pub mod ismcts;
-pub mod knobs;
-#[cfg(feature = "torch")]
 pub mod model;
-#[cfg(feature = "torch")]
 pub mod pimc;
-pub mod play;
-pub mod random;
-pub mod rule;
-#[cfg(feature = "torch")]
 pub mod spec;
 
-pub use crate::search::Leaf;
-#[cfg(feature = "torch")]
 pub use alphabeta::AlphaBetaAgent;
-#[cfg(feature = "torch")]
 pub use auto::{AutoAgent, AutoSettings, Verdict};
-pub use bot_client::{BotAgent, BotSettings, OnError};
-#[cfg(feature = "torch")]
 pub use cheat::{CheatAgent, CheatSettings};
-#[cfg(feature = "torch")]
 pub use ismcts::{Guide, IsmctsAgent};
-#[cfg(feature = "torch")]
 pub use model::ModelAgent;
-#[cfg(feature = "torch")]
 pub use pimc::{Far, Opponents, PimcAgent, PimcSettings};
-pub use play::{Decision, Everyone, SeatFault, Seating, Sides, decide, legal_bid, play_out, try_decide};
-pub use random::RandomAgent;
-pub use rule::RuleAgent;
-#[cfg(feature = "torch")]
 pub use spec::{AgentError, AgentSpec};
-
-use crate::game::{Phase, Play, Seat, State};
-
-/// Why an agent gave no answer. Only agents that talk to something outside the process fail
-/// (`bot:CMD`); every other agent always answers.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Fault {
-    /// The agent cannot go on: whatever plays the game stops with this error.
-    #[error("{0}")]
-    Failed(String),
-    /// The agent gives the game up (`on_error=forfeit`): its side loses, and reports count it.
-    #[error("forfeit: {0}")]
-    Forfeit(String),
-    /// The game has left the rules the agent plays by: it counts as neither won nor lost.
-    #[error("rule mismatch: {0}")]
-    Mismatch(String),
-}
-
-/// A player: picks plays (and bids) at the decisions of its seat.
-///
-/// Any agent plays whole games through [`play_out`]; here the rule agent as landlord against
-/// random farmers on a fixed deal:
-///
-/// ```
-/// use ddz::agents::{RandomAgent, RuleAgent, Sides, play_out};
-/// use ddz::game::{State, generate_deals};
-///
-/// let deal = &generate_deals(1, 3)[0];
-/// let mut state = State::new(Default::default());
-/// state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
-/// let (mut rule, mut random) = (RuleAgent::new(), RandomAgent::new(1));
-/// let seats = &mut Sides { landlord: &mut rule, farmers: &mut random };
-/// let illegal = play_out(&mut state, seats, |_, _, _| {}).unwrap();
-/// assert_eq!(illegal, 0);
-/// assert!(state.is_terminal());
-/// ```
-pub trait Agent: Send {
-    /// A short name for reports.
-    fn name(&self) -> String;
-    /// Picks one of `turn.plays` (never empty); returns its index.
-    fn choose(&mut self, turn: Turn<'_>) -> usize;
-    /// [`Agent::choose`] for an agent that can fail to answer; the game loop asks this.
-    fn try_choose(&mut self, turn: Turn<'_>) -> Result<usize, Fault> {
-        Ok(self.choose(turn))
-    }
-    /// Several decisions at once, each answered as `reset(query.seed)` then
-    /// [`Agent::try_choose`] would answer it (which the default does, one after the other); a
-    /// network answers them all in one forward pass.
-    fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
-        one_by_one(self, queries)
-    }
-    /// The bid at a bidding decision (0 = pass), one of `turn.legal`. By default the rule
-    /// bidder's ([`bid::rule_bid`]), so that every agent can play the whole game.
-    fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
-        bid::rule_bid(turn.state.hand(turn.seat), turn.legal)
-    }
-    /// [`Agent::bid`] for an agent that can fail to answer; the game loop asks this.
-    fn try_bid(&mut self, turn: BidTurn<'_>) -> Result<u8, Fault> {
-        Ok(self.bid(turn))
-    }
-    /// Called before each game with a seed derived from the deal, so that results do not
-    /// depend on which thread played which deal.
-    fn reset(&mut self, _seed: u64) {}
-    /// The agent's view of each play, where it has one, for replays: a network's Q, a search
-    /// agent's value (and visits) from the decision it just made at `turn`.
-    fn candidates(&mut self, _turn: Turn<'_>) -> Option<Vec<Candidate>> {
-        None
-    }
-}
-
-/// A play decision as an agent sees it: the seat to act, its legal plays, and the state.
-///
-/// An agent reads the seat's own information only: its hand (`state.hand(seat)`) and the
-/// public record (cards left, plays made, the bottom once revealed). The full state is there
-/// for engines that draw worlds from that information
-/// ([`State::resample_from_infostate`] with `seat`), never to read the
-/// other hands: the honesty tests (tests/search.rs) redraw the hidden hands and check that the
-/// answer stays the same.
-///
-/// Outside this crate a turn comes only from [`Turn::new`], which checks that it is a decision.
-#[derive(Clone, Copy, Debug)]
-#[non_exhaustive]
-pub struct Turn<'a> {
-    /// The state at the decision (play phase, `seat` to act).
-    pub state: &'a State,
-    /// The seat to act.
-    pub seat: Seat,
-    /// The legal plays of `seat` (never empty).
-    pub plays: &'a [Play],
-}
-
-impl<'a> Turn<'a> {
-    /// The decision at `state` among `plays`; None unless a seat is to play and `plays` is not
-    /// empty.
-    pub fn new(state: &'a State, plays: &'a [Play]) -> Option<Turn<'a>> {
-        let seat = state.current_player().filter(|_| state.phase() == Phase::Play)?;
-        (!plays.is_empty()).then_some(Turn { state, seat, plays })
-    }
-}
-
-/// A bidding decision as an agent sees it: the seat to bid, its legal bids, and the state. The
-/// agent may read what [`Turn`] allows: the seat's own hand and the public bids.
-///
-/// Outside this crate it comes only from [`BidTurn::new`], which checks that it is one.
-#[derive(Clone, Copy, Debug)]
-#[non_exhaustive]
-pub struct BidTurn<'a> {
-    /// The state at the decision (bidding phase, `seat` to bid).
-    pub state: &'a State,
-    /// The seat to bid.
-    pub seat: Seat,
-    /// The legal bids (0 = pass, always among them).
-    pub legal: &'a [u8],
-}
-
-impl<'a> BidTurn<'a> {
-    /// The bidding decision at `state` among `legal`; None unless a seat is to bid.
-    pub fn new(state: &'a State, legal: &'a [u8]) -> Option<BidTurn<'a>> {
-        let seat = state.current_player().filter(|_| state.phase() == Phase::Bid)?;
-        Some(BidTurn { state, seat, legal })
-    }
-}
-
-/// Any agent models a player for search: the play it would choose.
-impl<A: Agent + ?Sized> crate::search::OpponentModel for A {
-    /// Search asks at decisions only; anywhere else the first play stands in.
-    fn pick(&mut self, state: &State, plays: &[Play]) -> usize {
-        Turn::new(state, plays).map_or(0, |turn| self.choose(turn))
-    }
-}
-
-/// [`Agent::try_choose_many`] one query after the other.
-pub fn one_by_one<A: Agent + ?Sized>(agent: &mut A, queries: &[Query]) -> Result<Vec<usize>, Fault> {
-    queries
-        .iter()
-        .map(|q| {
-            agent.reset(q.seed);
-            agent.try_choose(q.turn)
-        })
-        .collect()
-}
-
-/// One decision of a batch ([`Agent::try_choose_many`]): the decision and the seed of the
-/// agent's draws for it.
-#[derive(Clone, Copy, Debug)]
-pub struct Query<'a> {
-    /// The decision.
-    pub turn: Turn<'a>,
-    /// The seed the agent is reset with before answering.
-    pub seed: u64,
-}
-
-/// What an agent thinks of one play: its value for the agent's side (NaN: not considered) and,
-/// for tree search, how often it was visited.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Candidate {
-    /// The play's value for the agent's side; NaN when the agent did not consider it.
-    pub value: f32,
-    /// How often tree search visited the play; None for agents without a tree.
-    pub visits: Option<u32>,
-}
-
-impl Candidate {
-    /// A candidate with a value and no visit count.
-    pub fn value(value: f32) -> Candidate {
-        Candidate { value, visits: None }
-    }
-}
 
 /// The candidates of the decision a search agent made last, shown when a replay asks about that
 /// same decision (searching again would cost as much as the decision did).
-#[cfg(feature = "torch")]
 #[derive(Default)]
 pub(crate) struct LastDecision(Option<(u64, Vec<Candidate>)>);
 
-#[cfg(feature = "torch")]
 impl LastDecision {
     pub(crate) fn remember(&mut self, turn: Turn<'_>, candidates: Vec<Candidate>) {
         self.0 = Some((decision_key(turn), candidates));
@@ -244,7 +49,6 @@ impl LastDecision {
 }
 
 /// A key of the decision for the seat to act: equal for states that seat cannot tell apart.
-#[cfg(feature = "torch")]
 fn decision_key(turn: Turn<'_>) -> u64 {
     crate::search::SearchState::information_state_key(turn.state, turn.seat.index())
 }

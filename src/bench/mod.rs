@@ -36,12 +36,12 @@ use std::time::{Duration, Instant};
 /// Why a bench could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
-    /// A file the reference needs (the venv's Python or its script) is not there.
+    /// The reference's script is not there.
     #[error("the reference needs {0}")]
     Missing(PathBuf),
-    /// pip could not install the reference's packages (named) into the venv.
-    #[error("could not install {0} into the venv")]
-    Install(String),
+    /// The interpreter is not set or lacks the reference's packages.
+    #[error(transparent)]
+    Scripts(#[from] crate::scripts::ScriptsError),
     /// The reference could not be run, or printed no JSON line with the value asked for.
     #[error("the reference failed: {0}")]
     Reference(String),
@@ -93,54 +93,46 @@ pub struct EngineReport {
     pub speedup_vs_reference: Option<f64>,
 }
 
-/// A reference program run from the project's venv: a Python script that prints one JSON line.
+/// What a reference program needs: its script and the packages its interpreter must have.
+#[derive(Clone, Copy, Debug)]
+pub struct Needs {
+    /// The script's name in the scripts folder.
+    pub script: &'static str,
+    /// Python that succeeds when the packages are there.
+    pub import_check: &'static str,
+    /// The packages, as pip names them.
+    pub packages: &'static [&'static str],
+}
+
+/// OpenSpiel's C++ dou_dizhu driven from Python (random games).
+pub const OPENSPIEL: Needs =
+    Needs { script: "bench_reference.py", import_check: "import pyspiel", packages: &["open_spiel==2.0.2"] };
+
+/// DouZero's own DMC trainer on the CPU (2 actors, OMP_NUM_THREADS=1).
+pub const DOUZERO: Needs = Needs {
+    script: "bench_douzero.py",
+    import_check: "import douzero.dmc",
+    packages: &["douzero==1.1.0", "rlcard", "gitpython"],
+};
+
+/// A reference program run with the configured interpreter ([`crate::scripts`]): a Python
+/// script that prints one JSON line.
 pub struct Reference {
     python: std::path::PathBuf,
     script: std::path::PathBuf,
 }
 
 impl Reference {
-    /// Finds the venv's Python and installs `packages` into it on first use (when `import_check`
-    /// fails).
-    fn prepare_with(script: &str, import_check: &str, packages: &[&str]) -> Result<Reference, BenchError> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let python = root.join(".venv/bin/python");
-        let script = root.join("scripts").join(script);
-        for needed in [&python, &script] {
-            if !needed.exists() {
-                return Err(BenchError::Missing(needed.clone()));
-            }
+    /// The reference `needs` describes, when the interpreter has its packages (the CLI installs
+    /// them on first use).
+    pub fn prepare(needs: Needs) -> Result<Reference, BenchError> {
+        let scripts = crate::scripts::configured()?;
+        let script = scripts.script(needs.script);
+        if !script.exists() {
+            return Err(BenchError::Missing(script));
         }
-        let has = |py: &std::path::Path| {
-            std::process::Command::new(py)
-                .args(["-c", import_check])
-                .output()
-                .map(|o| o.status.success())
-                .unwrap_or(false)
-        };
-        if !has(&python) {
-            eprintln!("installing {} into the project venv for the reference (first use only)", packages.join(" "));
-            let ok = std::process::Command::new(&python)
-                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-                .args(packages)
-                .status()
-                .map(|s| s.success())
-                .unwrap_or(false);
-            if !ok || !has(&python) {
-                return Err(BenchError::Install(packages.join(" ")));
-            }
-        }
-        Ok(Reference { python, script })
-    }
-
-    /// OpenSpiel's C++ dou_dizhu driven from Python (random games).
-    pub fn prepare() -> Result<Reference, BenchError> {
-        Reference::prepare_with("bench_reference.py", "import pyspiel", &["open_spiel==2.0.2"])
-    }
-
-    /// DouZero's own DMC trainer on the CPU (2 actors, OMP_NUM_THREADS=1).
-    pub fn prepare_douzero() -> Result<Reference, BenchError> {
-        Reference::prepare_with("bench_douzero.py", "import douzero.dmc", &["douzero==1.1.0", "rlcard", "gitpython"])
+        scripts.require(needs.import_check, needs.packages, "the reference bench")?;
+        Ok(Reference { python: scripts.python().to_path_buf(), script })
     }
 
     /// Runs the script with `args` and reads `key` from its JSON line.

@@ -12,6 +12,14 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The Python interpreter for plots, DouZero checkpoint conversion and reference benches
+    /// (default: the checkout's .venv/bin/python); missing packages are installed into it on
+    /// first use.
+    #[arg(long, global = true, env = "DDZ_PYTHON", value_name = "PATH")]
+    pub python: Option<std::path::PathBuf>,
+    /// The folder of ddz's Python scripts (default: the checkout's scripts/).
+    #[arg(long, global = true, env = "DDZ_SCRIPTS", value_name = "DIR")]
+    pub scripts: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -65,7 +73,7 @@ pub enum Command {
         #[arg(long, default_value = DEFAULT_AGENT)]
         agent: AgentSpec,
         #[arg(long, value_enum, default_value = "native")]
-        protocol: ddz::bot::Protocol,
+        protocol: Protocol,
     },
     /// Play a game against two agents in the terminal (or through a pipe, one entry a line).
     /// Every game is saved to the log directory in ddz's JSONL format (`games.jsonl`, or
@@ -241,7 +249,7 @@ pub struct EvalArgs {
     pub spring: bool,
     /// With --bidding: when every seat passes, deal again (redeal) or count a drawn game (draw).
     #[arg(long, value_enum, default_value = "redeal", requires = "bidding")]
-    pub all_pass: ddz::eval::bidding::AllPass,
+    pub all_pass: AllPass,
     /// Threads; default: all cores. Results do not depend on it.
     #[arg(long, value_parser = threads)]
     pub threads: Option<usize>,
@@ -623,4 +631,41 @@ fn threads(text: &str) -> Result<usize, String> {
 fn actor_threads(text: &str) -> Result<usize, String> {
     let n: usize = text.parse().map_err(|e| format!("{text:?}: {e}"))?;
     ddz::limits::check("actors.count", n).map_err(|e| e.to_string())
+}
+
+/// `--protocol`: which request format `ddz bot` serves ([`ddz::bot::Protocol`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Protocol {
+    /// ddz's own JSON requests (seat, hand, bottom, history; or a bid request).
+    Native,
+    /// Botzone's FightTheLandlord (and bidding FightTheLandlord2) requests, card ids 0 to 53,
+    /// in keep-running mode.
+    Botzone,
+}
+
+impl From<Protocol> for ddz::bot::Protocol {
+    fn from(p: Protocol) -> Self {
+        match p {
+            Protocol::Native => ddz::bot::Protocol::Native,
+            Protocol::Botzone => ddz::bot::Protocol::Botzone,
+        }
+    }
+}
+
+/// `--all-pass`: what happens when every seat passes ([`ddz::eval::bidding::AllPass`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AllPass {
+    /// Deal again (at most 16 times, then the game is drawn).
+    Redeal,
+    /// A drawn game: zero points.
+    Draw,
+}
+
+impl From<AllPass> for ddz::eval::bidding::AllPass {
+    fn from(a: AllPass) -> Self {
+        match a {
+            AllPass::Redeal => ddz::eval::bidding::AllPass::Redeal,
+            AllPass::Draw => ddz::eval::bidding::AllPass::Draw,
+        }
+    }
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 /// Frames/s of `config`, against DouZero's trainer too with `reference`.
 pub fn train(config: &Path, seconds: f64, runs: usize, json: bool, reference: bool) -> Result<()> {
     let base = TrainConfig::load(config)?;
-    let reference = if reference { Some(bench::Reference::prepare_douzero()?) } else { None };
+    let reference = if reference { Some(reference_of(bench::DOUZERO)?) } else { None };
     let report = bench::bench_train(&base, seconds, runs, reference.as_ref(), |run, who, fps| {
         eprintln!("run {run}: {who} {fps:.0} frames/s")
     })?;
@@ -81,9 +81,15 @@ pub fn engine(seconds: f64, runs: usize, seed: u64, json: bool, reference: bool)
     if seconds.is_nan() || seconds <= 0.0 || runs == 0 {
         bail!("--seconds must be positive and --runs at least 1");
     }
-    let reference = if reference { Some(bench::Reference::prepare()?) } else { None };
+    let reference = if reference { Some(reference_of(bench::OPENSPIEL)?) } else { None };
     let parts = if reference.is_some() { 4.0 } else { 3.0 };
     let per_run = seconds / (parts * runs as f64);
     let report = bench::bench_engine(per_run, runs, seed, reference.as_ref())?;
     report::show(&EngineBench { per_run, report }, json)
+}
+
+/// The reference program `needs` describes, its packages installed first.
+fn reference_of(needs: bench::Needs) -> Result<bench::Reference> {
+    super::python::install(needs.import_check, needs.packages, "the reference bench");
+    Ok(bench::Reference::prepare(needs)?)
 }

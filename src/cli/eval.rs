@@ -59,7 +59,7 @@ pub fn eval(args: EvalArgs) -> Result<()> {
         let progress = ddz::eval::progress_bar(6 * deals.len() as u64);
         use ddz::eval::bidding::{Bidding, evaluate_bidding};
         let (a, b) = (Bidding { agent: a, bidder: &args.bidder_a }, Bidding { agent: b, bidder: &args.bidder_b });
-        let report = evaluate_bidding(&a, &b, &deals, args.all_pass, &progress)?;
+        let report = evaluate_bidding(&a, &b, &deals, args.all_pass.into(), &progress)?;
         progress.finish_and_clear();
         (report.illegal, report.markdown(), serde_json::to_value(&report)?)
     } else {
@@ -97,6 +97,7 @@ fn eval_run(
     threads: usize,
 ) -> Result<()> {
     runtime::stop_cleanly_on_signals("after the checkpoint being played");
+    super::python::install_plotting();
     let points = ddz::eval::curve::evaluate_run(run, deal_set, deals, opponents, threads, |p| {
         let vs: Vec<String> =
             p.vs.iter().map(|v| format!("vs {} L {:.3} F {:.3}", v.opponent, v.landlord, v.farmers)).collect();
@@ -117,6 +118,7 @@ fn eval_run(
 pub fn ladder(args: LadderArgs) -> Result<()> {
     use ddz::eval::ladder::{DEFAULT_ROSTER, Entry, LadderConfig};
     runtime::configure_threads(1);
+    super::python::install_plotting();
     let roster: Vec<Entry> = if args.agents.is_empty() {
         DEFAULT_ROSTER.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
     } else {
@@ -174,6 +176,7 @@ pub fn check_decisions(agents: &[AgentSpec], file: Option<&Path>, json: bool) ->
 pub fn evaluate_hands(agent: &AgentSpec, cfg: &ddz::hands::HandsConfig, out: &Path) -> Result<()> {
     cfg.validate()?;
     runtime::configure_threads(1);
+    super::python::install_plotting();
     let progress = ddz::eval::progress_bar(cfg.games as u64);
     let outcomes = ddz::hands::play_games(agent, cfg.games, cfg.seed, cfg.threads, &progress)?;
     progress.finish_and_clear();

@@ -7,5 +7,6 @@ pub mod data;
 pub mod eval;
 pub mod pipe;
 pub mod play;
+pub mod python;
 pub mod report;
 pub mod train;

@@ -16,7 +16,7 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 /// What happens when every seat passes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AllPass {
     /// Deal again (at most [`MAX_REDEALS`] times, then the game is drawn).

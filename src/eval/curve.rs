@@ -293,14 +293,14 @@ fn write_curve(run: &Path, points: &[CurvePoint]) -> Result<(), EvalError> {
     Ok(())
 }
 
-/// Renders `RUN/eval/curve.csv` to `curve.png` with the project venv's matplotlib (installed
-/// there on first use): the points measured on `deals` deals.
+/// Renders `RUN/eval/curve.csv` to `curve.png` with matplotlib ([`crate::scripts`]): the points
+/// measured on `deals` deals.
 pub fn plot(run: &Path, deals: usize) -> Result<PathBuf, EvalError> {
     let csv = eval_dir(run).join("curve.csv");
     let png = eval_dir(run).join("curve.png");
     let deals = deals.to_string();
     let args = [csv.as_os_str(), png.as_os_str(), "--deals".as_ref(), deals.as_ref()];
-    crate::run::run_plot_script("plot_curve.py", &args).map_err(EvalError::Plot)?;
+    crate::scripts::plot("plot_curve.py", &args).map_err(EvalError::Plot)?;
     Ok(png)
 }
 

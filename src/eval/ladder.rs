@@ -560,7 +560,7 @@ impl Ladder {
         let png = out.join("ladder.png");
         let title = format!("ddz ladder on {} deals", self.deal_set);
         let args: [&std::ffi::OsStr; 3] = [csv.as_os_str(), png.as_os_str(), title.as_ref()];
-        crate::run::run_plot_script("plot_ladder.py", &args).map_err(EvalError::Plot)?;
+        crate::scripts::plot("plot_ladder.py", &args).map_err(EvalError::Plot)?;
         Ok(png)
     }
 }

@@ -48,7 +48,7 @@ pub enum EvalError {
     },
     /// A plot could not be drawn.
     #[error("no plot: {0}")]
-    Plot(#[from] crate::run::PlotError),
+    Plot(#[from] crate::scripts::ScriptsError),
     /// An agent could not answer (a `bot:` that crashed, timed out or answered nonsense).
     #[error("deal {deal} ({seating}): {reason}")]
     Fault {

@@ -340,10 +340,10 @@ pub fn deciles(mut pairs: Vec<(f64, f64)>) -> Vec<Decile> {
         .collect()
 }
 
-/// Renders `out/calibration.csv` to `out/calibration.png` (the venv's matplotlib).
+/// Renders `out/calibration.csv` to `out/calibration.png` (matplotlib: [`crate::scripts`]).
 pub fn plot(out: &Path) -> Result<PathBuf, HandsError> {
     let (csv, png) = (out.join("calibration.csv"), out.join("calibration.png"));
-    crate::run::run_plot_script("plot_calibration.py", &[csv.as_os_str(), png.as_os_str()])
+    crate::scripts::plot("plot_calibration.py", &[csv.as_os_str(), png.as_os_str()])
         .map_err(|e| HandsError::Io { path: png.clone(), reason: e.into() })?;
     Ok(png)
 }

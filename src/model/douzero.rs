@@ -168,20 +168,13 @@ fn cache_root() -> PathBuf {
 }
 
 /// Converts the three checkpoints (landlord, landlord_down, landlord_up) into `out` with the
-/// project venv's torch; the files appear whole or not at all.
+/// configured interpreter's torch ([`crate::scripts`]); the files appear whole or not at all.
 fn convert(sources: &[PathBuf], out: &Path) -> Result<(), WeightsError> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
     let fail = |reason: String| WeightsError::Corrupt { path: sources[0].clone(), reason: reason.into() };
+    let scripts = crate::scripts::configured().map_err(|e| fail(e.to_string()))?;
     eprintln!("converting DouZero checkpoints to safetensors into {} (first use only)", out.display());
-    let run = std::process::Command::new(&python)
-        .arg(root.join("scripts/douzero_convert.py"))
-        .arg(out)
-        .args(sources)
-        .output()
-        .map_err(|e| fail(format!("running {}: {e}", python.display())))?;
-    if !run.status.success() {
-        return Err(fail(format!("the conversion failed: {}", String::from_utf8_lossy(&run.stderr).trim())));
-    }
+    let mut args = vec![out.as_os_str()];
+    args.extend(sources.iter().map(|s| s.as_os_str()));
+    scripts.run("douzero_convert.py", &args).map_err(|e| fail(format!("the conversion failed: {e}")))?;
     Ok(())
 }

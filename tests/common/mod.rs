@@ -4,21 +4,23 @@
 use ddz::game::Seat;
 use std::path::PathBuf;
 
-/// `../shared/conformance` beside the checkout (CI lays a copy of shared/ there).
+/// The engine's conformance data (`crates/ddz-engine/tests/data/`), which `ddz moves` is checked
+/// against too.
 pub fn conformance_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance");
-    assert!(dir.is_dir(), "conformance data missing: {} (shared/ must sit beside the checkout)", dir.display());
-    dir
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("crates/ddz-engine/tests/data")
 }
 
-/// A random-game driver used by several tests: plays uniformly random legal actions.
-pub fn play_random(state: &mut ddz::game::State, rng: &mut impl rand::Rng) {
-    use rand::RngExt;
-    while !state.is_terminal() {
-        let actions = state.legal_actions();
-        let a = actions[rng.random_range(0..actions.len())];
-        state.apply_action(a);
+/// Sets the library's interpreter and scripts to the checkout's venv and `scripts/` (what the CLI
+/// sets by default), installing `packages` into the venv first when it fails `import_check`.
+pub fn checkout_scripts(import_check: &str, packages: &[&str]) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let scripts = ddz::scripts::Scripts::new(root.join(".venv/bin/python"), root.join("scripts"));
+    if !scripts.has(import_check) && !packages.is_empty() {
+        let pip = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check"];
+        let installed = std::process::Command::new(scripts.python()).args(pip).args(packages).status();
+        assert!(installed.is_ok_and(|s| s.success()), "installing {packages:?}");
     }
+    ddz::scripts::configure(scripts).expect("one setting for every test of the binary");
 }
 
 /// Calls `check(real, other, plays)` at the decisions with a choice of a few seeded random games,

@@ -231,7 +231,7 @@ pub fn describe<S: Default>(table: &[Knob<S>], format: Format) -> String {
 }
 
 /// `text` in lines of at most `width` characters, broken at spaces (at least one line).
-pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let (mut lines, mut line) = (Vec::new(), String::new());
     for word in text.split_whitespace() {
         if !line.is_empty() && line.len() + 1 + word.len() > width {

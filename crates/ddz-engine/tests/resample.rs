@@ -1,11 +1,9 @@
 //! `resample_from_infostate`: the invariants of OpenSpiel's ResampleInfostateTest, and
 //! uniformity of the new deal on a small case.
 
-mod common;
-
-use ddz::cards::Counts;
-use ddz::encode::information_state_tensor;
-use ddz::game::{GameConfig, Phase, Seat, State};
+use ddz_engine::cards::Counts;
+use ddz_engine::encode::information_state_tensor;
+use ddz_engine::game::{GameConfig, Phase, Seat, State};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use std::collections::HashMap;
 
@@ -25,7 +23,7 @@ fn check_resample(state: &State, rng: &mut StdRng, changed: &mut usize) {
         let restored = State::from_json(&r.to_json()).expect("the rewritten history replays");
         assert_eq!(restored.information_state_string(seat.next()), r.information_state_string(seat.next()));
         let mut play_on = r.clone();
-        common::play_random(&mut play_on, rng);
+        play_random(&mut play_on, rng);
         assert!(play_on.is_terminal());
     }
 }
@@ -94,7 +92,7 @@ fn resampling_is_uniform_on_a_small_case() {
     let mut rng = StdRng::seed_from_u64(5);
     let state = (0..)
         .find_map(|_| {
-            let mut s = ddz::game::new_initial_state();
+            let mut s = ddz_engine::game::new_initial_state();
             s.deal_random(&mut rng);
             while !s.is_terminal() {
                 let hidden: u32 = [Seat::S1, Seat::S2].iter().map(|&q| s.cards_left(q)).sum();
@@ -156,4 +154,13 @@ fn enumerate_sub_multisets(pool: Counts, size: u32) -> Vec<Counts> {
     }
     rec(&ranks, size, Counts::EMPTY, &mut out);
     out
+}
+
+/// Plays uniformly random legal actions to the end of the game.
+fn play_random(state: &mut State, rng: &mut impl rand::Rng) {
+    while !state.is_terminal() {
+        let actions = state.legal_actions();
+        let a = actions[rng.random_range(0..actions.len())];
+        state.apply_action(a);
+    }
 }

@@ -2,7 +2,7 @@
 //! [`super::ismcts`] touches nothing else and runs on any game that provides it. Dou Dizhu's
 //! [`State`] is one implementation.
 
-use crate::game::{Action, Seat, State};
+use ddz_engine::game::{Action, Seat, State};
 use std::hash::{Hash, Hasher};
 
 /// A game state as search sees it: players, chance, legal actions, returns and resampling
@@ -35,7 +35,7 @@ pub trait SearchState: Clone {
 impl SearchState for State {
     type Action = Action;
     fn num_players(&self) -> usize {
-        crate::game::NUM_PLAYERS
+        ddz_engine::game::NUM_PLAYERS
     }
     fn current_player(&self) -> Option<usize> {
         State::current_player(self).map(usize::from)

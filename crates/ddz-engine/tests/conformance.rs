@@ -1,15 +1,13 @@
 //! The engine against an independent implementation's data: the full action space and a
 //! sample of situations with their exact legal plays.
 
-mod common;
-
-use ddz::cards::Counts;
-use ddz::game::{ActionTable, NUM_ACTIONS, Play, legal_plays_vec};
+use ddz_engine::cards::Counts;
+use ddz_engine::game::{ActionTable, NUM_ACTIONS, Play, legal_plays_vec};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 #[test]
 fn action_table_equals_the_reference_action_space() {
-    let text = std::fs::read_to_string(common::conformance_dir().join("action_space.tsv")).unwrap();
+    let text = std::fs::read_to_string(data_dir().join("action_space.tsv")).unwrap();
     let table = ActionTable::get();
     let mut seen = BTreeSet::new();
     // type -> weight -> our main rank: same type, weight order must be our main-rank order.
@@ -35,7 +33,7 @@ fn action_table_equals_the_reference_action_space() {
 
 #[test]
 fn legal_plays_equal_the_reference_sample() {
-    let text = std::fs::read_to_string(common::conformance_dir().join("legal_sample.jsonl")).unwrap();
+    let text = std::fs::read_to_string(data_dir().join("legal_sample.jsonl")).unwrap();
     let mut checked = 0;
     for (n, line) in text.lines().enumerate() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -51,4 +49,9 @@ fn legal_plays_equal_the_reference_sample() {
         checked += 1;
     }
     assert_eq!(checked, 404);
+}
+
+/// The conformance data in this crate's `tests/data/` (see its README for where it came from).
+fn data_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }

@@ -1,7 +1,7 @@
 //! The rule bidder: a hand-strength score (rocket, jokers, bombs, 2s, aces, a long chain) and
 //! three thresholds. Every agent without a bidding model bids with it ([`super::Agent::bid`]).
 
-use crate::cards::{Counts, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
+use ddz_engine::cards::{Counts, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
 
 /// Strength of a hand for taking the landlord: about 4 for an ordinary 17-card hand, 10 or
 /// more for one that usually wins with the bottom.
@@ -54,7 +54,7 @@ mod tests {
 
     #[test]
     fn about_a_third_of_random_hands_bid() {
-        let deals = crate::game::generate_deals(2000, 3);
+        let deals = ddz_engine::game::generate_deals(2000, 3);
         let bids: Vec<u8> = deals.iter().map(|d| rule_bid(d.hands[0].counts(), &[0, 1, 2, 3])).collect();
         let share = bids.iter().filter(|&&b| b > 0).count() as f64 / bids.len() as f64;
         assert!((0.2..0.5).contains(&share), "{share}");

@@ -15,8 +15,8 @@
 
 use super::budget::Deadline;
 use super::policy::{OpponentModel, Policy, argmax, lend};
-use crate::cards::{Card, CardSet};
-use crate::game::{MoveList, Play, Seat, State};
+use ddz_engine::cards::{Card, CardSet};
+use ddz_engine::game::{MoveList, Play, Seat, State};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 

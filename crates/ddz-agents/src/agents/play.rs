@@ -5,7 +5,7 @@
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
 use super::{Agent, BidTurn, Fault, Turn};
-use crate::game::{MoveList, Phase, Play, Seat, State};
+use ddz_engine::game::{MoveList, Phase, Play, Seat, State};
 
 /// Which agent plays which seat.
 pub trait Seating {
@@ -146,7 +146,7 @@ pub fn play_out(
 mod tests {
     use super::*;
     use crate::agents::RuleAgent;
-    use crate::game::generate_deals;
+    use ddz_engine::game::generate_deals;
 
     /// Answers one past the last legal play: always illegal.
     struct OffByOne;

@@ -17,8 +17,8 @@
 //! after a time-out its late answer must never be read as the answer to a later request.
 
 use super::{Agent, BidTurn, Fault, Query, Turn};
-use crate::game::{Play, Seat};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
+use ddz_engine::game::{Play, Seat};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};

@@ -9,8 +9,8 @@
 //! Two-player puzzles (one player against another, as puzzle collections publish them) are the
 //! same search with the third seat left out of the turn order.
 
-use crate::cards::Counts;
-use crate::game::{MoveList, Play, Role, State, legal_plays};
+use ddz_engine::cards::Counts;
+use ddz_engine::game::{MoveList, Play, Role, State, legal_plays};
 use rustc_hash::FxHashMap;
 
 /// What makes a position impossible.
@@ -279,8 +279,8 @@ fn order(plays: &mut MoveList, hand: Counts) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cards::NUM_RANKS;
-    use crate::game::legal_plays_vec;
+    use ddz_engine::cards::NUM_RANKS;
+    use ddz_engine::game::legal_plays_vec;
     use rand::rngs::SmallRng;
     use rand::{RngExt, SeedableRng};
 
@@ -310,7 +310,7 @@ mod tests {
     /// A random position with `total` cards in the seated hands (each at least one).
     fn random_position(rng: &mut SmallRng, total: usize) -> Position {
         let mut deck: Vec<u8> = (0..NUM_RANKS as u8)
-            .flat_map(|r| std::iter::repeat_n(r, crate::cards::rank_capacity(r) as usize))
+            .flat_map(|r| std::iter::repeat_n(r, ddz_engine::cards::rank_capacity(r) as usize))
             .collect();
         for i in (1..deck.len()).rev() {
             deck.swap(i, rng.random_range(0..=i));

@@ -201,20 +201,19 @@ pub struct PlayRecord {
 
 /// A game from the first card dealt to the result: hands, bids, plays and the full action history.
 ///
-/// A whole game with the rule agent in every seat:
+/// A whole game, every seat playing a legal play drawn at random:
 ///
 /// ```
-/// use ddz::agents::{Agent, RuleAgent, Turn};
-/// use ddz::game::{MoveList, State};
-/// use rand::SeedableRng;
+/// use ddz_engine::game::{MoveList, State};
+/// use rand::{RngExt, SeedableRng};
 ///
+/// let mut rng = rand::rngs::StdRng::seed_from_u64(7);
 /// let mut state = State::new(Default::default()); // no bidding: seat 0 is the landlord
-/// state.deal_random(&mut rand::rngs::StdRng::seed_from_u64(7));
-/// let (mut rule, mut plays) = (RuleAgent::new(), MoveList::new());
+/// state.deal_random(&mut rng);
+/// let mut plays = MoveList::new();
 /// while state.current_player().is_some() {
 ///     state.legal_plays_into(&mut plays);
-///     let turn = Turn::new(&state, &plays).expect("the seat to play has plays");
-///     let k = rule.choose(turn);
+///     let k = rng.random_range(0..plays.len());
 ///     state.apply_play_unchecked(plays[k]); // one of the legal plays
 /// }
 /// let winner = state.winner().expect("someone emptied a hand");

@@ -12,7 +12,7 @@ use super::belief::{Belief, draw_worlds};
 use super::budget::Budget;
 use super::policy::{OpponentModel, Policy, lend, rollouts};
 use super::solver::{Position, Solver};
-use crate::game::{Play, Role, Seat, State};
+use ddz_engine::game::{Play, Role, Seat, State};
 use rand::rngs::SmallRng;
 use std::time::Instant;
 

@@ -4,7 +4,7 @@
 //! rollouts and weighs worlds by how well it explains their plays. The agents layer implements
 //! both; nothing here names an agent.
 
-use crate::game::{MoveList, Play, Seat, State};
+use ddz_engine::game::{MoveList, Play, Seat, State};
 
 /// A network as search uses it: Q values of the plays at a decision, and its greedy play.
 pub trait Policy {

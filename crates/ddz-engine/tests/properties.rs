@@ -1,9 +1,7 @@
 //! Properties of the move generator and of whole games.
 
-mod common;
-
-use ddz::cards::{CardSet, Counts};
-use ddz::game::{ActionTable, GameConfig, Phase, Play, Scoring, Seat, State, classify, legal_plays_vec};
+use ddz_engine::cards::{CardSet, Counts};
+use ddz_engine::game::{ActionTable, GameConfig, Phase, Play, Scoring, Seat, State, classify, legal_plays_vec};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use rand::{RngExt, SeedableRng, rngs::StdRng};

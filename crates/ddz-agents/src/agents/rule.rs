@@ -3,9 +3,9 @@
 //! combinations whole, never overtake the teammate, and keep bombs for when they matter.
 
 use super::{Agent, Turn};
-use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
-use crate::game::{Kind, Play, Seat, classify};
 use crate::search::HandShapeLeaf;
+use ddz_engine::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
+use ddz_engine::game::{Kind, Play, Seat, classify};
 
 /// The deterministic rule-based player this module describes.
 #[derive(Default)]

@@ -5,11 +5,11 @@
 //! them, else larger plays first, and only the `top` best are searched at each node.
 //!
 //! The search itself sees the whole world it is given; an honest agent gives it worlds drawn
-//! from its own seat's information ([`crate::game::State::resample_from_infostate`]).
+//! from its own seat's information ([`ddz_engine::game::State::resample_from_infostate`]).
 
 use super::average::WorldMeans;
 use super::evaluator::Evaluator;
-use crate::game::{Action, ActionTable, Seat, State};
+use ddz_engine::game::{Action, ActionTable, Seat, State};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 use std::time::Instant;

@@ -7,8 +7,8 @@
 
 use super::evaluator::{Evaluation, Evaluator};
 use super::policy::{Greedy, OpponentModel, Policy, argmax};
-use crate::cards::Counts;
-use crate::game::{Action, ActionTable, MoveList, Play, Seat, State};
+use ddz_engine::cards::Counts;
+use ddz_engine::game::{Action, ActionTable, MoveList, Play, Seat, State};
 
 /// What a leaf is worth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
