@@ -25,8 +25,8 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
     }
     let _ = writeln!(out);
     let mut turn = 0;
-    let illegal = play_out(&mut state, agents, |agent, at, decision| {
-        let Turn { state, seat, plays, .. } = at;
+    let illegal = play_out(&mut state, agents, |agent, state, at, decision| {
+        let Turn { seat, plays, .. } = at;
         turn += 1;
         let role = role_name(state, seat);
         let play = decision.play.to_string();

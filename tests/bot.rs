@@ -90,7 +90,7 @@ fn play_as_landlord_down(bot: &mut Bot, games: usize) {
                 assert!(plays.contains(&play), "{text} is legal");
                 play
             } else {
-                plays[others.choose(Turn::new(&state, &plays).unwrap())]
+                plays[others.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap())]
             };
             history.push((role.name().into(), play.to_string()));
             state.try_apply_play(play).unwrap();
@@ -141,7 +141,8 @@ fn botzone_session_in_keep_running_mode() {
                     last[s.index()] = answer_ids;
                     play
                 } else {
-                    let play = plays[others.choose(Turn::new(&state, &plays).unwrap())];
+                    let play =
+                        plays[others.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap())];
                     // Physical ids for the other seats' plays: cards of those ranks from that
                     // seat's own hand (the bottom only in the landlord's), not played yet (the
                     // bot refuses a card in two places, or a bottom card played by a farmer).

@@ -97,19 +97,19 @@ fn ddz_eval_names_the_failing_bot_and_exits_non_zero() {
 #[test]
 fn a_ddz_bot_answers_a_batch_in_one_line_as_it_answers_one_at_a_time() {
     use ddz::agents::{Agent, BotAgent, BotSettings, Query, RandomAgent};
-    use ddz::game::{MoveList, State};
+    use ddz::game::{MoveList, State, View};
     use rand::SeedableRng;
     // Positions from seeded random games at every stage, each seen by the seat to act.
     let (mut rng, mut random) = (rand::rngs::StdRng::seed_from_u64(5), RandomAgent::new(5));
-    let mut positions: Vec<(State, MoveList)> = Vec::new();
+    let mut positions: Vec<(View<'static>, MoveList)> = Vec::new();
     for _ in 0..8 {
         let mut state = State::new(Default::default());
         state.deal_random(&mut rng);
         while !state.is_terminal() {
             let mut plays = MoveList::new();
             state.legal_plays_into(&mut plays);
-            positions.push((state.clone(), plays.clone()));
-            let k = random.choose(Turn::new(&state, &plays).unwrap());
+            positions.push((state.view(state.current_player().unwrap()).into_owned(), plays.clone()));
+            let k = random.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap());
             state.apply_play_unchecked(plays[k]);
         }
     }
@@ -144,7 +144,8 @@ fn a_batch_to_a_bot_that_fails_is_a_fault_naming_the_bot() {
     state.deal_random(&mut rand::rngs::StdRng::seed_from_u64(1));
     let mut plays = MoveList::new();
     state.legal_plays_into(&mut plays);
-    let queries = [Query { turn: Turn::new(&state, &plays).unwrap(), seed: 0 }];
+    let view = state.view(state.current_player().unwrap());
+    let queries = [Query { turn: Turn::new(&view, &plays).unwrap(), seed: 0 }];
     let mut missing = BotAgent::ddz_bot(ddz(), "checkpoint:/no/such/model", BotSettings::default());
     for answer in [missing.start(), missing.try_choose_many(&queries).map(|_| ())] {
         match answer {

@@ -7,7 +7,7 @@ mod common;
 
 use ddz::agents::{Agent, AgentSpec, Turn};
 use ddz::cards::Counts;
-use ddz::encode::douzero::{CARDS, View, observe, write_cards};
+use ddz::encode::douzero::{CARDS, Infoset, observe, write_cards};
 use ddz::game::Role;
 use ddz::model::douzero::DouzeroNets;
 use std::path::{Path, PathBuf};
@@ -68,7 +68,7 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
             .unwrap()
             .iter()
             .map(|m| (Role::parse(m[0].as_str().unwrap()).unwrap(), counts(m[1].as_str().unwrap())));
-        let view = View { role, hand: counts(d["hand"].as_str().unwrap()), moves: moves.collect() };
+        let view = Infoset { role, hand: counts(d["hand"].as_str().unwrap()), moves: moves.collect() };
         let obs = observe(&view);
         let what = format!("decision {decisions}: {line:.300}");
         assert_eq!(obs.x_state, ints(&d["x_no_action"]), "x: {what}");
@@ -114,8 +114,8 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
 fn assert_honest(agent: &mut dyn Agent) {
     common::at_resampled_decisions(5, |real, other, plays| {
         assert_eq!(
-            agent.choose(Turn::new(real, plays).unwrap()),
-            agent.choose(Turn::new(other, plays).unwrap()),
+            agent.choose(Turn::new(&real.view(real.current_player().unwrap()), plays).unwrap()),
+            agent.choose(Turn::new(&other.view(other.current_player().unwrap()), plays).unwrap()),
             "the play must not depend on hidden hands"
         );
     });

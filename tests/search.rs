@@ -144,7 +144,7 @@ fn endgames(n: usize, cards: u32, seed: u64) -> Vec<State> {
             let pick = if rng.random_range(0..4) == 0 {
                 rng.random_range(0..plays.len())
             } else {
-                rule.choose(Turn::new(&s, &plays).unwrap())
+                rule.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap())
             };
             s.apply_play_unchecked(plays[pick]);
         }
@@ -222,9 +222,9 @@ fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
                 assert_eq!(other.hand(seat), s.hand(seat));
                 hidden_differ += Seat::ALL.iter().any(|&p| other.hand(p) != s.hand(p)) as u32;
                 agent.reset(decisions);
-                let real = agent.choose(Turn::new(&s, &plays).unwrap());
+                let real = agent.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap());
                 agent.reset(decisions);
-                let seen = agent.choose(Turn::new(&other, &plays).unwrap());
+                let seen = agent.choose(Turn::new(&other.view(other.current_player().unwrap()), &plays).unwrap());
                 assert_eq!(real, seen, "{}: the play must not depend on the hidden hands", agent.name());
                 decisions += 1;
             }
@@ -320,7 +320,9 @@ fn worlds_weighted_by_the_other_seats_plays_are_closer_to_the_truth() {
     let (mut uniform, mut weighted, mut n) = (0.0, 0.0, 0);
     for _ in 0..40 {
         // A position from the network's own play, between the 12th and 30th turn.
-        let s = position(&mut rng, 12..30, &mut |s, plays| agent.choose(Turn::new(s, plays).unwrap()));
+        let s = position(&mut rng, 12..30, &mut |s, plays| {
+            agent.choose(Turn::new(&s.view(s.current_player().unwrap()), plays).unwrap())
+        });
         let Some(seat) = s.current_player() else { continue };
         for w in draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, Deadline::NONE, &mut draws) {
             uniform += agreement(&w, &s, seat);
@@ -347,7 +349,11 @@ fn worlds_weighted_by_a_rule_model_find_the_rule_agents_cards() {
         // The rule agent as landlord, the network as farmers; a farmer's decision after turn 9.
         let by_rule = |s: &State| s.current_player() == s.landlord();
         let s = position(&mut rng, 9..30, &mut |s, p| {
-            if by_rule(s) { rule.choose(Turn::new(s, p).unwrap()) } else { agent.choose(Turn::new(s, p).unwrap()) }
+            if by_rule(s) {
+                rule.choose(Turn::new(&s.view(s.current_player().unwrap()), p).unwrap())
+            } else {
+                agent.choose(Turn::new(&s.view(s.current_player().unwrap()), p).unwrap())
+            }
         });
         if s.current_player().is_none_or(|p| Some(p) == s.landlord()) {
             continue;
@@ -379,7 +385,9 @@ fn worlds_drawn_toward_the_network_model_explain_the_networks_plays() {
     let (mut uniform, mut chained, mut explained, mut n) = (0u32, 0u32, 0u32, 0u32);
     for _ in 0..50 {
         // The network in every seat; a farmer's decision after turn 9.
-        let s = position(&mut rng, 9..30, &mut |s, plays| agent.choose(Turn::new(s, plays).unwrap()));
+        let s = position(&mut rng, 9..30, &mut |s, plays| {
+            agent.choose(Turn::new(&s.view(s.current_player().unwrap()), plays).unwrap())
+        });
         let Some(seat) = s.current_player().filter(|&p| Some(p) != s.landlord()) else { continue };
         let worlds = draw_worlds(&mut agent, &s, seat, 16, Belief::UNIFORM, None, Deadline::NONE, &mut draws);
         let start = belief::refine_for_policy(&mut agent, worlds.clone(), seat, 0, Deadline::NONE, &mut draws);
@@ -428,7 +436,7 @@ fn the_auto_agent_tells_the_rule_agent_from_another_player() {
                     early += 1;
                 }
                 let pick = if landlord && landlord_is_rule {
-                    rule.choose(Turn::new(&s, &plays).unwrap())
+                    rule.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap())
                 } else {
                     rng.random_range(0..plays.len())
                 };
@@ -473,9 +481,9 @@ fn rule_verdicts(network_steps: usize, landlord: &mut dyn Agent, games: u64) -> 
                 asked += 1;
             }
             let pick = if is_landlord {
-                landlord.choose(Turn::new(&s, &plays).unwrap())
+                landlord.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap())
             } else {
-                farmers.choose(Turn::new(&s, &plays).unwrap())
+                farmers.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap())
             };
             s.apply_play_unchecked(plays[pick]);
         }
@@ -517,8 +525,8 @@ fn telling_plays_are_plays_of_the_rule_agent_the_network_would_not_make() {
                     told += belief::telling_plays(&mut net, &mut RuleAgent::new(), &s, seat);
                 }
                 let pick = match (is_landlord, landlord_is_rule) {
-                    (true, true) => rule.choose(Turn::new(&s, &plays).unwrap()),
-                    (true, false) => landlord.choose(Turn::new(&s, &plays).unwrap()),
+                    (true, true) => rule.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap()),
+                    (true, false) => landlord.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap()),
                     (false, _) => rng.random_range(0..plays.len()),
                 };
                 s.apply_play_unchecked(plays[pick]);
@@ -570,14 +578,14 @@ fn midgame_choice_ms(spec: &str) -> f64 {
     let mut rule = RuleAgent::new();
     for _ in 0..12 {
         state.legal_plays_into(&mut plays);
-        let k = rule.choose(Turn::new(&state, &plays).unwrap());
+        let k = rule.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap());
         state.apply_play_unchecked(plays[k]);
     }
     assert!(!state.is_terminal());
     state.legal_plays_into(&mut plays);
     agent.reset(5);
     let start = Instant::now();
-    let k = agent.choose(Turn::new(&state, &plays).unwrap());
+    let k = agent.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap());
     assert!(k < plays.len());
     start.elapsed().as_secs_f64() * 1000.0
 }
@@ -593,7 +601,7 @@ fn opening_choice_ms(spec: &str) -> f64 {
     state.legal_plays_into(&mut plays);
     agent.reset(5);
     let start = Instant::now();
-    let k = agent.choose(Turn::new(&state, &plays).unwrap());
+    let k = agent.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap());
     assert!(k < plays.len());
     start.elapsed().as_secs_f64() * 1000.0
 }

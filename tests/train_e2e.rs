@@ -417,7 +417,7 @@ fn choices_outside_the_pruned_plays(model: &mut ModelAgent) -> usize {
             let mut kept = plays.clone();
             ddz::game::prune_plays(state.hand(seat), &mut kept, 1);
             cut += usize::from(kept.len() < plays.len());
-            let play = plays[model.choose(Turn::new(&state, &plays).unwrap())];
+            let play = plays[model.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap())];
             outside += usize::from(!kept.contains(&play));
             state.apply_play_unchecked(play);
         }
@@ -457,9 +457,13 @@ fn oracle_hands_lstm_history_and_score_head_train_and_play_on_the_seats_informat
 
     // At play time the network reads the seat's information only: with the other two hands
     // dealt differently (the same information for the seat), every Q and choice is the same.
+    // (The network is handed a view only; search asks it on full states, through `Policy`.)
     common::at_resampled_decisions(8, |real, other, plays| {
-        assert_eq!(model.q_values(real, plays), model.q_values(other, plays));
-        assert_eq!(model.choose(Turn::new(real, plays).unwrap()), model.choose(Turn::new(other, plays).unwrap()));
+        use ddz::search::Policy;
+        assert_eq!(Policy::q_values(&mut model, real, plays), Policy::q_values(&mut model, other, plays));
+        let seat = real.current_player().unwrap();
+        let (a, b) = (real.view(seat), other.view(seat));
+        assert_eq!(model.choose(Turn::new(&a, plays).unwrap()), model.choose(Turn::new(&b, plays).unwrap()));
     });
     std::fs::remove_dir_all(&dir).unwrap();
 }

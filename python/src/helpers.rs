@@ -64,7 +64,9 @@ fn agent_step(agent: &mut dyn Agent, state: &State) -> PyResult<u32> {
     }
     let mut plays = MoveList::new();
     s.legal_plays_into(&mut plays);
-    let turn = ddz_agents::agents::Turn::new(s, &plays).ok_or_else(|| value_error("the game is over"))?;
+    let seat = s.current_player().ok_or_else(|| value_error("the game is over"))?;
+    let view = s.view(seat);
+    let turn = ddz_agents::agents::Turn::new(&view, &plays).ok_or_else(|| value_error("the game is over"))?;
     let k = agent.choose(turn);
     let play = plays.get(k).ok_or_else(|| value_error("the agent chose outside the legal plays"))?;
     Ok(Action::Play(ActionTable::get().id(play)).to_int())

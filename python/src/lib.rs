@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 fn _ddz(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<spiel::Game>()?;
     m.add_class::<spiel::State>()?;
+    m.add_class::<spiel::View>()?;
     m.add_class::<helpers::RuleAgent>()?;
     m.add_class::<helpers::RandomAgent>()?;
     m.add_class::<vec_env::VecEnv>()?;

@@ -4,7 +4,7 @@
 
 use ddz_engine::encode::{STATE_DIM, information_state_tensor};
 use ddz_engine::game::spiel as sp;
-use ddz_engine::game::{Action, GameConfig, Scoring, Seat, State as Inner};
+use ddz_engine::game::{Action, GameConfig, Role, Scoring, Seat, State as Inner};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -362,6 +362,15 @@ impl State {
     fn plays(&self) -> Vec<(u8, String)> {
         self.inner.play_record().iter().map(|r| (r.seat.number(), r.play.to_string())).collect()
     }
+    /// What `player` knows here: its hand and the public record, never another hand. Its
+    /// `to_json()` is the native bot protocol's request.
+    fn view(&self, player: i64) -> PyResult<View> {
+        let seat = self.seat(Some(player))?;
+        if self.inner.is_chance_node() {
+            return Err(value_error("no view while the cards are being dealt"));
+        }
+        Ok(View { inner: self.inner.view(seat).into_owned() })
+    }
     fn __str__(&self) -> String {
         let s = &self.inner;
         let hands: Vec<String> = Seat::ALL.iter().map(|&q| format!("seat {q}: {}", s.hand(q))).collect();
@@ -369,5 +378,77 @@ impl State {
     }
     fn __repr__(&self) -> String {
         format!("<ddz State: player {} after {} actions>", self.current_player(), self.move_number())
+    }
+}
+
+/// What one seat knows (`state.view(seat)`, or `View.from_json` of a bot request): its own
+/// cards and the public record, never another hand.
+#[pyclass(module = "ddz._ddz", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct View {
+    inner: ddz_engine::game::View<'static>,
+}
+
+#[pymethods]
+impl View {
+    /// The view a native bot request describes, checked against the rules.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<View> {
+        ddz_engine::game::View::from_json(text).map(|inner| View { inner }).map_err(value_error)
+    }
+    /// The native bot protocol's request: `{"seat","hand","bottom","history"}` at a play,
+    /// `{"seat_index","hand","bids"}` while bidding.
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.inner).map_err(value_error)
+    }
+    /// The seat whose view this is (0 to 2).
+    #[getter]
+    fn seat(&self) -> u8 {
+        self.inner.seat().number()
+    }
+    /// Its role (`landlord`, `landlord_down`, `landlord_up`), None while bidding.
+    #[getter]
+    fn role(&self) -> Option<&'static str> {
+        self.inner.role().map(Role::name)
+    }
+    /// Its cards now, in notation.
+    #[getter]
+    fn hand(&self) -> String {
+        self.inner.hand().to_string()
+    }
+    /// The bottom once shown, else None.
+    #[getter]
+    fn bottom(&self) -> Option<String> {
+        self.inner.bottom().map(|b| b.to_string())
+    }
+    /// The bids so far, in turn from the first bidder (0 = pass).
+    #[getter]
+    fn bids(&self) -> Vec<u8> {
+        self.inner.bids().to_vec()
+    }
+    /// The public plays so far: `[(seat, play)]`.
+    #[getter]
+    fn plays(&self) -> Vec<(u8, String)> {
+        self.inner.play_record().iter().map(|r| (r.seat.number(), r.play.to_string())).collect()
+    }
+    /// How many cards `player` holds now.
+    fn cards_left(&self, player: i64) -> PyResult<u32> {
+        let seat = Seat::try_from(player).map_err(|_| value_error(format!("player {player} is not 0, 1 or 2")))?;
+        Ok(self.inner.cards_left(seat))
+    }
+    /// The seat's legal plays in notation; empty unless it is to play.
+    fn legal_plays(&self) -> Vec<String> {
+        let mut plays = ddz_engine::game::MoveList::new();
+        self.inner.legal_plays_into(&mut plays);
+        plays.iter().map(|p| p.to_string()).collect()
+    }
+    /// A full state the seat cannot tell from the real one: the hidden cards dealt afresh from
+    /// `seed`.
+    fn redeal(&self, seed: u64) -> State {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        State { inner: self.inner.redeal(&mut || rand::RngExt::random::<f64>(&mut rng)) }
+    }
+    fn __repr__(&self) -> String {
+        format!("<ddz View: seat {} holding {}>", self.seat(), self.hand())
     }
 }

@@ -16,7 +16,7 @@
 use crate::spiel::{Game, State as PyState, dealt, value_error};
 use ddz_agents::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent, Turn};
 use ddz_engine::encode::{STATE_DIM, encode_state};
-use ddz_engine::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State};
+use ddz_engine::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State, View};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use std::time::Duration;
@@ -117,14 +117,18 @@ impl VecEnv {
             if waiting.is_empty() {
                 return Ok(());
             }
-            let queries: Vec<Query> = waiting
-                .iter()
-                .map(|&i| {
-                    let turn = Turn::new(&slots[i].state, &slots[i].legal);
-                    Ok(Query { turn: turn.ok_or_else(|| Fault::Failed("the bot has no decision".into()))?, seed: 0 })
-                })
-                .collect::<Result<_, Fault>>()?;
-            let picks = bot.try_choose_many(&queries)?;
+            let picks = {
+                let no_decision = || Fault::Failed("the bot has no decision".into());
+                let views: Vec<View> = waiting
+                    .iter()
+                    .map(|&i| slots[i].state.current_player().map(|p| slots[i].state.view(p)).ok_or_else(no_decision))
+                    .collect::<Result<_, Fault>>()?;
+                let mut queries: Vec<Query> = Vec::with_capacity(views.len());
+                for (&i, view) in waiting.iter().zip(&views) {
+                    queries.push(Query { turn: Turn::new(view, &slots[i].legal).ok_or_else(no_decision)?, seed: 0 });
+                }
+                bot.try_choose_many(&queries)?
+            };
             *opponent_decisions += waiting.len() as u64;
             for (&i, k) in waiting.iter().zip(picks) {
                 let slot = &mut slots[i];
@@ -162,7 +166,8 @@ impl VecEnv {
                 return false;
             }
             let Opponents::Local(agents) = &mut self.opponents else { return true };
-            let Some(turn) = Turn::new(&slot.state, &slot.legal) else { unreachable!("a seat to play has plays") };
+            let view = slot.state.view(p);
+            let Some(turn) = Turn::new(&view, &slot.legal) else { unreachable!("a seat to play has plays") };
             let k = agents[p.index()].agent().choose(turn).min(slot.legal.len() - 1);
             slot.state.apply_play_unchecked(slot.legal[k]);
             self.opponent_decisions += 1;

@@ -205,3 +205,37 @@ def test_the_package_loads_no_libtorch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=dict(os.environ))
     assert out.stdout.split() == ["False", "False", "False"], out.stdout + out.stderr
+
+
+def test_a_seats_view_is_the_bot_request_and_redeals_to_itself():
+    """`state.view(seat)`: the seat's own cards and the public record, written as the native bot
+    protocol's request; the same for every state the seat cannot tell apart."""
+    rng = random.Random(8)
+    checked = 0
+    for game in GAMES:
+        state = game.new_dealt_state(rng.randrange(1 << 30))
+        while not state.is_terminal():
+            player = state.current_player()
+            for seat in range(3):
+                view = state.view(seat)
+                assert view.seat == seat and view.hand == state.hand(seat)
+                assert [view.cards_left(q) for q in range(3)] == [len(state.hand(q)) for q in range(3)]
+                other = state.resample_from_infostate(seat, random.Random(rng.random()).random)
+                assert other.view(seat) == view, "a resampled state looks the same to the seat"
+                assert view.redeal(rng.randrange(1 << 30)).view(seat) == view
+                if seat == player:
+                    request = json.loads(view.to_json())
+                    assert ("seat_index" in request) == (state.landlord() is None)
+                    assert ddz.View.from_json(view.to_json()).to_json() == view.to_json()
+                    legal = [state.action_to_string(player, a) for a in state.legal_actions()]
+                    if state.landlord() is not None:
+                        assert sorted(view.legal_plays()) == sorted(legal)
+                checked += 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert checked > 500
+    with pytest.raises(ValueError, match="out of turn"):
+        ddz.View.from_json(
+            '{"seat":"landlord_down","hand":"5566778899TTJJQQK","bottom":"3BR","history":[["landlord_up","3"]]}'
+        )
+    with pytest.raises(ValueError, match="dealt"):
+        ddz.Game().new_initial_state().view(0)

@@ -39,8 +39,9 @@ impl AlphaBetaAgent {
     /// The candidates (indices into `actions`) and their mean value for `seat`, the seat to act.
     fn search(&mut self, state: &State, seat: Seat, actions: &[Action]) -> (Vec<usize>, Vec<f64>) {
         let started = Instant::now();
-        let q: Option<Vec<f64>> =
-            self.net.as_mut().map(|net| net.q_values(state, &plays_of(actions)).into_iter().map(f64::from).collect());
+        let q: Option<Vec<f64>> = self.net.as_mut().map(|net| {
+            net.q_values(&crate::game::View::of(state, seat), &plays_of(actions)).into_iter().map(f64::from).collect()
+        });
         let order = ordered(actions, q.as_deref(), self.settings.top);
         let chosen: Vec<Action> = order.iter().map(|&i| actions[i]).collect();
         let (mut network_leaf, mut hand_shape);
@@ -67,10 +68,11 @@ impl Agent for AlphaBetaAgent {
     }
 
     fn choose(&mut self, turn: Turn<'_>) -> usize {
-        let Turn { state, seat, plays, .. } = turn;
+        let Turn { seat, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
+        let state = &super::root_world(turn);
         let table = ActionTable::get();
         let actions: Vec<Action> = plays.iter().map(|p| Action::Play(table.id(p))).collect();
         let (order, means) = self.search(state, seat, &actions);

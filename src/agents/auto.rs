@@ -226,7 +226,8 @@ impl AutoAgent {
     /// ISMCTS's choice are the candidates.
     /// Within `left` when given: ISMCTS gets half of it, PIMC what ISMCTS left.
     fn weighed(&mut self, turn: Turn<'_>, left: Option<Duration>) -> usize {
-        let Turn { state, seat, plays, .. } = turn;
+        let Turn { seat, plays, .. } = turn;
+        let state = &super::root_world(turn);
         let p = self.settings.prior(state);
         let started = Instant::now();
         if let Some(t) = left {
@@ -264,10 +265,11 @@ impl Agent for AutoAgent {
     }
 
     fn choose(&mut self, turn: Turn<'_>) -> usize {
-        let Turn { state, plays, .. } = turn;
+        let Turn { plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
+        let state = &super::root_world(turn);
         let prior = self.settings.prior(state);
         let budget = Budget::count(1).with_ms(self.settings.ms);
         let started = Instant::now();

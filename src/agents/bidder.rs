@@ -4,7 +4,7 @@
 //! network (`game.bidding = true`): the legal bid of highest Q. `ddz eval --bidding --bidder-a
 //! SPEC` puts a bidder in front of an agent's play.
 
-use super::{Agent, AgentError, BidTurn, Candidate, Turn};
+use super::{Agent, AgentError, BidTurn, Candidate, Cheat, Turn};
 use crate::encode::{HAND_DIM, encode_hand};
 use crate::model::bidnet::BidNet;
 use crate::model::evaluator::HandNet;
@@ -133,7 +133,7 @@ impl WithBidder {
 /// The evaluator's win chance for the 17 cards of the seat to bid (the bottom not yet shown).
 fn evaluator_win_chance(net: &HandNet, turn: BidTurn<'_>) -> f32 {
     let mut features = [0.0f32; HAND_DIM];
-    encode_hand(turn.state.hand(turn.seat), None, &mut features);
+    encode_hand(turn.view.hand(), None, &mut features);
     net.predict(&features)[0].win
 }
 
@@ -169,16 +169,19 @@ impl Agent for WithBidder {
     fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
         self.inner.candidates(turn)
     }
+    fn as_cheat(&mut self) -> Option<&mut dyn Cheat> {
+        self.inner.as_cheat()
+    }
     fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
-        let BidTurn { state, seat, legal, .. } = turn;
+        let BidTurn { view, legal, .. } = turn;
         match &self.bidder {
-            Bidder::Rule => super::bid::rule_bid(state.hand(seat), legal),
+            Bidder::Rule => super::bid::rule_bid(view.hand(), legal),
             Bidder::Evaluator { net, thresholds } => {
                 let p = evaluator_win_chance(net, turn);
                 let want = (1..=3u8).rev().find(|&b| p >= thresholds[b as usize - 1]).unwrap_or(0);
                 if legal.contains(&want) { want } else { 0 }
             }
-            Bidder::Network(net) => net.bid(state, seat, legal),
+            Bidder::Network(net) => net.bid(view, legal),
         }
     }
 }

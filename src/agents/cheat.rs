@@ -7,7 +7,8 @@
 //! Because it reads the hidden hands it is named `cheat` wherever it is named, `bot`, `play`
 //! and `serve` refuse it ([`super::AgentSpec::refuse_cheat`]), and the ladder rates none.
 
-use super::{Agent, Candidate, LastDecision, ModelAgent, Turn};
+use super::{Agent, Candidate, Cheat, LastDecision, ModelAgent, Turn};
+use crate::game::State;
 use crate::search::{Belief, Budget, PimcSearch, Policy, argmax};
 use std::time::Instant;
 
@@ -50,8 +51,24 @@ impl Agent for CheatAgent {
         self.label.clone()
     }
 
+    /// Without the true state (a tool that hands agents only views): the network's play.
     fn choose(&mut self, turn: Turn<'_>) -> usize {
-        let Turn { state, seat, plays, .. } = turn;
+        self.last.forget();
+        self.net.choose(turn)
+    }
+
+    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
+        self.last.recall(turn).or_else(|| self.net.candidates(turn))
+    }
+
+    fn as_cheat(&mut self) -> Option<&mut dyn Cheat> {
+        Some(self)
+    }
+}
+
+impl Cheat for CheatAgent {
+    fn choose_seeing(&mut self, state: &State, turn: Turn<'_>) -> usize {
+        let Turn { seat, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
@@ -73,16 +90,12 @@ impl Agent for CheatAgent {
         self.last.remember(turn, shown);
         order[best]
     }
-
-    fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
-        self.last.recall(turn).or_else(|| self.net.candidates(turn))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Seat, State};
+    use crate::game::{Seat, View};
     use crate::model::{ModelConfig, QNet};
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
@@ -105,14 +118,16 @@ mod tests {
                 s.legal_plays_into(&mut plays);
                 let left: u32 = Seat::ALL.iter().map(|&p| s.hand(p).len()).sum();
                 if plays.len() > 1 && left <= 14 {
-                    let turn = Turn::new(&s, &plays).unwrap();
-                    let real = cheat.choose(turn);
+                    let view = View::of(&s, seat);
+                    let turn = Turn::new(&view, &plays).unwrap();
+                    let real = cheat.choose_seeing(&s, turn);
                     // Every play scored by the solver: the one made wins whenever any does.
                     let scores = cheat.last.recall(turn).expect("the decision's scores");
                     let best = scores.iter().map(|c| c.value).fold(f32::MIN, f32::max);
                     assert_eq!(scores[real].value, best, "the cheat made a play worse than one it solved");
                     let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
-                    differed += (cheat.choose(Turn::new(&other, &plays).unwrap()) != real) as u32;
+                    let other_view = View::of(&other, seat);
+                    differed += (cheat.choose_seeing(&other, Turn::new(&other_view, &plays).unwrap()) != real) as u32;
                     solved += 1;
                 }
                 let pick = plays[rng.random_range(0..plays.len())];

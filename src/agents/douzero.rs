@@ -4,7 +4,7 @@
 //! play is made without asking the network). It reads only the seat's view.
 
 use super::{Agent, Candidate, Turn};
-use crate::encode::douzero::{CARDS, View, observe, write_cards};
+use crate::encode::douzero::{CARDS, Infoset, observe, write_cards};
 use crate::model::WeightsError;
 use crate::model::douzero::DouzeroNets;
 use std::path::Path;
@@ -23,7 +23,9 @@ impl DouzeroAgent {
 
     /// Q of each play of `turn`, by the network of the seat's role.
     pub fn q_values(&self, turn: Turn<'_>) -> Vec<f32> {
-        let obs = observe(&View::of(turn.state, turn.seat));
+        // A play decision has a landlord, so the infoset is always there.
+        let Some(infoset) = Infoset::of(turn.view) else { return vec![0.0; turn.plays.len()] };
+        let obs = observe(&infoset);
         let rows: Vec<[f32; CARDS]> = turn
             .plays
             .iter()

@@ -95,10 +95,11 @@ impl Agent for IsmctsAgent {
     }
 
     fn choose(&mut self, turn: Turn<'_>) -> usize {
-        let Turn { state, seat, plays, .. } = turn;
+        let Turn { seat, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
+        let state = &super::root_world(turn);
         let result = self.search(state, seat);
         let mut candidates = vec![Candidate { value: f32::NAN, visits: Some(0) }; plays.len()];
         for c in &result.candidates {

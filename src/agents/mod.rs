@@ -50,5 +50,13 @@ impl LastDecision {
 
 /// A key of the decision for the seat to act: equal for states that seat cannot tell apart.
 fn decision_key(turn: Turn<'_>) -> u64 {
-    crate::search::SearchState::information_state_key(turn.state, turn.seat.index())
+    turn.view.information_state_key()
+}
+
+/// The world search starts from: the seat's view dealt out ([`crate::game::View::redeal`]).
+/// Search deals its own worlds from it, and which world it starts from changes none of its
+/// answers (the honesty tests, tests/search.rs), so it is dealt with fixed draws: the agent's
+/// own draws all stay the search's.
+pub(crate) fn root_world(turn: Turn<'_>) -> crate::game::State {
+    turn.view.redeal(&mut || 0.0)
 }

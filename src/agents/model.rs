@@ -2,8 +2,8 @@
 //! plays whose expected points are within the network's margin of the best).
 
 use super::{Agent, BidTurn, Candidate, Fault, Query, Turn};
-use crate::encode::{STATE_DIM, encode_state};
-use crate::game::{MoveList, Play, State, prune_plays};
+use crate::encode::{STATE_DIM, encode_view};
+use crate::game::{MoveList, Play, State, View, prune_plays};
 use crate::model::{QNet, Values};
 use crate::search::{Policy, argmax};
 
@@ -25,16 +25,15 @@ impl ModelAgent {
         ModelAgent { net, bid_net: None, label: label.into(), state_buf: vec![0.0; STATE_DIM], action_buf: Vec::new() }
     }
 
-    /// Q of every play (in order) for the current player of `state`.
-    pub fn q_values(&mut self, state: &State, plays: &[Play]) -> Vec<f32> {
-        self.values(state, plays).q
+    /// Q of every play (in order) for the seat of `view`.
+    pub fn q_values(&mut self, view: &View<'_>, plays: &[Play]) -> Vec<f32> {
+        self.values(view, plays).q
     }
 
     /// [`ModelAgent::q_values`] with the score head's expected points.
-    pub fn values(&mut self, state: &State, plays: &[Play]) -> Values {
-        let seat = state.current_player().expect("a decision node");
-        encode_state(state, seat, &mut self.state_buf);
-        let hand = state.hand(seat);
+    pub fn values(&mut self, view: &View<'_>, plays: &[Play]) -> Values {
+        encode_view(view, &mut self.state_buf);
+        let hand = view.hand();
         let layout = self.net.config().action_layout();
         let (width, before) = (layout.dim(), layout.before(hand));
         self.action_buf.resize(plays.len() * width, 0.0);
@@ -45,25 +44,24 @@ impl ModelAgent {
         self.net.values(&self.state_buf, &self.action_buf, &owner)
     }
 
-    /// The network's greedy choice among `plays` of `state` (among the kept ones, when the
+    /// The network's greedy choice among `plays` of `view` (among the kept ones, when the
     /// network prunes).
-    pub fn greedy(&mut self, state: &State, plays: &[Play]) -> usize {
-        let kept = self.kept(state, plays);
-        let v = self.values(state, kept.as_ref().map_or(plays, |(k, _)| k));
+    pub fn greedy(&mut self, view: &View<'_>, plays: &[Play]) -> usize {
+        let kept = self.kept(view, plays);
+        let v = self.values(view, kept.as_ref().map_or(plays, |(k, _)| k));
         let pick = greedy(&v.q, v.points.as_deref(), self.net.score_margin().unwrap_or(0.0));
         kept.map_or(pick, |(_, index)| index[pick])
     }
 
     /// The plays the network chooses among when it prunes, and their indices in `plays`;
     /// `None` when it does not prune.
-    fn kept(&self, state: &State, plays: &[Play]) -> Option<(MoveList, Vec<usize>)> {
+    fn kept(&self, view: &View<'_>, plays: &[Play]) -> Option<(MoveList, Vec<usize>)> {
         let config = self.net.config();
         if !config.prune {
             return None;
         }
-        let seat = state.current_player().expect("a decision node");
         let mut kept: MoveList = plays.to_vec();
-        prune_plays(state.hand(seat), &mut kept, config.prune_margin);
+        prune_plays(view.hand(), &mut kept, config.prune_margin);
         let mut index = Vec::with_capacity(kept.len());
         let mut from = 0;
         for p in &kept {
@@ -75,24 +73,23 @@ impl ModelAgent {
 }
 
 impl ModelAgent {
-    /// Q of every play of several decisions in one forward pass (each for its current player):
+    /// Q of every play of several decisions in one forward pass (each for its view's seat):
     /// batching is what makes many network rollouts affordable.
-    pub fn q_values_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<Vec<f32>> {
+    pub fn q_values_many(&mut self, decisions: &[(&View<'_>, &[Play])]) -> Vec<Vec<f32>> {
         self.values_many(decisions).into_iter().map(|v| v.q).collect()
     }
 
     /// [`ModelAgent::q_values_many`] with the score head's expected points.
-    pub fn values_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<Values> {
+    pub fn values_many(&mut self, decisions: &[(&View<'_>, &[Play])]) -> Vec<Values> {
         let rows: usize = decisions.iter().map(|(_, plays)| plays.len()).sum();
         let layout = self.net.config().action_layout();
         let width = layout.dim();
         self.state_buf.resize(decisions.len() * STATE_DIM, 0.0);
         self.action_buf.resize(rows * width, 0.0);
         let mut owner = Vec::with_capacity(rows);
-        for (k, (state, plays)) in decisions.iter().enumerate() {
-            let seat = state.current_player().expect("a decision node");
-            encode_state(state, seat, &mut self.state_buf[k * STATE_DIM..(k + 1) * STATE_DIM]);
-            let (hand, before) = (state.hand(seat), layout.before(state.hand(seat)));
+        for (k, (view, plays)) in decisions.iter().enumerate() {
+            encode_view(view, &mut self.state_buf[k * STATE_DIM..(k + 1) * STATE_DIM]);
+            let (hand, before) = (view.hand(), layout.before(view.hand()));
             for p in plays.iter() {
                 let row = owner.len();
                 layout.encode(p, hand, before, &mut self.action_buf[row * width..(row + 1) * width]);
@@ -112,16 +109,16 @@ impl ModelAgent {
     }
 
     /// The network's greedy choice at each decision, all in one forward pass.
-    pub fn greedy_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<usize> {
+    pub fn greedy_many(&mut self, decisions: &[(&View<'_>, &[Play])]) -> Vec<usize> {
         if decisions.is_empty() {
             return Vec::new();
         }
         let margin = self.net.score_margin().unwrap_or(0.0);
-        let kept: Vec<_> = decisions.iter().map(|(state, plays)| self.kept(state, plays)).collect();
-        let asked: Vec<(&State, &[Play])> = decisions
+        let kept: Vec<_> = decisions.iter().map(|(view, plays)| self.kept(view, plays)).collect();
+        let asked: Vec<(&View<'_>, &[Play])> = decisions
             .iter()
             .zip(&kept)
-            .map(|(&(state, plays), k)| (state, k.as_ref().map_or(plays, |(k, _)| k.as_slice())))
+            .map(|(&(view, plays), k)| (view, k.as_ref().map_or(plays, |(k, _)| k.as_slice())))
             .collect();
         let values = self.values_many(&asked);
         let picks = values.iter().map(|v| greedy(&v.q, v.points.as_deref(), margin));
@@ -130,19 +127,29 @@ impl ModelAgent {
 }
 
 /// The network as search uses it: the same Q and greedy plays as the methods above.
+/// Search asks in its worlds, at decisions: each seat to act decides on its own view of the world.
 impl Policy for ModelAgent {
     fn q_values(&mut self, state: &State, plays: &[Play]) -> Vec<f32> {
-        ModelAgent::q_values(self, state, plays)
+        ModelAgent::q_values(self, &decision_view(state), plays)
     }
     fn q_values_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<Vec<f32>> {
-        ModelAgent::q_values_many(self, decisions)
+        let views: Vec<View> = decisions.iter().map(|(s, _)| decision_view(s)).collect();
+        let asked: Vec<(&View, &[Play])> = views.iter().zip(decisions).map(|(v, (_, p))| (v, *p)).collect();
+        ModelAgent::q_values_many(self, &asked)
     }
     fn greedy(&mut self, state: &State, plays: &[Play]) -> usize {
-        ModelAgent::greedy(self, state, plays)
+        ModelAgent::greedy(self, &decision_view(state), plays)
     }
     fn greedy_many(&mut self, decisions: &[(&State, &[Play])]) -> Vec<usize> {
-        ModelAgent::greedy_many(self, decisions)
+        let views: Vec<View> = decisions.iter().map(|(s, _)| decision_view(s)).collect();
+        let asked: Vec<(&View, &[Play])> = views.iter().zip(decisions).map(|(v, (_, p))| (v, *p)).collect();
+        ModelAgent::greedy_many(self, &asked)
     }
+}
+
+/// The view of the seat to act in a world's position (search asks only at decisions).
+fn decision_view(state: &State) -> View<'_> {
+    View::of(state, state.current_player().expect("search asks at decisions"))
 }
 
 /// A network's greedy choice: the highest Q; with a score head (`points`, the expected points of
@@ -166,18 +173,18 @@ impl Agent for ModelAgent {
         self.label.clone()
     }
     fn choose(&mut self, turn: Turn<'_>) -> usize {
-        let Turn { state, plays, .. } = turn;
+        let Turn { view, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
-        self.greedy(state, plays)
+        self.greedy(view, plays)
     }
     /// One forward pass for every query with more than one play (the network draws nothing, so
     /// the seeds do not matter): the choices [`Agent::choose`] makes one by one.
     fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
         let asked: Vec<usize> = (0..queries.len()).filter(|&k| queries[k].turn.plays.len() > 1).collect();
-        let decisions: Vec<(&State, &[Play])> =
-            asked.iter().map(|&k| (queries[k].turn.state, queries[k].turn.plays)).collect();
+        let decisions: Vec<(&View, &[Play])> =
+            asked.iter().map(|&k| (queries[k].turn.view, queries[k].turn.plays)).collect();
         let mut picks = vec![0; queries.len()];
         for (choice, &k) in self.greedy_many(&decisions).into_iter().zip(&asked) {
             picks[k] = choice;
@@ -185,14 +192,14 @@ impl Agent for ModelAgent {
         Ok(picks)
     }
     fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
-        let Turn { state, plays, .. } = turn;
-        Some(self.q_values(state, plays).into_iter().map(Candidate::value).collect())
+        let Turn { view, plays, .. } = turn;
+        Some(self.q_values(view, plays).into_iter().map(Candidate::value).collect())
     }
     fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
-        let BidTurn { state, seat, legal, .. } = turn;
+        let BidTurn { view, legal, .. } = turn;
         match &self.bid_net {
-            Some(net) => net.bid(state, seat, legal),
-            None => super::bid::rule_bid(state.hand(seat), legal),
+            Some(net) => net.bid(view, legal),
+            None => super::bid::rule_bid(view.hand(), legal),
         }
     }
 }
@@ -222,19 +229,20 @@ mod tests {
     #[test]
     fn a_batch_of_decisions_gets_the_choices_made_one_at_a_time() {
         use crate::agents::{Agent, Query, RandomAgent};
+        use crate::game::View;
         let model =
             ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], score_head: true, ..Default::default() };
         let mut net = ModelAgent::new(QNet::cpu(&model, 4), "tiny");
         let (mut rng, mut random) = (StdRng::seed_from_u64(3), RandomAgent::new(3));
-        let mut positions: Vec<(State, MoveList)> = Vec::new();
+        let mut positions: Vec<(View<'static>, MoveList)> = Vec::new();
         for _ in 0..6 {
             let mut state = State::new(Default::default());
             state.deal_random(&mut rng);
             while !state.is_terminal() {
                 let mut plays = MoveList::new();
                 state.legal_plays_into(&mut plays);
-                let k = random.choose(Turn::new(&state, &plays).unwrap());
-                positions.push((state.clone(), plays.clone()));
+                let k = random.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap());
+                positions.push((state.view(state.current_player().unwrap()).into_owned(), plays.clone()));
                 state.apply_play_unchecked(plays[k]);
             }
         }
@@ -265,7 +273,7 @@ mod tests {
         let mut rule = RuleAgent::new();
         for (world, returns) in worlds.into_iter().zip(batched) {
             let mut alone = world;
-            play_out(&mut alone, &mut Sides { landlord: &mut net, farmers: &mut rule }, |_, _, _| {}).unwrap();
+            play_out(&mut alone, &mut Sides { landlord: &mut net, farmers: &mut rule }, |_, _, _, _| {}).unwrap();
             assert_eq!(alone.returns(), returns);
         }
     }

@@ -150,15 +150,16 @@ impl Agent for PimcAgent {
     }
 
     fn choose(&mut self, turn: Turn<'_>) -> usize {
-        let Turn { state, plays, .. } = turn;
+        let Turn { view, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
-        let left: u32 = Seat::ALL.iter().map(|&seat| state.hand(seat).len()).sum();
+        let left: u32 = Seat::ALL.iter().map(|&seat| view.cards_left(seat)).sum();
         if left > self.settings.cards && self.settings.far == Far::Network {
             self.last.forget();
-            return argmax(&self.net.q_values(state, plays));
+            return argmax(&self.net.q_values(view, plays));
         }
+        let state = &super::root_world(turn);
         let order = self.shortlist(state, plays);
         let candidates: Vec<Play> = order.iter().map(|&i| plays[i]).collect();
         let scores = self.scores(state, &candidates);
@@ -212,11 +213,11 @@ mod tests {
                     let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
                     assert_eq!(other.hand(seat), s.hand(seat));
                     pimc.reset(game * 100 + decisions);
-                    let real = pimc.choose(Turn::new(&s, &plays).unwrap());
+                    let real = pimc.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap());
                     pimc.reset(game * 100 + decisions);
-                    let seen = pimc.choose(Turn::new(&other, &plays).unwrap());
+                    let seen = pimc.choose(Turn::new(&other.view(other.current_player().unwrap()), &plays).unwrap());
                     assert_eq!(real, seen, "game {game}: the play must not depend on the hidden hands");
-                    searched_differently += (real != argmax(&pimc.net.q_values(&s, &plays))) as u32;
+                    searched_differently += (real != argmax(&pimc.net.q_values(&s.view(seat), &plays))) as u32;
                     decisions += 1;
                 }
                 let pick = plays[rng.random_range(0..plays.len())];

@@ -845,16 +845,17 @@ mod tests {
             let mut f = [0.0f32; BID_DIM];
             encode_bid_state(&s, crate::game::Seat::S0, &mut f);
             assert_eq!(
-                with_net.bid(crate::agents::BidTurn::new(&s, &legal).unwrap()),
+                with_net.bid(crate::agents::BidTurn::new(&s.view(s.current_player().unwrap()), &legal).unwrap()),
                 BidNet::best(&bid.q_values(&f)[0], &legal)
             );
             let rule = crate::agents::bid::rule_bid(s.hand(crate::game::Seat::S0), &legal);
             assert_eq!(
-                with_rule.bid(crate::agents::BidTurn::new(&s, &legal).unwrap()),
+                with_rule.bid(crate::agents::BidTurn::new(&s.view(s.current_player().unwrap()), &legal).unwrap()),
                 rule,
                 "no bidding network: the rule bidder"
             );
-            agreed += (with_net.bid(crate::agents::BidTurn::new(&s, &legal).unwrap()) == rule) as usize;
+            agreed += (with_net.bid(crate::agents::BidTurn::new(&s.view(s.current_player().unwrap()), &legal).unwrap())
+                == rule) as usize;
         }
         assert!(agreed < 40, "the network's bids are its own");
         let _ = std::fs::remove_dir_all(dir);

@@ -171,7 +171,7 @@ pub fn random_games(budget: Duration, seed: u64) -> (u64, u64, f64) {
         for _ in 0..64 {
             let mut s = State::new(GameConfig::default());
             s.deal_random(&mut rng);
-            let _ = play_out(&mut s, &mut Everyone(&mut random), |_, _, _| decisions += 1); // random always answers
+            let _ = play_out(&mut s, &mut Everyone(&mut random), |_, _, _, _| decisions += 1); // random always answers
             games += 1;
         }
         if start.elapsed() >= budget {
@@ -348,8 +348,7 @@ pub fn solver_positions(cards: u32, n: usize, seed: u64) -> Vec<crate::search::P
         let mut state = State::new(GameConfig::default());
         state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
         let mut found = None;
-        let _ = play_out(&mut state, &mut Everyone(&mut rule), |_, turn, _| {
-            let s = turn.state;
+        let _ = play_out(&mut state, &mut Everyone(&mut rule), |_, s, _, _| {
             let left: u32 = crate::game::Seat::ALL.iter().map(|&seat| s.hand(seat).len()).sum();
             if found.is_none() && left <= cards {
                 found = crate::search::Position::of_state(s);
@@ -455,8 +454,10 @@ pub fn bench_agents(
         for (i, state) in positions.iter().enumerate() {
             state.legal_plays_into(&mut plays);
             agent.reset(i as u64);
+            let Some(seat) = state.current_player() else { continue };
+            let view = crate::game::View::of(state, seat);
             let start = Instant::now();
-            let Some(turn) = crate::agents::Turn::new(state, &plays) else { continue };
+            let Some(turn) = crate::agents::Turn::new(&view, &plays) else { continue };
             std::hint::black_box(agent.choose(turn));
             ms.push(start.elapsed().as_secs_f64() * 1000.0);
             progress.inc(1);

@@ -82,8 +82,8 @@ fn advice_positions(n: usize, seed: u64) -> Vec<String> {
             state.apply_play_unchecked(plays[rng.random_range(0..plays.len())]);
         }
         state.legal_plays_into(&mut plays);
-        if let Some(turn) = crate::agents::Turn::new(&state, &plays) {
-            let request = crate::agents::bot_client::PlayRequest::of(turn);
+        if let Some(seat) = state.current_player().filter(|_| !plays.is_empty()) {
+            let request = crate::game::View::of(&state, seat);
             out.push(serde_json::to_string(&request).expect("a request serialises"));
         }
     }

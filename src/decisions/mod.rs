@@ -10,10 +10,9 @@
 //! The built-in file (60 situations, six rules of play) is written by
 //! `scripts/make_key_decisions.py`.
 
-use crate::agents::{Agent, decide};
-use crate::bot::state_from_view;
+use crate::agents::{Agent, Turn, decide_turn};
 use crate::cards::Counts;
-use crate::game::{MoveList, Play, Role, State};
+use crate::game::{MoveList, Play, Role, View};
 use crate::lines::{Line, split_lines};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -58,9 +57,8 @@ pub struct Situation {
     pub rule: String,
     /// The seat to play.
     pub seat: Role,
-    /// The game at the seat's turn: its hand, the bottom and the history as given, the other
-    /// hands dealt at random to fit.
-    pub state: State,
+    /// What the seat knows at its turn: its hand, the bottom and the history as given.
+    pub view: View<'static>,
     /// Plays a sound player makes; when not empty, the agent must choose one of them.
     pub good: Vec<Play>,
     /// Plays a sound player must not make.
@@ -135,9 +133,8 @@ impl SituationLine {
                 Ok((role(s, &format!("history {}", k + 1))?, parse_play(p, &format!("history {}", k + 1))?))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let state = state_from_view(seat, hand, bottom, &history, 0).map_err(|e| e.to_string())?;
-        let mut legal = MoveList::new();
-        state.legal_plays_into(&mut legal);
+        let view = View::playing(seat, hand, bottom, &history, None).map_err(|e| e.to_string())?;
+        let legal = crate::bot::decision_plays(&view).map_err(|e| e.to_string())?;
         let listed = |plays: &[String], what: &str| -> Result<Vec<Play>, String> {
             plays
                 .iter()
@@ -157,7 +154,7 @@ impl SituationLine {
         if good.is_empty() && legal.iter().all(|p| bad.contains(p)) {
             return Err("every legal play is bad".into());
         }
-        Ok(Situation { id: self.id, rule: self.rule, seat, state, good, bad, reason: self.reason })
+        Ok(Situation { id: self.id, rule: self.rule, seat, view, good, bad, reason: self.reason })
     }
 }
 
@@ -202,8 +199,9 @@ pub fn check(agent: &mut dyn Agent, situations: &[Situation]) -> Report {
     let mut legal = MoveList::new();
     for (k, s) in situations.iter().enumerate() {
         agent.reset(k as u64);
-        s.state.legal_plays_into(&mut legal);
-        let play = decide(agent, &s.state, &legal).play;
+        s.view.legal_plays_into(&mut legal);
+        let Some(turn) = Turn::new(&s.view, &legal) else { continue }; // every situation is a decision
+        let play = decide_turn(agent, turn).play;
         let passed = (s.good.is_empty() || s.good.contains(&play)) && !s.bad.contains(&play);
         verdicts.push(Verdict {
             id: s.id.clone(),
@@ -246,7 +244,7 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), s.len(), "ids are unique");
         for x in &s {
-            assert_eq!(x.state.current_player().and_then(|p| x.state.role(p)), Some(x.seat), "{}", x.id);
+            assert_eq!(x.view.current_player().and_then(|p| x.view.role_of(p)), Some(x.seat), "{}", x.id);
         }
     }
 

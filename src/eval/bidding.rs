@@ -128,7 +128,7 @@ fn play(
         lone.reset(seed);
         field.reset(crate::seeds::of(seed, crate::seeds::Stream::SECOND));
         // A forfeit or a rule mismatch has no fair place in the paired comparison: an error too.
-        let played = play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _| {});
+        let played = play_out(&mut state, &mut Lone { seat, lone, field }, |_, _, _, _| {});
         illegal += played.map_err(|f| {
             let who = if f.seat == seat { lone.name() } else { field.name() };
             EvalError::Fault { deal: k, seating: format!("bidding, {who} in seat {}", f.seat), reason: f.fault }

@@ -108,7 +108,7 @@ pub fn play_deal_with(
         rule_mismatch: false,
     };
     let landlord_seat = state.config().landlord_seat; // no bidding: the rules name the landlord
-    match play_out(&mut state, &mut Sides { landlord, farmers }, |_, _, _| {}) {
+    match play_out(&mut state, &mut Sides { landlord, farmers }, |_, _, _, _| {}) {
         Ok(illegal) => Ok(outcome(state.winner() == Some(landlord_seat), state.returns()[landlord_seat], illegal)),
         Err(SeatFault { seat, fault: Fault::Forfeit(_) }) => {
             let stake = 2.0 * ((state.base() as u64) << state.bombs_played()) as f64; // no spring: unfinished

@@ -133,7 +133,7 @@ pub fn play_games(
                     for deal in part {
                         let mut state = State::new(config.clone());
                         state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
-                        play_out(&mut state, &mut Everyone(a.as_mut()), |_, _, _| {})?;
+                        play_out(&mut state, &mut Everyone(a.as_mut()), |_, _, _, _| {})?;
                         let points = state.returns()[0] as f32;
                         out.push(Outcome {
                             hand: deal.hands[0].counts(),

@@ -5,8 +5,8 @@
 use super::learner::LearnerError;
 use super::qnet::{INIT, ModelError, Weights, export_store, import_store};
 use super::weights::{WeightsError, load_var_store, save_var_store};
-use crate::encode::{BID_DIM, encode_bid_state};
-use crate::game::{Seat, State};
+use crate::encode::{BID_DIM, encode_bid_view};
+use crate::game::View;
 use std::path::Path;
 use tch::{Device, Kind, Tensor, nn, nn::Module, nn::OptimizerConfig};
 
@@ -74,10 +74,10 @@ impl BidNet {
         Ok(net)
     }
 
-    /// The bid of `seat` at `state`, its bidding decision: the legal bid of highest Q.
-    pub fn bid(&self, state: &State, seat: Seat, legal: &[u8]) -> u8 {
+    /// The bid at a seat's bidding decision, its view: the legal bid of highest Q.
+    pub fn bid(&self, view: &View<'_>, legal: &[u8]) -> u8 {
         let mut features = [0.0f32; BID_DIM];
-        encode_bid_state(state, seat, &mut features);
+        encode_bid_view(view, &mut features);
         BidNet::best(&self.q_values(&features)[0], legal)
     }
 }

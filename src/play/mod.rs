@@ -220,7 +220,8 @@ impl Session {
         let hinter = self.hinter.as_mut()?;
         let mut plays = MoveList::new();
         self.state.legal_plays_into(&mut plays);
-        let values = hinter.candidates(crate::agents::Turn::new(&self.state, &plays)?)?;
+        let view = crate::game::View::of(&self.state, self.human);
+        let values = hinter.candidates(crate::agents::Turn::new(&view, &plays)?)?;
         let mut ranked: Vec<(Play, f32)> = plays.iter().copied().zip(values.iter().map(|c| c.value)).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         ranked.truncate(HINTS);

@@ -414,7 +414,7 @@ mod tests {
             .map(|d| {
                 let mut s = State::new(config.clone());
                 s.deal_hands(d.hands, d.bottom);
-                play_out(&mut s, &mut Everyone(&mut RuleAgent::new()), |_, _, _| {}).unwrap();
+                play_out(&mut s, &mut Everyone(&mut RuleAgent::new()), |_, _, _, _| {}).unwrap();
                 s
             })
             .find(|s| s.landlord().is_some() && s.bids().len() > 1)

@@ -491,7 +491,7 @@ pub fn selfplay_logs(
             agent.reset(seed ^ i as u64);
             let mut s = State::new(Default::default());
             s.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
-            illegal += play_out(&mut s, &mut Everyone(agent), |_, _, _| {})?;
+            illegal += play_out(&mut s, &mut Everyone(agent), |_, _, _, _| {})?;
             Ok(GameLog::from_state(&s, source))
         })
         .collect::<Result<_, _>>()?;

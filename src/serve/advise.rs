@@ -4,13 +4,13 @@
 //! "history"}` or a bid request `{"seat_index","hand","bids"}`, docs/bots-and-logs.md), plus an
 //! optional `"agent"`: 0 or 1, which of the server's two `--agents` advises (default 0). Agents
 //! are the server's own, never named by the client: a spec such as `bot:CMD` would run a
-//! command. The position is rebuilt from the seat's view alone (the hidden cards dealt at
-//! random from the request), so advice never depends on cards the seat cannot see.
+//! command. The request is the seat's view (`View`): the agent is handed nothing else, so
+//! advice never depends on cards the seat cannot see.
 
 use super::ApiError;
-use crate::agents::{Agent, AgentSpec, decide};
-use crate::bot::{native_position, request_seed};
-use crate::game::{Phase, Play, State};
+use crate::agents::{Agent, AgentSpec, BidTurn, Turn, decide_turn};
+use crate::bot::{BotError, decision_plays, request_seed};
+use crate::game::View;
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::sync::Mutex;
@@ -56,7 +56,8 @@ impl Advisors {
     pub async fn advise(&self, body: serde_json::Value) -> Result<Advice, ApiError> {
         let (which, request) = split_agent(body)?;
         let seed = request_seed(&request.to_string());
-        let state = native_position(request, seed).map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
+        let bad = |e: BotError| ApiError(StatusCode::BAD_REQUEST, e.to_string());
+        let view = View::from_value(request).map_err(|e| bad(e.into()))?;
         let _turn = tokio::time::timeout(WAIT, self.turns.acquire())
             .await
             .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, format!("busy: no turn within {WAIT:?}")))?
@@ -64,13 +65,13 @@ impl Advisors {
         let mut agent = self.take(which)?;
         let (agent, advice) = tokio::task::spawn_blocking(move || {
             agent.reset(seed);
-            let advice = advise(agent.as_mut(), &state);
+            let advice = advise(agent.as_mut(), &view);
             (agent, advice)
         })
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the advice failed: {e}")))?;
         self.idle.lock().unwrap_or_else(|e| e.into_inner())[which].push(agent);
-        Ok(advice)
+        advice.map_err(bad)
     }
 
     /// An idle agent of spec `which`, or a new one.
@@ -98,22 +99,20 @@ fn split_agent(body: serde_json::Value) -> Result<(usize, serde_json::Value), Ap
     Ok((which, serde_json::Value::Object(fields)))
 }
 
-/// The agent's choice at `state` and its ranking of the legal choices.
-fn advise(agent: &mut dyn Agent, state: &State) -> Advice {
+/// The agent's choice at the seat's `view` and its ranking of the legal choices.
+fn advise(agent: &mut dyn Agent, view: &View<'_>) -> Result<Advice, BotError> {
     let name = agent.name();
-    if state.phase() == Phase::Bid {
-        let bids = state.legal_bids_vec();
-        let Some(turn) = crate::agents::BidTurn::new(state, &bids) else {
-            unreachable!("the bidding phase has a bidder")
-        };
+    if view.landlord().is_none() {
+        let bids = view.legal_bids_vec();
+        let turn = BidTurn::new(view, &bids).ok_or_else(|| BotError::Impossible("the bidding is over".into()))?;
         let (bid, _) = crate::agents::legal_bid(agent.bid(turn), &bids);
-        return Advice::Bid { agent: name, bid, bids };
+        return Ok(Advice::Bid { agent: name, bid, bids });
     }
-    let mut plays: Vec<Play> = Vec::new();
-    state.legal_plays_into(&mut plays);
-    let chosen = decide(agent, state, &plays).play;
+    let plays = decision_plays(view)?;
+    let turn = Turn::new(view, &plays).ok_or_else(|| BotError::Impossible("the game is over".into()))?;
+    let chosen = decide_turn(agent, turn).play;
     // After the decision: a search agent hands back the values of the search it just made.
-    let values = crate::agents::Turn::new(state, &plays).and_then(|turn| agent.candidates(turn));
+    let values = agent.candidates(turn);
     let mut ranked: Vec<Ranked> = plays
         .iter()
         .enumerate()
@@ -125,5 +124,5 @@ fn advise(agent: &mut dyn Agent, state: &State) -> Advice {
     if values.is_some() {
         ranked.sort_by(|a, b| b.value.partial_cmp(&a.value).unwrap_or(std::cmp::Ordering::Equal));
     }
-    Advice::Play { agent: name, play: chosen.to_string(), plays: ranked }
+    Ok(Advice::Play { agent: name, play: chosen.to_string(), plays: ranked })
 }

@@ -35,7 +35,6 @@ from typing import Optional
 
 from . import FIRST_BID, RandomAgent, RuleAgent, State, limits
 
-ROLES = ("landlord", "landlord_down", "landlord_up")
 
 
 class AgentError(RuntimeError):
@@ -235,18 +234,8 @@ class Agent:
     # ---- requests and answers ----
 
     def _request(self, state: State) -> dict:
-        seat = state.current_player()
-        landlord = state.landlord()
-        if landlord is None:  # bidding: the protocol counts seats from the first bidder
-            first = int(state.get_game().get_parameters()["first_bidder"])
-            return {"seat_index": (seat - first) % 3, "hand": state.hand(seat), "bids": state.bids()}
-        role = lambda s: ROLES[(s - landlord) % 3]  # noqa: E731
-        return {
-            "seat": role(seat),
-            "hand": state.hand(seat),
-            "bottom": state.bottom(),
-            "history": [[role(s), play] for s, play in state.plays()],
-        }
+        # The seat's view is the protocol's request, written by the engine itself.
+        return json.loads(state.view(state.current_player()).to_json())
 
     def _action(self, state: State, request: dict, answer: dict) -> int:
         if "seat_index" in request:

@@ -2,11 +2,12 @@
 //! as an agent. CMD runs once per agent (so once per evaluation worker) through `sh -c`, in its
 //! own process group; each decision is one request line and one answer line.
 //!
-//! The protocol's two requests are defined here, once, for both sides: [`PlayRequest`]
-//! (`{"seat","hand","bottom","history"}` → `{"play":"…"}`) and [`BidRequest`]
-//! (`{"seat_index","hand","bids"}` → `{"bid":n}`). A bot may also answer `{"error":"…"}` (it
-//! cannot answer) or `{"mismatch":"…"}`: the game has left the rules the bot plays by (DouZero's
-//! rule set is not quite the standard one), and the game counts as a rule mismatch. A bot that
+//! The protocol's requests are the seat's [`View`] in its serde form, defined once for both
+//! sides: a play request (`{"seat","hand","bottom","history"}`, and `bids` after bidding) →
+//! `{"play":"…"}`, and a bid request (`{"seat_index","hand","bids"}`) → `{"bid":n}`. A bot may
+//! also answer `{"error":"…"}` (it cannot answer) or `{"mismatch":"…"}`: the game has left the
+//! rules the bot plays by (DouZero's rule set is not quite the standard one), and the game
+//! counts as a rule mismatch. A bot that
 //! plays by other rules may say so in each answer (`{"play":"…","rules":"douzero"}`): a play of
 //! its that the standard set does not allow here is then a rule mismatch too, not a fault.
 //!
@@ -18,8 +19,7 @@
 
 use super::{Agent, BidTurn, Fault, Query, Turn};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
-use ddz_engine::game::{Play, Seat};
-use serde::{Deserialize, Serialize};
+use ddz_engine::game::{Play, View};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -27,62 +27,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// A play request of the native protocol: the seat's role, its hand, the bottom and every play
-/// so far (passes included) by role.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlayRequest {
-    /// The role of the seat to act: `landlord`, `landlord_down` or `landlord_up`.
-    pub seat: String,
-    /// The seat's hand in card notation.
-    pub hand: String,
-    /// The landlord's three bottom cards in card notation.
-    pub bottom: String,
-    /// Every play since the first lead, in order, as (role, play) with `pass` for a pass.
-    #[serde(default)]
-    pub history: Vec<(String, String)>,
-}
-
-/// A bid request of the native protocol: the seat's place in the bidding order (0 bids first),
-/// its 17 cards and the bids before its own.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BidRequest {
-    /// The seat's place in the bidding order: 0 bids first.
-    pub seat_index: u8,
-    /// The seat's 17 cards in card notation.
-    pub hand: String,
-    /// The bids made before this seat's, in turn (0 = pass).
-    #[serde(default)]
-    pub bids: Vec<u8>,
-}
-
-/// A request as the one JSON line the bot reads.
-fn request_line(request: &impl Serialize) -> Result<String, Fault> {
-    serde_json::to_string(request).map_err(|e| Fault::Failed(format!("cannot write the request: {e}")))
-}
-
-impl PlayRequest {
-    /// What the player to act sees at a play decision.
-    pub fn of(turn: Turn<'_>) -> PlayRequest {
-        let Turn { state, seat, .. } = turn;
-        let role = |s: Seat| state.role(s).expect("the play phase has a landlord").name().to_string();
-        PlayRequest {
-            seat: role(seat),
-            hand: state.hand(seat).to_string(),
-            bottom: state.bottom().counts().to_string(),
-            history: state.play_record().iter().map(|r| (role(r.seat), r.play.to_string())).collect(),
-        }
-    }
-}
-
-impl BidRequest {
-    /// What the bidder to act sees at a bidding decision.
-    pub fn of(turn: BidTurn<'_>) -> BidRequest {
-        let BidTurn { state, seat, .. } = turn;
-        let bids = state.bids().to_vec();
-        BidRequest { seat_index: bids.len() as u8, hand: state.hand(seat).to_string(), bids }
-    }
+/// A request as the one JSON line the bot reads: the seat's view, in its serde form.
+fn request_line(view: &View<'_>) -> Result<String, Fault> {
+    serde_json::to_string(view).map_err(|e| Fault::Failed(format!("cannot write the request: {e}")))
 }
 
 /// What a bot's failure costs.
@@ -400,7 +347,7 @@ impl Agent for BotAgent {
 
     fn try_choose(&mut self, turn: Turn<'_>) -> Result<usize, Fault> {
         let Turn { plays, .. } = turn;
-        let request = request_line(&PlayRequest::of(turn))?;
+        let request = request_line(turn.view)?;
         let answer = self.ask(&request)?;
         self.play_index(&answer, plays, &request)
     }
@@ -411,8 +358,7 @@ impl Agent for BotAgent {
         if !self.batches {
             return super::one_by_one(self, queries);
         }
-        let requests: Vec<String> =
-            queries.iter().map(|q| request_line(&PlayRequest::of(q.turn))).collect::<Result<_, _>>()?;
+        let requests: Vec<String> = queries.iter().map(|q| request_line(q.turn.view)).collect::<Result<_, _>>()?;
         let line = format!("[{}]", requests.join(","));
         let text = self.ask_process(&line).map_err(|reason| self.fault(&reason, &line))?;
         let answers = match serde_json::from_str(&text) {
@@ -445,7 +391,7 @@ impl Agent for BotAgent {
 
     fn try_bid(&mut self, turn: BidTurn<'_>) -> Result<u8, Fault> {
         let BidTurn { legal, .. } = turn;
-        let request = request_line(&BidRequest::of(turn))?;
+        let request = request_line(turn.view)?;
         let answer = self.ask(&request)?;
         match answer.get("bid").and_then(|b| b.as_u64()) {
             Some(b) if b <= 3 && legal.contains(&(b as u8)) => Ok(b as u8),

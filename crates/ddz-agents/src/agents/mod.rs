@@ -16,11 +16,11 @@ pub mod rule;
 
 pub use crate::search::Leaf;
 pub use bot_client::{BotAgent, BotSettings, OnError};
-pub use play::{Decision, Everyone, SeatFault, Seating, Sides, decide, legal_bid, play_out, try_decide};
+pub use play::{Decision, Everyone, SeatFault, Seating, Sides, decide, decide_turn, legal_bid, play_out, try_decide};
 pub use random::RandomAgent;
 pub use rule::RuleAgent;
 
-use ddz_engine::game::{Phase, Play, Seat, State};
+use ddz_engine::game::{Phase, Play, Seat, State, View};
 
 /// Why an agent gave no answer. Only agents that talk to something outside the process fail
 /// (`bot:CMD`); every other agent always answers.
@@ -51,7 +51,7 @@ pub enum Fault {
 /// state.deal_hands_unchecked(deal.hands, deal.bottom); // a generated deal is valid
 /// let (mut rule, mut random) = (RuleAgent::new(), RandomAgent::new(1));
 /// let seats = &mut Sides { landlord: &mut rule, farmers: &mut random };
-/// let illegal = play_out(&mut state, seats, |_, _, _| {}).unwrap();
+/// let illegal = play_out(&mut state, seats, |_, _, _, _| {}).unwrap();
 /// assert_eq!(illegal, 0);
 /// assert!(state.is_terminal());
 /// ```
@@ -73,7 +73,7 @@ pub trait Agent: Send {
     /// The bid at a bidding decision (0 = pass), one of `turn.legal`. By default the rule
     /// bidder's ([`bid::rule_bid`]), so that every agent can play the whole game.
     fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
-        bid::rule_bid(turn.state.hand(turn.seat), turn.legal)
+        bid::rule_bid(turn.view.hand(), turn.legal)
     }
     /// [`Agent::bid`] for an agent that can fail to answer; the game loop asks this.
     fn try_bid(&mut self, turn: BidTurn<'_>) -> Result<u8, Fault> {
@@ -87,66 +87,77 @@ pub trait Agent: Send {
     fn candidates(&mut self, _turn: Turn<'_>) -> Option<Vec<Candidate>> {
         None
     }
+    /// The agent as a [`Cheat`], if it is one (`cheat:` agents only): then the game loop asks
+    /// it with the true state. Never a default.
+    fn as_cheat(&mut self) -> Option<&mut dyn Cheat> {
+        None
+    }
 }
 
-/// A play decision as an agent sees it: the seat to act, its legal plays, and the state.
+/// A play decision as an agent sees it: the seat's [`View`] and its legal plays.
 ///
-/// An agent reads the seat's own information only: its hand (`state.hand(seat)`) and the
-/// public record (cards left, plays made, the bottom once revealed). The full state is there
-/// for engines that draw worlds from that information
-/// ([`State::resample_from_infostate`] with `seat`), never to read the
-/// other hands: the honesty tests (tests/search.rs) redraw the hidden hands and check that the
-/// answer stays the same.
+/// The view holds the seat's own cards and the public record, never another hand: an agent
+/// cannot read the hidden cards because it is never handed them. Search that needs full
+/// states deals them from the view ([`View::redeal`]); the honesty tests (tests/search.rs)
+/// stay as a second line of defence.
 ///
 /// Outside this crate a turn comes only from [`Turn::new`], which checks that it is a decision.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct Turn<'a> {
-    /// The state at the decision (play phase, `seat` to act).
-    pub state: &'a State,
-    /// The seat to act.
+    /// What the seat to act knows.
+    pub view: &'a View<'a>,
+    /// The seat to act (the view's).
     pub seat: Seat,
     /// The legal plays of `seat` (never empty).
     pub plays: &'a [Play],
 }
 
 impl<'a> Turn<'a> {
-    /// The decision at `state` among `plays`; None unless a seat is to play and `plays` is not
-    /// empty.
-    pub fn new(state: &'a State, plays: &'a [Play]) -> Option<Turn<'a>> {
-        let seat = state.current_player().filter(|_| state.phase() == Phase::Play)?;
-        (!plays.is_empty()).then_some(Turn { state, seat, plays })
+    /// The decision of the view's seat among `plays`; None unless that seat is to play and
+    /// `plays` is not empty.
+    pub fn new(view: &'a View<'a>, plays: &'a [Play]) -> Option<Turn<'a>> {
+        (view.is_own_play() && !plays.is_empty()).then_some(Turn { view, seat: view.seat(), plays })
     }
 }
 
-/// A bidding decision as an agent sees it: the seat to bid, its legal bids, and the state. The
-/// agent may read what [`Turn`] allows: the seat's own hand and the public bids.
+/// A bidding decision as an agent sees it: the seat's [`View`] and its legal bids.
 ///
 /// Outside this crate it comes only from [`BidTurn::new`], which checks that it is one.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct BidTurn<'a> {
-    /// The state at the decision (bidding phase, `seat` to bid).
-    pub state: &'a State,
-    /// The seat to bid.
+    /// What the seat to bid knows.
+    pub view: &'a View<'a>,
+    /// The seat to bid (the view's).
     pub seat: Seat,
     /// The legal bids (0 = pass, always among them).
     pub legal: &'a [u8],
 }
 
 impl<'a> BidTurn<'a> {
-    /// The bidding decision at `state` among `legal`; None unless a seat is to bid.
-    pub fn new(state: &'a State, legal: &'a [u8]) -> Option<BidTurn<'a>> {
-        let seat = state.current_player().filter(|_| state.phase() == Phase::Bid)?;
-        Some(BidTurn { state, seat, legal })
+    /// The bidding decision of the view's seat among `legal`; None unless that seat is to bid.
+    pub fn new(view: &'a View<'a>, legal: &'a [u8]) -> Option<BidTurn<'a>> {
+        let to_bid = view.phase() == Phase::Bid && view.current_player() == Some(view.seat());
+        to_bid.then_some(BidTurn { view, seat: view.seat(), legal })
     }
 }
 
-/// Any agent models a player for search: the play it would choose.
+/// An agent that sees every hand (`cheat:`, evaluation only). The game loop hands the full
+/// state to an agent only through this trait, and only to one whose [`Agent::as_cheat`] says it
+/// is one; every other agent decides on its [`Turn`] alone.
+pub trait Cheat {
+    /// The choice at `turn`, seeing `state` (the true one, every hand as dealt).
+    fn choose_seeing(&mut self, state: &State, turn: Turn<'_>) -> usize;
+}
+
+/// Any agent models a player for search: the play it would choose in a world's position.
 impl<A: Agent + ?Sized> crate::search::OpponentModel for A {
     /// Search asks at decisions only; anywhere else the first play stands in.
     fn pick(&mut self, state: &State, plays: &[Play]) -> usize {
-        Turn::new(state, plays).map_or(0, |turn| self.choose(turn))
+        let Some(seat) = state.current_player() else { return 0 };
+        let view = View::of(state, seat);
+        Turn::new(&view, plays).map_or(0, |turn| self.choose(turn))
     }
 }
 

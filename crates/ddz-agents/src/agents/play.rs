@@ -5,7 +5,7 @@
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
 use super::{Agent, BidTurn, Fault, Turn};
-use ddz_engine::game::{MoveList, Phase, Play, Seat, State};
+use ddz_engine::game::{MoveList, Phase, Play, Seat, State, View};
 
 /// Which agent plays which seat.
 pub trait Seating {
@@ -60,29 +60,62 @@ pub struct Decision {
 /// An answer outside the list is illegal: the decision says so, and the first legal play (pass,
 /// when following) is made instead so that the game can go on.
 pub fn decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Decision {
-    let answer = agent.choose(turn_at(state, plays));
+    let view = view_at(state);
+    let turn = turn_at(state, &view, plays);
+    let answer = match agent.as_cheat() {
+        Some(cheat) => cheat.choose_seeing(state, turn),
+        None => agent.choose(turn),
+    };
+    decision(answer, plays)
+}
+
+/// [`decide`] where there is no state, only the seat's view (a bot answering a request): the
+/// agent's decision at `turn`.
+pub fn decide_turn(agent: &mut dyn Agent, turn: Turn<'_>) -> Decision {
+    decision(agent.choose(turn), turn.plays)
+}
+
+/// The decision an answer makes: the play, or the first legal play when the answer is not one.
+fn decision(answer: usize, plays: &[Play]) -> Decision {
     match plays.get(answer) {
         Some(&play) => Decision { play, index: answer, illegal: false },
         None => Decision { play: plays[0], index: 0, illegal: true },
     }
 }
 
+/// The view of the seat to act; the game loop asks only where a seat is to act.
+fn view_at(state: &State) -> View<'_> {
+    match state.current_player() {
+        Some(seat) => View::of(state, seat),
+        None => panic!("a decision without a seat to act: an engine bug, state {}", state.to_json()),
+    }
+}
+
 /// The decision at `state`; the game loop asks only where a seat is to play, with its plays.
-fn turn_at<'a>(state: &'a State, plays: &'a [Play]) -> Turn<'a> {
-    match Turn::new(state, plays) {
+fn turn_at<'a>(state: &State, view: &'a View<'a>, plays: &'a [Play]) -> Turn<'a> {
+    match Turn::new(view, plays) {
         Some(turn) => turn,
         None => panic!("a decision without a seat or legal plays: an engine bug, state {}", state.to_json()),
     }
 }
 
 /// [`decide`] for an agent that can fail to answer (`bot:CMD`): its fault, where it gave no
-/// answer.
-pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Result<Decision, Fault> {
-    let answer = agent.try_choose(turn_at(state, plays))?;
-    Ok(match plays.get(answer) {
-        Some(&play) => Decision { play, index: answer, illegal: false },
-        None => Decision { play: plays[0], index: 0, illegal: true },
-    })
+/// answer. `observe` sees the decision once made, with the agent and the turn.
+pub fn try_decide(
+    agent: &mut dyn Agent,
+    state: &State,
+    plays: &[Play],
+    observe: impl FnOnce(&mut dyn Agent, Turn<'_>, Decision),
+) -> Result<Decision, Fault> {
+    let view = view_at(state);
+    let turn = turn_at(state, &view, plays);
+    let answer = match agent.as_cheat() {
+        Some(cheat) => cheat.choose_seeing(state, turn),
+        None => agent.try_choose(turn)?,
+    };
+    let decision = decision(answer, plays);
+    observe(agent, turn, decision);
+    Ok(decision)
 }
 
 /// Asks the agent to act at a bidding decision and applies its bid; a bid outside the legal
@@ -90,7 +123,8 @@ pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Resul
 /// illegal.
 pub fn bid(agent: &mut dyn Agent, state: &mut State) -> Result<(u8, bool), Fault> {
     let legal = state.legal_bids_vec();
-    let Some(turn) = BidTurn::new(state, &legal) else {
+    let view = view_at(state);
+    let Some(turn) = BidTurn::new(&view, &legal) else {
         panic!("asked for a bid with no seat to bid: an engine bug, state {}", state.to_json())
     };
     let (bid, illegal) = legal_bid(agent.try_bid(turn)?, &legal);
@@ -115,13 +149,14 @@ pub struct SeatFault {
 }
 
 /// Plays `state` to the end, bidding included. `observe` sees each play decision after the agent
-/// made it and before it is applied, with the agent (for its values of the plays) and the turn.
+/// made it and before it is applied, with the agent (for its values of the plays), the state
+/// (observers are tools, not players: a replay shows every hand) and the turn.
 /// Returns how many of the agents' answers were illegal, or the fault of an agent that gave
 /// no answer (the state is left at that decision).
 pub fn play_out(
     state: &mut State,
     seating: &mut impl Seating,
-    mut observe: impl FnMut(&mut dyn Agent, Turn<'_>, Decision),
+    mut observe: impl FnMut(&mut dyn Agent, &State, Turn<'_>, Decision),
 ) -> Result<u32, SeatFault> {
     let mut plays = MoveList::new();
     let mut illegal = 0;
@@ -133,10 +168,8 @@ pub fn play_out(
         }
         state.legal_plays_into(&mut plays);
         let agent = seating.agent(state, seat);
-        let turn = turn_at(state, &plays);
-        let decision = try_decide(agent, turn.state, turn.plays).map_err(at)?;
+        let decision = try_decide(agent, state, &plays, |agent, turn, d| observe(agent, state, turn, d)).map_err(at)?;
         illegal += decision.illegal as u32;
-        observe(agent, turn, decision);
         state.apply_play_unchecked(decision.play);
     }
     Ok(illegal)
@@ -166,7 +199,7 @@ mod tests {
         state.deal_hands_unchecked(deal.hands, deal.bottom);
         let (mut rule, mut bad) = (RuleAgent::new(), OffByOne);
         let mut seen = (0, 0);
-        let played = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, t, d| {
+        let played = play_out(&mut state, &mut Sides { landlord: &mut bad, farmers: &mut rule }, |_, _, t, d| {
             seen.0 += 1;
             if d.illegal {
                 seen.1 += 1;

@@ -136,22 +136,22 @@ impl Agent for RuleAgent {
     }
 
     fn choose(&mut self, turn: Turn<'_>) -> usize {
-        let Turn { state, seat, plays, .. } = turn;
+        let Turn { view, seat, plays, .. } = turn;
         if plays.len() == 1 {
             return 0;
         }
-        let hand = state.hand(seat);
+        let hand = view.hand();
         // Win at once when the whole hand is one play.
         if let Some(i) = index_of(plays, hand) {
             return i;
         }
         let split = decompose(hand);
-        let me_landlord = state.landlord() == Some(seat);
+        let me_landlord = view.landlord() == Some(seat);
         let enemies: Vec<Seat> =
-            seat.others().into_iter().filter(|&s| me_landlord || state.landlord() == Some(s)).collect();
-        let enemy_min = enemies.iter().map(|&s| state.cards_left(s)).min().unwrap_or(20);
+            seat.others().into_iter().filter(|&s| me_landlord || view.landlord() == Some(s)).collect();
+        let enemy_min = enemies.iter().map(|&s| view.cards_left(s)).min().unwrap_or(20);
 
-        let Some(rival) = state.rival() else {
+        let Some(rival) = view.rival() else {
             // Lead: the combination holding the lowest card; against an enemy about to go out
             // on a single card, avoid solos (or lead the highest one).
             let mut leads: Vec<&Play> = split.iter().filter(|p| !matches!(p.kind, Kind::Bomb | Kind::Rocket)).collect();
@@ -169,7 +169,7 @@ impl Agent for RuleAgent {
         };
 
         let pass = plays.iter().position(|p| p.is_pass()).unwrap_or(0);
-        let rival_is_teammate = !me_landlord && state.landlord() != Some(rival.seat);
+        let rival_is_teammate = !me_landlord && view.landlord() != Some(rival.seat);
         if rival_is_teammate {
             return pass; // never overtake the teammate
         }

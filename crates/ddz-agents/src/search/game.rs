@@ -3,7 +3,6 @@
 //! [`State`] is one implementation.
 
 use ddz_engine::game::{Action, Seat, State};
-use std::hash::{Hash, Hasher};
 
 /// A game state as search sees it: players, chance, legal actions, returns and resampling
 /// from a player's information.
@@ -63,8 +62,6 @@ impl SearchState for State {
         State::resample_from_infostate(self, Seat::ALL[player], rng)
     }
     fn information_state_key(&self, player: usize) -> u64 {
-        let mut h = rustc_hash::FxHasher::default();
-        self.information_state_string(Seat::ALL[player]).hash(&mut h);
-        h.finish()
+        ddz_engine::game::View::of(self, Seat::ALL[player]).information_state_key()
     }
 }

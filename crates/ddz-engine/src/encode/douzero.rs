@@ -22,7 +22,7 @@
 //! package's negative index does; at a decision nobody has none).
 
 use crate::cards::{Counts, RANK_BLACK_JOKER, RANK_RED_JOKER};
-use crate::game::{Kind, Role, State};
+use crate::game::{Kind, Role, View};
 
 /// Numbers per card multiset.
 pub const CARDS: usize = 54;
@@ -42,10 +42,10 @@ pub fn x_len(role: Role) -> usize {
     if role == Role::Landlord { LANDLORD_X } else { FARMER_X }
 }
 
-/// What one seat knows, as DouZero's observation reads it: its role, its hand, and every move
-/// so far by role (a pass is empty).
+/// A seat's view as DouZero's observation reads it (its "infoset"): the seat's role, its hand,
+/// and every move so far by role (a pass is empty).
 #[derive(Clone, Debug, PartialEq)]
-pub struct View {
+pub struct Infoset {
     /// The seat's role.
     pub role: Role,
     /// The seat's hand.
@@ -54,15 +54,16 @@ pub struct View {
     pub moves: Vec<(Role, Counts)>,
 }
 
-impl View {
-    /// The view of `seat` at `state`, a play decision of that seat.
-    pub fn of(state: &State, seat: crate::game::Seat) -> View {
-        let role = |s: crate::game::Seat| state.role(s).expect("the play phase has a landlord");
-        View {
-            role: role(seat),
-            hand: state.hand(seat),
-            moves: state.play_record().iter().map(|r| (role(r.seat), r.play.cards)).collect(),
-        }
+impl Infoset {
+    /// The infoset of a view; None before the landlord is known (DouZero has no bidding).
+    pub fn of(view: &View<'_>) -> Option<Infoset> {
+        let landlord = view.landlord()?;
+        let role = |s: crate::game::Seat| Role::of_seat(s, landlord);
+        Some(Infoset {
+            role: role(view.seat()),
+            hand: view.hand(),
+            moves: view.play_record().iter().map(|r| (role(r.seat), r.play.cards)).collect(),
+        })
     }
 }
 
@@ -109,8 +110,8 @@ fn is_bomb(cards: Counts) -> bool {
     matches!(crate::game::classify(cards).map(|p| p.kind), Some(Kind::Bomb | Kind::Rocket))
 }
 
-/// The observation of `view`.
-pub fn observe(view: &View) -> Observation {
+/// The observation of an infoset.
+pub fn observe(view: &Infoset) -> Observation {
     let played = |role: Role| view.moves.iter().filter(|(r, _)| *r == role).fold(Counts::EMPTY, |c, (_, m)| c.plus(*m));
     let last_of = |role: Role| view.moves.iter().rev().find(|(r, _)| *r == role).map_or(Counts::EMPTY, |(_, m)| *m);
     let start = |role: Role| if role == Role::Landlord { 20 } else { 17 };
@@ -170,9 +171,9 @@ mod tests {
 
     #[test]
     fn a_fresh_game_observes_as_the_layout_says() {
-        let mut state = State::new(Default::default());
+        let mut state = crate::game::State::new(Default::default());
         state.deal_hands(crate::game::generate_deals(1, 3)[0].hands, crate::game::generate_deals(1, 3)[0].bottom);
-        let o = observe(&View::of(&state, state.current_player().unwrap()));
+        let o = observe(&Infoset::of(&View::of(&state, state.current_player().unwrap())).unwrap());
         assert_eq!((o.role, o.x_state.len(), o.z.len()), (Role::Landlord, LANDLORD_X - CARDS, 810));
         assert_eq!(o.x_state[..54].iter().sum::<f32>(), 20.0, "own hand");
         assert_eq!(o.x_state[54..108].iter().sum::<f32>(), 34.0, "the others' cards");

@@ -60,7 +60,7 @@
 pub mod douzero;
 
 use crate::cards::{Counts, NUM_RANKS};
-use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Seat, State, min_plays};
+use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Seat, State, View, min_plays};
 
 /// Floats per card plane (15 ranks × 4 slots).
 pub const PLANE: usize = NUM_RANKS * 4;
@@ -181,22 +181,28 @@ pub fn write_plane(cards: Counts, out: &mut [f32]) {
     }
 }
 
-/// State features of `seat` into `out` (length `STATE_DIM`; fully overwritten).
+/// State features of `seat` at `state` into `out`: those of its [`View`].
 pub fn encode_state(state: &State, seat: Seat, out: &mut [f32]) {
+    encode_view(&View::of(state, seat), out);
+}
+
+/// State features of a seat's view into `out` (length `STATE_DIM`; fully overwritten).
+pub fn encode_view(view: &View<'_>, out: &mut [f32]) {
     assert_eq!(out.len(), STATE_DIM);
     out.fill(0.0);
+    let seat = view.seat();
     let next = seat.next();
     let prev = seat.prev();
-    let hand = state.hand(seat);
+    let hand = view.hand();
     write_plane(hand, &mut out[OFF_HAND..]);
-    write_plane(state.played_by(next), &mut out[OFF_PLAYED_NEXT..]);
-    write_plane(state.played_by(prev), &mut out[OFF_PLAYED_PREV..]);
-    let played = state.played_by(Seat::S0).plus(state.played_by(Seat::S1)).plus(state.played_by(Seat::S2));
+    write_plane(view.played_by(next), &mut out[OFF_PLAYED_NEXT..]);
+    write_plane(view.played_by(prev), &mut out[OFF_PLAYED_PREV..]);
+    let played = view.played_by(Seat::S0).plus(view.played_by(Seat::S1)).plus(view.played_by(Seat::S2));
     write_plane(Counts::full_deck().minus(hand).minus(played), &mut out[OFF_UNSEEN..]);
-    if state.bottom_revealed() {
-        write_plane(state.bottom().counts(), &mut out[OFF_BOTTOM..]);
+    if let Some(bottom) = view.bottom() {
+        write_plane(bottom, &mut out[OFF_BOTTOM..]);
     }
-    if let Some(r) = state.rival() {
+    if let Some(r) = view.rival() {
         write_plane(r.play.cards, &mut out[OFF_RIVAL..]);
         if r.seat == next {
             out[OFF_RIVAL_SEAT] = 1.0;
@@ -204,21 +210,21 @@ pub fn encode_state(state: &State, seat: Seat, out: &mut [f32]) {
             out[OFF_RIVAL_SEAT + 1] = 1.0;
         }
     }
-    let record = state.play_record();
+    let record = view.play_record();
     for (i, r) in record.iter().rev().take(HISTORY_LEN).enumerate() {
         write_plane(r.play.cards, &mut out[OFF_HISTORY + i * PLANE..]);
     }
     for (i, s) in [seat, next, prev].into_iter().enumerate() {
-        let left = state.cards_left(s) as usize;
+        let left = view.cards_left(s) as usize;
         out[OFF_CARDS_LEFT + i] = left as f32 / 20.0;
         out[OFF_CARDS_LEFT_ONE_HOT + i * CARDS_LEFT_SLOTS + left] = 1.0; // a hand holds at most 20
-        if let Some(b) = state.bid_of(s) {
+        if let Some(b) = view.bid_of(s) {
             out[OFF_BIDS + i] = b as f32 / 3.0;
             out[OFF_HAS_BID + i] = 1.0;
         }
     }
-    out[OFF_BOMBS] = (state.bombs_played() as f32 / 4.0).min(1.0);
-    if let Some(role) = state.role(seat) {
+    out[OFF_BOMBS] = (view.bombs_played() as f32 / 4.0).min(1.0);
+    if let Some(role) = view.role() {
         out[OFF_ROLE + role.index()] = 1.0;
     }
     out[OFF_ROUND] = (record.len() as f32 / 100.0).min(1.0);
@@ -300,16 +306,21 @@ pub fn encode_hand(hand: Counts, bottom: Option<Counts>, out: &mut [f32]) {
 /// second, third).
 pub const BID_DIM: usize = PLANE + 2 * 5 + 3;
 
-/// The bidding decision of `seat` into `out` (length `BID_DIM`; overwritten).
+/// The bidding decision of `seat` at `state` into `out`: that of its [`View`].
 pub fn encode_bid_state(state: &State, seat: Seat, out: &mut [f32]) {
+    encode_bid_view(&View::of(state, seat), out);
+}
+
+/// The bidding decision of a seat's view into `out` (length `BID_DIM`; overwritten).
+pub fn encode_bid_view(view: &View<'_>, out: &mut [f32]) {
     assert_eq!(out.len(), BID_DIM);
     out.fill(0.0);
-    write_plane(state.hand(seat), &mut out[..PLANE]);
-    for (i, other) in seat.others().into_iter().enumerate() {
-        let slot = state.bid_of(other).map_or(0, |b| b as usize + 1);
+    write_plane(view.hand(), &mut out[..PLANE]);
+    for (i, other) in view.seat().others().into_iter().enumerate() {
+        let slot = view.bid_of(other).map_or(0, |b| b as usize + 1);
         out[PLANE + i * 5 + slot] = 1.0;
     }
-    let turn = Seat::ALL.iter().filter(|&&s| state.bid_of(s).is_some()).count().min(2);
+    let turn = Seat::ALL.iter().filter(|&&s| view.bid_of(s).is_some()).count().min(2);
     out[PLANE + 10 + turn] = 1.0;
 }
 

@@ -10,6 +10,7 @@ pub mod seat;
 pub mod spiel;
 pub mod state;
 pub mod structure;
+pub mod view;
 
 pub use action_table::{ActionId, ActionTable, NUM_ACTIONS};
 pub use deals::{
@@ -23,3 +24,4 @@ pub use state::{
     Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Scoring, State, new_initial_state,
 };
 pub use structure::{min_plays, prune_plays};
+pub use view::{View, ViewError};

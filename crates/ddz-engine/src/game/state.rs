@@ -796,34 +796,15 @@ impl State {
         self.dealt_count as usize
     }
 
+    /// What `seat` knows here: its [`View`](super::View), the same as `View::of(self, seat)`.
+    pub fn view(&self, seat: Seat) -> super::View<'_> {
+        super::View::of(self, seat)
+    }
+
     /// Everything `seat` knows, as text: its own hand, the bottom once shown, bids, every public
     /// play and pass, and the number of cards each player holds. Nothing else.
     pub fn information_state_string(&self, seat: Seat) -> String {
-        use std::fmt::Write;
-        let mut s = String::new();
-        let _ = writeln!(s, "seat {seat} phase {:?}", self.phase);
-        let _ = writeln!(s, "hand {}", self.hands[seat].as_hand());
-        let _ = write!(s, "cards left");
-        for q in 0..NUM_PLAYERS {
-            let _ = write!(s, " {}", self.hands[q].len());
-        }
-        let _ = writeln!(s, "\ndealt {}", self.dealt_count);
-        let _ = writeln!(s, "bids {:?}", self.bids);
-        match self.landlord {
-            Some(l) => {
-                let _ = writeln!(s, "landlord {l} bottom {}", self.bottom.counts());
-            }
-            None => s.push_str("landlord none\n"),
-        }
-        s.push_str("plays");
-        for r in &self.record {
-            let _ = write!(s, " {}:{}", r.seat, r.play);
-        }
-        s.push('\n');
-        if let Some(w) = self.winner {
-            let _ = writeln!(s, "winner {w}");
-        }
-        s
+        super::View::of(self, seat).information_state_string()
     }
 }
 
