@@ -1,6 +1,6 @@
 //! A person against two agents: the game session that the terminal game ([`terminal`]) and the
 //! web page (`serve`) share. The session holds the real state; what it shows the person is a
-//! [`View`] of what their seat may see, and every finished game becomes a [`GameLog`].
+//! [`Screen`] of what their seat may see, and every finished game becomes a [`GameLog`].
 
 pub mod terminal;
 
@@ -228,9 +228,9 @@ impl Session {
         Some(ranked)
     }
 
-    /// What the person's seat sees now.
-    pub fn view(&self) -> View {
-        View::of(self)
+    /// What the person's screen shows now.
+    pub fn screen(&self) -> Screen {
+        Screen::of(self)
     }
 
     /// The game as a log (an unfinished game's log does not replay to the end).
@@ -373,10 +373,12 @@ pub struct ResultView {
     pub spring: bool,
 }
 
-/// What the person's seat may see: its own cards, the bottom (shown to all once the landlord is
-/// known), the public plays and the cards left — never the other hands.
+/// What the person's screen shows: their seat's own cards, the bottom (shown to all once the
+/// landlord is known), the public plays, the cards left, the players' names and the result —
+/// never the other hands. (The seat's knowledge as the engine holds it is `game::View`; this is
+/// its picture for people, with suits and names.)
 #[derive(Clone, Debug, Serialize)]
-pub struct View {
+pub struct Screen {
     /// The person's seat (0 to 2).
     pub you: Seat,
     /// None while bidding.
@@ -399,8 +401,8 @@ pub struct View {
     pub result: Option<ResultView>,
 }
 
-impl View {
-    fn of(session: &Session) -> View {
+impl Screen {
+    fn of(session: &Session) -> Screen {
         let s = &session.state;
         let seats = Seat::ALL
             .into_iter()
@@ -420,7 +422,7 @@ impl View {
             bombs: s.bombs_played(),
             spring: s.is_spring(),
         });
-        View {
+        Screen {
             you: session.human,
             landlord: s.landlord(),
             bids: Seat::ALL.into_iter().filter_map(|q| s.bid_of(q).map(|b| (q, b))).collect(),
@@ -587,7 +589,7 @@ mod tests {
         let mut s = session(Seat::S1);
         s.play_agents();
         assert!(s.awaits_human());
-        let view = s.view();
+        let view = s.screen();
         assert_eq!(view.hand.len(), 17);
         let shown: String = view.hand.iter().map(|c| c.rank).collect();
         assert_eq!(Counts::parse(&shown).unwrap(), s.state.hand(Seat::S1));
@@ -602,6 +604,6 @@ mod tests {
         let log = s.log();
         assert_eq!(log.players, ["rule", "human", "rule"]);
         assert_eq!(log.replay().unwrap().state.winner(), s.state.winner());
-        assert!(s.view().result.is_some());
+        assert!(s.screen().result.is_some());
     }
 }

@@ -201,7 +201,7 @@ fn show_hand(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Resu
 }
 
 fn finish(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
-    let result = session.view().result.ok_or_else(|| io::Error::other("the game has no result yet"))?;
+    let result = session.screen().result.ok_or_else(|| io::Error::other("the game has no result yet"))?;
     let winner = if result.landlord_won { "The landlord wins" } else { "The farmers win" };
     let verdict = if result.you_won { screen.paint("32;1", "you win") } else { screen.paint("31;1", "you lose") };
     let mut doubles = Vec::new();

@@ -9,7 +9,7 @@
 //! - `POST /api/advise` a position as one seat sees it → the legal plays ranked ([`advise`])
 //! - `GET /api/openapi.json`: the OpenAPI description of these routes
 //!
-//! The view holds only what the person's seat may see ([`crate::play::View`]). Every error is
+//! The `view` of an answer holds only what the person's seat may see ([`crate::play::Screen`]). Every error is
 //! a 4xx (or 503) JSON `{"error":"…"}`, also for a wrong method or an over-long URL. Game ids
 //! are 128 random bits; idle games expire (an unfinished one is saved as such); live games,
 //! finished ones kept for their last view, new games per client and minute, and request bodies
@@ -19,7 +19,7 @@ mod advise;
 
 use crate::agents::AgentSpec;
 use crate::game::{Deal, Seat, default_deals, generate_deals};
-use crate::play::{Event, Session, View, parse_seat};
+use crate::play::{Event, Screen, Session, parse_seat};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::StatusCode;
@@ -318,7 +318,7 @@ pub struct GameReply {
     /// The game's id, for its routes (32 hex digits).
     pub id: String,
     /// What the person's seat may see now.
-    pub view: View,
+    pub view: Screen,
     /// The agents' plays since the person's last play, in order.
     pub agent_plays: Vec<PlayView>,
     /// Once the game is over: whether its log was written (false: the server could not write
@@ -398,7 +398,7 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
     })
     .await?;
     let id = format!("{:032x}", rand::random::<u128>());
-    let view = session.view();
+    let view = session.screen();
     let mut games = app.games();
     admit(&mut games, app.config.max_games)?;
     games.insert(id.clone(), Game { session: Arc::new(Mutex::new(session)), last_used: Instant::now(), saved: false });
@@ -462,7 +462,7 @@ fn session_of(app: &App, id: &str) -> Result<Arc<Mutex<Session>>, ApiError> {
 
 async fn show(Shared(app): Shared<Arc<App>>, UrlPath(id): UrlPath<String>) -> ApiResult<GameReply> {
     let session = session_of(&app, &id)?;
-    let view = blocking(move || Ok(lock(&session).view())).await?;
+    let view = blocking(move || Ok(lock(&session).screen())).await?;
     Ok(Json(GameReply { id, view, agent_plays: Vec::new(), saved: None }))
 }
 
@@ -477,7 +477,7 @@ async fn play(
         let mut s = lock(&session);
         s.act_human(&body.play).map_err(|reason| ApiError(StatusCode::BAD_REQUEST, reason.0))?;
         let plays = s.play_agents();
-        Ok((s.view(), plays, s.is_over()))
+        Ok((s.screen(), plays, s.is_over()))
     })
     .await?;
     let saved = if over { Some(save_once(&app, &id)) } else { None };
