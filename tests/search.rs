@@ -567,16 +567,28 @@ fn time_budgets_bound_world_drawing_weighing_and_every_phase_of_auto() {
     assert!(unbounded > 200.0, "{unbounded:.0} ms");
 }
 
-/// Milliseconds `agent` takes to choose twelve plays into deal 5, the rule agent having played
-/// every seat until then.
+/// Milliseconds `agent` takes to choose twelve plays into deal 5 (the rule agent playing every
+/// seat before), the heaviest belief position of the timing test.
 fn midgame_choice_ms(spec: &str) -> f64 {
+    choice_ms(spec, 12)
+}
+
+/// Milliseconds `agent` takes to choose in the opening position of deal 5 (the landlord's 20
+/// cards against 17 and 17: the largest position there is).
+fn opening_choice_ms(spec: &str) -> f64 {
+    choice_ms(spec, 0)
+}
+
+/// Milliseconds `agent` takes to choose `plays_before` plays into deal 5, the rule agent making
+/// those plays.
+fn choice_ms(spec: &str, plays_before: usize) -> f64 {
     let mut agent = spec.parse::<ddz::agents::AgentSpec>().unwrap().build().unwrap();
     let deal = &ddz::game::generate_deals(6, 1)[5];
     let mut state = State::new(Default::default());
     state.deal_hands(deal.hands, deal.bottom);
     let mut plays = MoveList::new();
     let mut rule = RuleAgent::new();
-    for _ in 0..12 {
+    for _ in 0..plays_before {
         state.legal_plays_into(&mut plays);
         let k = rule.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap());
         state.apply_play_unchecked(plays[k]);
@@ -584,24 +596,9 @@ fn midgame_choice_ms(spec: &str) -> f64 {
     assert!(!state.is_terminal());
     state.legal_plays_into(&mut plays);
     agent.reset(5);
+    let view = state.view(state.current_player().unwrap());
     let start = Instant::now();
-    let k = agent.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap());
-    assert!(k < plays.len());
-    start.elapsed().as_secs_f64() * 1000.0
-}
-
-/// Milliseconds `agent` takes to choose in the opening position of deal 5 (the landlord's 20
-/// cards against 17 and 17: the largest position there is).
-fn opening_choice_ms(spec: &str) -> f64 {
-    let mut agent = spec.parse::<ddz::agents::AgentSpec>().unwrap().build().unwrap();
-    let deal = &ddz::game::generate_deals(6, 1)[5];
-    let mut state = State::new(Default::default());
-    state.deal_hands(deal.hands, deal.bottom);
-    let mut plays = MoveList::new();
-    state.legal_plays_into(&mut plays);
-    agent.reset(5);
-    let start = Instant::now();
-    let k = agent.choose(Turn::new(&state.view(state.current_player().unwrap()), &plays).unwrap());
+    let k = agent.choose(Turn::new(&view, &plays).unwrap());
     assert!(k < plays.len());
     start.elapsed().as_secs_f64() * 1000.0
 }

@@ -3,10 +3,14 @@
 //! `{"error": "…"}` and the process keeps serving.
 //!
 //! Native protocol: `{"seat":"landlord"|"landlord_down"|"landlord_up","hand":"…","bottom":"…",
-//! "history":[["landlord","34567"],["landlord_down","pass"],…]}` → `{"play":"…"}`; and a bid
-//! request `{"seat_index":0,"hand":"<17 cards>","bids":[…]}` (seat 0 bids first, `bids` the
-//! bids before ours) → `{"bid":n}` (0 = pass). Any request (or batch) may come with an id,
+//! "history":[["landlord","34567"],["landlord_down","pass"],…]}` (and `"bids":[…]` after
+//! bidding) → `{"play":"…"}`; and a bid request `{"seat_index":0,"hand":"<17 cards>",
+//! "bids":[…]}` (seat 0 bids first, `bids` the bids before ours) → `{"bid":n}` (0 = pass). A
+//! request is a seat's [`View`] in its serde form: it is read as one, checked through the rules,
+//! and the agent decides on it alone. Any request (or batch) may come with an id,
 //! `{"id":…,"request":…}`, and its answer then does too: `{"id":…,"answer":…}`.
+//! The Botzone form converts to and from the view in one module, `bot/botzone.rs`
+//! ([`BotzoneSession`]).
 //!
 //! Botzone protocol (FightTheLandlord, keep-running): card ids 0–53 (id/4 = rank index 3..2,
 //! 52 = black joker, 53 = red joker); a request `{"own":[…],"history":[[…],[…]],"publiccard":[…]}`
