@@ -140,13 +140,13 @@ fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, 
             Err(e) => Err(e),
         });
     }
-    // Each is its seat's decision (`decision_plays` said so), so each has a turn.
-    let asked: Vec<(usize, &[Play], Query)> = plays
-        .iter()
-        .filter_map(|(k, view, legal, seed)| {
-            Turn::new(view, legal).map(|turn| (*k, legal.as_slice(), Query { turn, seed: *seed }))
-        })
-        .collect();
+    let mut asked: Vec<(usize, &[Play], Query)> = Vec::with_capacity(plays.len());
+    for (k, view, legal, seed) in &plays {
+        match Turn::new(view, legal) {
+            Some(turn) => asked.push((*k, legal.as_slice(), Query { turn, seed: *seed })),
+            None => answers[*k] = Err(BotError::Impossible("the game is over".into())),
+        }
+    }
     let queries: Vec<Query> = asked.iter().map(|(_, _, q)| *q).collect();
     let picks = agent.try_choose_many(&queries).map_err(|f| BotError::Impossible(f.to_string()))?;
     for ((k, legal, _), pick) in asked.iter().zip(picks) {

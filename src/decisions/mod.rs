@@ -200,7 +200,9 @@ pub fn check(agent: &mut dyn Agent, situations: &[Situation]) -> Report {
     for (k, s) in situations.iter().enumerate() {
         agent.reset(k as u64);
         s.view.legal_plays_into(&mut legal);
-        let Some(turn) = Turn::new(&s.view, &legal) else { continue }; // every situation is a decision
+        let Some(turn) = Turn::new(&s.view, &legal) else {
+            unreachable!("situation {}: `check` made every situation a decision of its seat", s.id)
+        };
         let play = decide_turn(agent, turn).play;
         let passed = (s.good.is_empty() || s.good.contains(&play)) && !s.bad.contains(&play);
         verdicts.push(Verdict {

@@ -100,22 +100,19 @@ fn turn_at<'a>(state: &State, view: &'a View<'a>, plays: &'a [Play]) -> Turn<'a>
 }
 
 /// [`decide`] for an agent that can fail to answer (`bot:CMD`): its fault, where it gave no
-/// answer. `observe` sees the decision once made, with the agent and the turn.
-pub fn try_decide(
-    agent: &mut dyn Agent,
-    state: &State,
-    plays: &[Play],
-    observe: impl FnOnce(&mut dyn Agent, Turn<'_>, Decision),
-) -> Result<Decision, Fault> {
+/// answer.
+pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Result<Decision, Fault> {
     let view = view_at(state);
-    let turn = turn_at(state, &view, plays);
+    try_decide_at(agent, state, turn_at(state, &view, plays))
+}
+
+/// [`try_decide`] at a turn of `state` already made (the game loop shows it to its observer).
+fn try_decide_at(agent: &mut dyn Agent, state: &State, turn: Turn<'_>) -> Result<Decision, Fault> {
     let answer = match agent.as_cheat() {
         Some(cheat) => cheat.choose_seeing(state, turn),
         None => agent.try_choose(turn)?,
     };
-    let decision = decision(answer, plays);
-    observe(agent, turn, decision);
-    Ok(decision)
+    Ok(decision(answer, turn.plays))
 }
 
 /// Asks the agent to act at a bidding decision and applies its bid; a bid outside the legal
@@ -168,8 +165,11 @@ pub fn play_out(
         }
         state.legal_plays_into(&mut plays);
         let agent = seating.agent(state, seat);
-        let decision = try_decide(agent, state, &plays, |agent, turn, d| observe(agent, state, turn, d)).map_err(at)?;
+        let view = view_at(state);
+        let turn = turn_at(state, &view, &plays);
+        let decision = try_decide_at(agent, state, turn).map_err(at)?;
         illegal += decision.illegal as u32;
+        observe(agent, state, turn, decision);
         state.apply_play_unchecked(decision.play);
     }
     Ok(illegal)

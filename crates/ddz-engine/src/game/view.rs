@@ -460,10 +460,12 @@ fn world(
         return Err(field("hand", format!("{hand} holds more of a rank than the deck")));
     }
     let (dealt, bottom) = match (landlord, bottom) {
-        (Some(l), Some(bottom)) => starting_hands(seat, l, hand, bottom, record)?,
-        _ => (bidding_hands(seat, hand), None),
+        (Some(l), Some(bottom)) => (starting_hands(seat, l, hand, bottom, record)?, bottom),
+        _ => {
+            let dealt = bidding_hands(seat, hand);
+            (dealt, deck.minus(dealt.iter().fold(Counts::EMPTY, |c, h| c.plus(*h))))
+        }
     };
-    let bottom = bottom.unwrap_or_else(|| deck.minus(dealt.iter().fold(Counts::EMPTY, |c, h| c.plus(*h))));
     let mut state = State::new(config.clone());
     state.try_deal_counts(dealt, bottom).map_err(|e| impossible(e.to_string()))?;
     for (k, &bid) in bids.iter().enumerate() {
@@ -515,14 +517,14 @@ fn replay(state: &mut State, record: &[PlayRecord]) -> Result<(), ViewError> {
 
 /// The cards each seat was dealt, for a view in play: `seat`'s hand and plays as given, the
 /// others' plays (and the bottom, for the landlord) topped up from the unseen cards in rank
-/// order; and the bottom.
+/// order.
 fn starting_hands(
     seat: Seat,
     landlord: Seat,
     hand: Counts,
     bottom: Counts,
     record: &[PlayRecord],
-) -> Result<([Counts; NUM_PLAYERS], Option<Counts>), ViewError> {
+) -> Result<[Counts; NUM_PLAYERS], ViewError> {
     let name = |s: Seat| Role::of_seat(s, landlord).name();
     if bottom.len() != 3 {
         return Err(field("bottom", format!("{bottom} has {} cards, expected 3", bottom.len())));
@@ -566,8 +568,7 @@ fn starting_hands(
             return Err(impossible("the cards do not add up to a deal"));
         }
     }
-    let dealt = by_seat(|q| if q == landlord { start[q].minus(bottom) } else { start[q] });
-    Ok((dealt, Some(bottom)))
+    Ok(by_seat(|q| if q == landlord { start[q].minus(bottom) } else { start[q] }))
 }
 
 #[cfg(test)]
