@@ -45,7 +45,7 @@ fn run(command: Command) -> Result<()> {
         Command::Pretrain(args) => train::pretrain(args),
         Command::Deals { n, seed, out } => data::deals(n, seed, &out),
         Command::Solve { max_nodes, ms } => pipe::solve(max_nodes, ms),
-        Command::Moves => pipe::moves(),
+        Command::Moves { rules } => pipe::moves(rules),
         Command::Bench { what } => match what {
             BenchWhat::Train { config, seconds, runs, json, distributed: true, broker, .. } => {
                 bench::distributed(&config, seconds, runs, broker.as_deref(), json)

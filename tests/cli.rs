@@ -42,6 +42,37 @@ fn moves_agrees_with_the_conformance_sample() {
 }
 
 #[test]
+fn laizi_moves_answer_with_readings_through_the_binary() {
+    let input = concat!(
+        r#"{"hand":"5557","wild":"7","rival":{"cards":"4447","as":"4444"}}"#,
+        "\n",
+        r#"{"hand":"3567Q","wild":"Q"}"#,
+        "\n",
+        r#"{"hand":"55","wild":"B"}"#,
+        "\n"
+    );
+    let mut child = ddz()
+        .args(["moves", "--rules", "laizi"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0], serde_json::json!({"legal": [{"cards": "", "as": ""}, {"cards": "5557", "as": "5555"}]}));
+    let chain = serde_json::json!({"cards": "3567Q", "as": "34567"});
+    assert!(lines[1]["legal"].as_array().unwrap().contains(&chain), "the wild Q fills the chain's gap: {text}");
+    assert!(lines[2]["error"].as_str().unwrap().contains("a joker is never wild"), "{text}");
+    let bad = ddz().args(["moves", "--rules", "laizy"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected one of: standard, laizi"));
+}
+
+#[test]
 fn info_proves_the_libtorch_link() {
     let out = ddz().args(["info", "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -5,7 +5,7 @@
 //! every `scripts/test`.
 
 use ddz::agents::RuleAgent;
-use ddz::game::{Deal, generate_deals};
+use ddz::game::{Deal, Rules, generate_deals};
 use ddz::pretrain::logs::{GameLog, read_logs};
 use ddz::train::config::TrainConfig;
 use proptest::prelude::*;
@@ -174,9 +174,20 @@ proptest! {
     fn moves_answers_or_names_the_error(seed in any::<u64>()) {
         let line = mutate(br#"{"hand":"3455778899KAA22R","rival":"77"}"#, seed);
         let mut out = Vec::new();
-        ddz::moves::serve(&[&line[..], b"\n{\"hand\":\"33\"}\n"].concat()[..], &mut out).unwrap();
+        ddz::moves::serve(Rules::Standard, &[&line[..], b"\n{\"hand\":\"33\"}\n"].concat()[..], &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         prop_assert!(text.trim_end().ends_with(r#"{"legal":["3","33"]}"#), "the stream goes on: {}", text);
+    }
+
+    #[test]
+    fn laizi_moves_answer_or_name_the_error(seed in any::<u64>()) {
+        let line = mutate(br#"{"hand":"3455778899KAA22R","wild":"9","rival":{"cards":"5559","as":"5555"}}"#, seed);
+        let mut out = Vec::new();
+        let valid = b"\n{\"hand\":\"77\",\"wild\":\"7\"}\n";
+        ddz::moves::serve(Rules::Laizi, &[&line[..], valid].concat()[..], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let last = r#"{"legal":[{"as":"7","cards":"7"},{"as":"77","cards":"77"}]}"#;
+        prop_assert!(text.trim_end().ends_with(last), "the stream goes on: {}", text);
     }
 
     #[test]

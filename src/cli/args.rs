@@ -144,8 +144,14 @@ pub enum Command {
         out: PathBuf,
     },
     /// Legal plays over JSON lines: reads {"hand":"…","rival":"…"} per line on stdin and writes
-    /// {"legal":[…]} (or {"error":"…"}) per line on stdout.
-    Moves,
+    /// {"legal":[…]} (or {"error":"…"}) per line on stdout. With --rules laizi a line is
+    /// {"hand":"…","wild":"7","rival":{"cards":"…","as":"…"}} (rival left out when leading) and
+    /// each legal play is {"cards":"…","as":"…"}: the cards taken and the ranks they stand for.
+    Moves {
+        /// The rules: standard, or laizi (wild cards; docs/rules.md).
+        #[arg(long, default_value = "standard")]
+        rules: ddz::game::Rules,
+    },
     /// The exact open-hand solver over JSON lines: reads
     /// {"hands":{"landlord":"…","landlord_down":"…","landlord_up":"…"},"to_move":"landlord",
     /// "rival":{"seat":"landlord_up","play":"33"}} per line (rival left out when leading; two

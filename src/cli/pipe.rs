@@ -14,9 +14,10 @@ pub fn bot(agent: &AgentSpec, protocol: ddz::bot::Protocol) -> Result<()> {
     Ok(())
 }
 
-/// Legal plays, a line each.
-pub fn moves() -> Result<()> {
-    let errors = ddz::moves::serve(std::io::stdin().lock(), std::io::stdout().lock()).context("reading stdin")?;
+/// Legal plays under `rules`, a line each.
+pub fn moves(rules: ddz::game::Rules) -> Result<()> {
+    let errors =
+        ddz::moves::serve(rules, std::io::stdin().lock(), std::io::stdout().lock()).context("reading stdin")?;
     if errors > 0 && !std::io::stdout().is_terminal() {
         eprintln!("ddz moves: {errors} line(s) had errors (answered with {{\"error\":…}})");
     }

@@ -3,6 +3,7 @@
 
 pub mod action_table;
 pub mod deals;
+pub mod laizi;
 pub mod movegen;
 pub mod play;
 pub mod resample;
@@ -17,11 +18,13 @@ pub use deals::{
     DEAL_SET_SIZE, Deal, DealError, DealSet, DealSource, MOST_DEALS, default_deals, first_repeat, generate_deals,
     read_deals, write_deals,
 };
+pub use laizi::{LaiziError, WildRank};
 pub use movegen::{MoveList, legal_plays, legal_plays_vec};
-pub use play::{Kind, Play, PlayError, classify};
+pub use play::{BombTier, Kind, Play, PlayError, Wilds, classify};
 pub use seat::{Seat, SeatError, by_seat};
 pub use state::{
-    Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Scoring, State, new_initial_state,
+    Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Rules, Scoring, State, UnknownRules,
+    new_initial_state,
 };
 pub use structure::{min_plays, prune_plays};
 pub use view::{View, ViewError};

@@ -31,6 +31,15 @@ pub fn legal_plays_vec(hand: Counts, rival: Option<&Play>) -> Vec<Play> {
     out
 }
 
+/// Every bomb and the rocket `hand` holds, lowest first (no pass): the answers to a bomb under
+/// rules where a lower-ranked bomb may still beat it (laizi's tiers).
+pub(crate) fn bombs_and_rocket(hand: Counts, out: &mut MoveList) {
+    out.clear();
+    let g = Gen { h: hand.to_array(), hand };
+    g.of_kind(Kind::Bomb, 1, ANY, out);
+    g.of_kind(Kind::Rocket, 1, ANY, out);
+}
+
 struct Gen {
     h: [u8; NUM_RANKS],
     hand: Counts,
@@ -83,7 +92,7 @@ impl Gen {
 
     fn push(&self, out: &mut MoveList, cards: Counts, kind: Kind, main: u8, len: u8) {
         debug_assert!(cards.is_subset_of(self.hand));
-        out.push(Play { cards, kind, main, len });
+        out.push(Play::new(cards, kind, main, len));
     }
 
     /// Non-chain kinds (`len` is 1).
@@ -230,12 +239,8 @@ impl Gen {
                     m += 1;
                 }
             }
-            let play = Play {
-                cards: core,
-                kind: if pair_wings { Kind::AirplanePair } else { Kind::AirplaneSolo },
-                main: start,
-                len: k,
-            };
+            let kind = if pair_wings { Kind::AirplanePair } else { Kind::AirplaneSolo };
+            let play = Play::new(core, kind, start, k);
             let unit = if pair_wings { 2 } else { 1 };
             self.wings(&ranks[..m], &caps[..m], k, unit, play, out);
         }

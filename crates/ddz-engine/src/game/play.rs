@@ -1,7 +1,10 @@
 //! Plays: a rank multiset with its type, main rank and length, and the classification of an
 //! arbitrary card multiset into at most one play.
+//!
+//! Under laizi rules a play also carries what its wild cards stand for ([`Wilds`]): the cards it
+//! takes from the hand and the standard play it is read as ([`Play::reading`]) then differ.
 
-use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER};
+use crate::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
 use std::fmt;
 
 /// The type of a play. The order is the order of the groups in the action table.
@@ -105,11 +108,82 @@ impl Kind {
     }
 }
 
+/// What the wild cards of a laizi play stand for: the wild rank they are, and up to four ranks
+/// from 3 to 2 (one per wild card taken, its own rank included), packed a nibble each in rank
+/// order. [`Wilds::NONE`] for every play of the standard game.
+///
+/// Packed so that a [`Play`] stays 16 bytes: the standard game's move lists do not grow.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Wilds {
+    /// The wild rank, or [`Wilds::NO_RANK`].
+    rank: u8,
+    /// Nibble `i` is what the `i`-th wild stands for (ascending); `0xF` past the last one.
+    stands: u16,
+}
+
+impl Wilds {
+    /// No wild cards: every standard play, and a laizi play of natural cards only.
+    pub const NONE: Wilds = Wilds { rank: Wilds::NO_RANK, stands: 0xFFFF };
+    const NO_RANK: u8 = 0xFF;
+
+    /// Wild cards of `rank` (3..2) standing for `stands` (at most four cards of ranks 3..2);
+    /// `None` for a joker among them or more than four.
+    pub fn new(rank: u8, stands: Counts) -> Option<Wilds> {
+        if rank > RANK_TWO || stands.len() > 4 || stands.iter().any(|(r, _)| r > RANK_TWO) {
+            return None;
+        }
+        if stands.is_empty() {
+            return Some(Wilds::NONE);
+        }
+        let mut packed = 0xFFFFu16;
+        let mut i = 0;
+        for (r, n) in stands.iter() {
+            for _ in 0..n {
+                packed = (packed & !(0xF << (4 * i))) | ((r as u16) << (4 * i));
+                i += 1;
+            }
+        }
+        Some(Wilds { rank, stands: packed })
+    }
+    /// How many wild cards the play takes.
+    pub fn count(self) -> u8 {
+        (0..4).take_while(|i| (self.stands >> (4 * i)) & 0xF != 0xF).count() as u8
+    }
+    /// The wild rank, when the play takes wild cards.
+    pub fn rank(self) -> Option<u8> {
+        (self.rank != Wilds::NO_RANK).then_some(self.rank)
+    }
+    /// The ranks the wild cards stand for, as a multiset.
+    pub fn stands(self) -> Counts {
+        (0..self.count()).fold(Counts::EMPTY, |c, i| c.with(((self.stands >> (4 * i)) & 0xF) as u8, 1))
+    }
+}
+
+impl fmt::Debug for Wilds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.rank() {
+            None => f.write_str("Wilds(none)"),
+            Some(r) => write!(f, "Wilds({} as {})", crate::cards::rank_char(r), self.stands()),
+        }
+    }
+}
+
+/// How a bomb ranks among bombs under laizi rules (the standard game has only hard bombs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BombTier {
+    /// One to three wild cards with natural ones.
+    Soft,
+    /// Four natural cards.
+    Hard,
+    /// The four wild cards, standing for the wild rank.
+    Pure,
+}
+
 /// A legal combination of cards: its rank multiset, type, main rank (lowest rank of the core) and
 /// length (number of core ranks: 1 except for chains and airplanes).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Play {
-    /// The cards, as a rank multiset.
+    /// The cards taken from the hand, as a rank multiset (wild cards at the wild rank).
     pub cards: Counts,
     /// The type.
     pub kind: Kind,
@@ -117,18 +191,38 @@ pub struct Play {
     pub main: u8,
     /// Number of core ranks: the chain length for chains and airplanes, 0 for a pass, 1 otherwise.
     pub len: u8,
+    /// What the wild cards stand for (laizi); [`Wilds::NONE`] in the standard game.
+    pub wilds: Wilds,
 }
 
 impl Play {
     /// The pass: no cards.
-    pub const PASS: Play = Play { cards: Counts::EMPTY, kind: Kind::Pass, main: 0, len: 0 };
+    pub const PASS: Play = Play { cards: Counts::EMPTY, kind: Kind::Pass, main: 0, len: 0, wilds: Wilds::NONE };
+
+    /// A play without wild cards.
+    pub const fn new(cards: Counts, kind: Kind, main: u8, len: u8) -> Play {
+        Play { cards, kind, main, len, wilds: Wilds::NONE }
+    }
 
     /// Whether this is the pass.
     pub fn is_pass(&self) -> bool {
         self.kind == Kind::Pass
     }
 
-    /// The core: `core_width` cards of each rank `main..main+len`.
+    /// The cards the play stands for: [`Play::cards`] with each wild card replaced by the rank
+    /// it stands for. The same as `cards` when the play takes no wild card.
+    #[inline]
+    pub fn reading(&self) -> Counts {
+        match self.wilds.rank() {
+            None => self.cards,
+            Some(w) => {
+                let wild = Counts::EMPTY.with(w, self.cards.get(w));
+                self.cards.minus(wild).plus(self.wilds.stands())
+            }
+        }
+    }
+
+    /// The core: `core_width` cards of each rank `main..main+len` (of the reading).
     pub fn core(&self) -> Counts {
         if self.kind == Kind::Rocket {
             return self.cards;
@@ -137,9 +231,18 @@ impl Play {
         (self.main..self.main + self.len).fold(Counts::EMPTY, |c, r| c.with(r, w))
     }
 
-    /// The kicker cards (wings): everything outside the core.
+    /// The kicker cards (wings) of the reading: everything outside the core.
     pub fn kickers(&self) -> Counts {
-        self.cards.minus(self.core())
+        self.reading().minus(self.core())
+    }
+
+    /// A bomb's tier: soft (some wild cards), hard (none) or pure (four wild cards).
+    pub fn bomb_tier(&self) -> BombTier {
+        match self.wilds.count() {
+            0 => BombTier::Hard,
+            4 => BombTier::Pure,
+            _ => BombTier::Soft,
+        }
     }
 
     /// The conformance name: `trio_solo_chain_3`, `solo`, …
@@ -148,12 +251,13 @@ impl Play {
     }
 
     /// Whether this play may answer `rival` (a non-pass play): same type and length with a higher
-    /// main rank, or a bomb over a non-bomb or lower bomb, or the rocket.
+    /// main rank, or a bomb over a non-bomb or lower bomb, or the rocket. Bombs rank by tier, then
+    /// by main rank: soft < hard < pure (laizi; every standard bomb is hard).
     pub fn beats(&self, rival: &Play) -> bool {
         match (self.kind, rival.kind) {
             (Kind::Pass, _) | (_, Kind::Pass) | (_, Kind::Rocket) => false,
             (Kind::Rocket, _) => true,
-            (Kind::Bomb, Kind::Bomb) => self.main > rival.main,
+            (Kind::Bomb, Kind::Bomb) => (self.bomb_tier(), self.main) > (rival.bomb_tier(), rival.main),
             (Kind::Bomb, _) => true,
             (a, b) => a == b && self.len == rival.len && self.main > rival.main,
         }
@@ -174,7 +278,11 @@ impl fmt::Display for Play {
 
 impl fmt::Debug for Play {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}({})", self.type_name(), self.cards)
+        if self.wilds.count() == 0 {
+            write!(f, "{}({})", self.type_name(), self.cards)
+        } else {
+            write!(f, "{}({} as {})", self.type_name(), self.cards, self.reading())
+        }
     }
 }
 
@@ -198,7 +306,7 @@ const MIN_CHAIN: [u8; 4] = [0, 5, 3, 2];
 /// tests can check one against the other.
 pub fn classify(cards: Counts) -> Option<Play> {
     let n = cards.len() as u8;
-    let play = |kind, main, len| Some(Play { cards, kind, main, len });
+    let play = |kind, main, len| Some(Play::new(cards, kind, main, len));
     if n == 0 {
         return play(Kind::Pass, 0, 0);
     }
@@ -287,7 +395,7 @@ fn airplane(cards: Counts, c: &[u8; NUM_RANKS], ranks: &[u8], rocket_inside: boo
                     return None;
                 }
                 let kind = if pair_wings { Kind::AirplanePair } else { Kind::AirplaneSolo };
-                found = Some(Play { cards, kind, main: start, len: k });
+                found = Some(Play::new(cards, kind, start, k));
             }
         }
     }
@@ -326,6 +434,48 @@ mod tests {
         assert_eq!(kind("3334445556667778"), None, "two readings: no play");
         assert_eq!(kind("3456"), None);
         assert_eq!(kind("2222").as_deref(), Some("bomb"));
+    }
+
+    #[test]
+    fn a_play_stays_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Play>(), 16, "move lists must not grow for the wild cards");
+    }
+
+    #[test]
+    fn wilds_pack_and_read() {
+        let c = |s: &str| Counts::parse(s).unwrap();
+        let w = Wilds::new(4, c("55")).unwrap(); // two 7s (rank 4) standing for 5s
+        assert_eq!((w.count(), w.rank(), w.stands()), (2, Some(4), c("55")));
+        assert_eq!(Wilds::new(4, c("35")).unwrap().stands(), c("35"));
+        let play = Play { cards: c("3377"), kind: Kind::PairChain, main: 0, len: 2, wilds: w };
+        assert_eq!(play.reading(), c("3355"), "the reading replaces each 7 by what it stands for");
+        assert_eq!(Wilds::new(4, Counts::EMPTY), Some(Wilds::NONE));
+        assert_eq!(Wilds::new(4, c("B")), None, "never a joker");
+        assert_eq!(Wilds::new(13, c("3")), None, "a joker is never wild");
+        assert_eq!(Wilds::new(4, Counts::EMPTY.with(0, 5)), None);
+        assert_eq!(Wilds::new(4, c("2222")).unwrap().count(), 4);
+    }
+
+    #[test]
+    fn bombs_rank_by_tier_then_rank() {
+        let c = |s: &str| Counts::parse(s).unwrap();
+        let bomb = |cards: &str, main: u8, stands: &str| Play {
+            cards: c(cards),
+            kind: Kind::Bomb,
+            main,
+            len: 1,
+            wilds: Wilds::new(4, c(stands)).unwrap(),
+        };
+        // Wild rank 7 (rank 4): 2227 is a soft bomb of 2s, 3333 hard, 7777 pure.
+        let soft_two = bomb("2227", 12, "2");
+        let hard_three = bomb("3333", 0, "");
+        let pure = bomb("7777", 4, "7777");
+        let rocket = Play::parse("BR").unwrap();
+        assert!(hard_three.beats(&soft_two), "a hard bomb beats every soft bomb");
+        assert!(pure.beats(&bomb("2222", 12, "")), "the pure wild bomb beats every hard bomb");
+        assert!(rocket.beats(&pure));
+        assert!(bomb("4447", 1, "4").beats(&bomb("3337", 0, "3")), "soft bombs by rank");
+        assert!(!soft_two.beats(&hard_three));
     }
 
     #[test]

@@ -34,6 +34,48 @@ pub enum Scoring {
     Score,
 }
 
+/// Which rules a game follows: the standard set, or a variant beside it (docs/rules.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Rules {
+    /// The standard rules: 54 cards, three seats, no wild cards.
+    #[default]
+    Standard,
+    /// Laizi (癞子): the four cards of one rank, drawn after the deal, are wild
+    /// ([`crate::game::laizi`]).
+    Laizi,
+}
+
+impl Rules {
+    /// Every rules setting, in the order `--help` lists them.
+    pub const ALL: [Rules; 2] = [Rules::Standard, Rules::Laizi];
+    /// The setting's name, as configs and flags spell it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Rules::Standard => "standard",
+            Rules::Laizi => "laizi",
+        }
+    }
+}
+
+impl fmt::Display for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A rules name that is none of [`Rules::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown rules {0:?} (expected one of: standard, laizi)")]
+pub struct UnknownRules(pub String);
+
+impl std::str::FromStr for Rules {
+    type Err = UnknownRules;
+    fn from_str(s: &str) -> Result<Rules, UnknownRules> {
+        Rules::ALL.into_iter().find(|r| r.name() == s.trim()).ok_or_else(|| UnknownRules(s.to_string()))
+    }
+}
+
 /// Rule options of a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
