@@ -61,8 +61,8 @@ fn run(command: Command) -> Result<()> {
             BenchWhat::Serve { agents, latency_games, games, seed, timeout, log_dir, json } => {
                 bench::serve(&agents, latency_games, games, seed, timeout, &log_dir, json)
             }
-            BenchWhat::Engine { seconds, runs, seed, json, reference } => {
-                bench::engine(seconds, runs, seed, json, reference)
+            BenchWhat::Engine { seconds, runs, seed, json, reference, rules } => {
+                bench::engine(seconds, runs, seed, json, reference, rules)
             }
         },
     }

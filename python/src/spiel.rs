@@ -52,7 +52,7 @@ impl Game {
             .map_err(|_| value_error(format!("landlord_seat {landlord_seat}: use 0, 1 or 2")))?;
         let first_bidder = Seat::try_from(first_bidder)
             .map_err(|_| value_error(format!("first_bidder {first_bidder}: use 0, 1 or 2")))?;
-        let config = GameConfig { bidding, landlord_seat, scoring, spring, first_bidder };
+        let config = GameConfig { bidding, landlord_seat, scoring, spring, first_bidder, ..GameConfig::default() };
         Ok(Game { config })
     }
     fn num_players(&self) -> usize {
@@ -125,7 +125,7 @@ impl Game {
         Inner::from_json(text).map(|inner| State { inner }).map_err(value_error)
     }
     fn action_to_string(&self, action: i64) -> PyResult<String> {
-        Action::from_int(action).map(Action::to_spiel_string).map_err(value_error)
+        Action::from_int(action, self.config.rules).map(Action::to_spiel_string).map_err(value_error)
     }
     fn string_to_action(&self, text: &str) -> PyResult<u32> {
         Action::from_spiel_string(text).map(Action::to_int).map_err(value_error)
@@ -230,7 +230,7 @@ impl State {
     }
     /// Applies an action integer; an illegal one raises `ValueError` and changes nothing.
     fn apply_action(&mut self, action: i64) -> PyResult<()> {
-        let a = Action::from_int(action).map_err(value_error)?;
+        let a = Action::from_int(action, self.inner.config().rules).map_err(value_error)?;
         self.inner.try_apply_action(a).map_err(|e| value_error(format!("action {action} ({a}): {e}")))
     }
     /// The state after `action` (this one unchanged).
@@ -243,7 +243,7 @@ impl State {
     fn action_to_string(&self, player: i64, action: Option<i64>) -> PyResult<String> {
         // OpenSpiel takes (player, action); (action) alone is accepted too.
         let a = action.unwrap_or(player);
-        Action::from_int(a).map(Action::to_spiel_string).map_err(value_error)
+        Action::from_int(a, self.inner.config().rules).map(Action::to_spiel_string).map_err(value_error)
     }
     fn string_to_action(&self, text: &str) -> PyResult<u32> {
         Action::from_spiel_string(text).map(Action::to_int).map_err(value_error)

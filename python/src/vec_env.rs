@@ -209,7 +209,7 @@ impl VecEnv {
         let table = ActionTable::get();
         let mut out = Vec::with_capacity(actions.len());
         for (i, (&a, slot)) in actions.iter().zip(&self.slots).enumerate() {
-            let play = usize::try_from(a).ok().filter(|&a| a < NUM_ACTIONS).map(|a| *table.play(ActionId(a as u16)));
+            let play = usize::try_from(a).ok().filter(|&a| a < NUM_ACTIONS).map(|a| *table.play(ActionId(a as u32)));
             match play {
                 Some(p) if slot.legal.contains(&p) => out.push(p),
                 Some(p) => return Err(value_error(format!("game {i}: play {a} ({p}) is not legal here"))),

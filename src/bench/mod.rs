@@ -25,7 +25,7 @@ pub mod wire;
 
 use crate::agents::{Everyone, RandomAgent, play_out};
 use crate::cards::Counts;
-use crate::game::{GameConfig, MoveList, State, legal_plays};
+use crate::game::{GameConfig, MoveList, Rules, State, WildRank, legal_plays};
 use crate::train::{Start, TrainError, config::TrainConfig};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -76,6 +76,10 @@ pub struct EngineRun {
     pub lead20_plays_per_call: f64,
     /// [`crate::game::min_plays`] calls per second on the same 20-card hands.
     pub min_plays20_calls_per_s: f64,
+    /// Legal plays per decision in the random games, on average.
+    pub plays_per_decision: f64,
+    /// The most legal plays of any decision in the random games.
+    pub most_plays: f64,
 }
 
 /// The engine bench's result: every run, their medians and the reference's, when timed.
@@ -161,40 +165,60 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
-/// Plays random games for `budget`; returns (games, decisions, seconds).
-pub fn random_games(budget: Duration, seed: u64) -> (u64, u64, f64) {
+/// Random games played for a time: how many, their decisions and legal plays.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RandomGames {
+    /// Games played to the end.
+    pub games: u64,
+    /// Decisions made in them.
+    pub decisions: u64,
+    /// Legal plays summed over the decisions.
+    pub plays: u64,
+    /// The most legal plays of one decision.
+    pub most_plays: usize,
+    /// Seconds they took.
+    pub seconds: f64,
+}
+
+/// Plays random games under `rules` (the landlord fixed) for `budget`.
+pub fn random_games(budget: Duration, seed: u64, rules: Rules) -> RandomGames {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut random = RandomAgent::new(crate::seeds::of(seed, crate::seeds::Stream::SECOND));
-    let (mut games, mut decisions) = (0u64, 0u64);
+    let mut out = RandomGames::default();
     let start = Instant::now();
     loop {
         for _ in 0..64 {
-            let mut s = State::new(GameConfig::default());
+            let mut s = State::new(GameConfig { rules, ..GameConfig::default() });
             s.deal_random(&mut rng);
-            let _ = play_out(&mut s, &mut Everyone(&mut random), |_, _, _, _| decisions += 1); // random always answers
-            games += 1;
+            let _ = play_out(&mut s, &mut Everyone(&mut random), |_, _, turn, _| {
+                out.decisions += 1;
+                out.plays += turn.plays.len() as u64;
+                out.most_plays = out.most_plays.max(turn.plays.len());
+            }); // random always answers
+            out.games += 1;
         }
         if start.elapsed() >= budget {
-            return (games, decisions, start.elapsed().as_secs_f64());
+            out.seconds = start.elapsed().as_secs_f64();
+            return out;
         }
     }
 }
 
-/// 1024 landlord hands of 20 cards from seeded random deals.
-fn landlord_hands(seed: u64) -> Vec<Counts> {
+/// 1024 landlord hands of 20 cards from seeded random deals, with the wild rank under laizi.
+fn landlord_hands(seed: u64, rules: Rules) -> Vec<(Counts, Option<WildRank>)> {
     let mut rng = SmallRng::seed_from_u64(seed);
     (0..1024)
         .map(|_| {
-            let mut s = State::new(GameConfig::default());
+            let mut s = State::new(GameConfig { rules, ..GameConfig::default() });
             s.deal_random(&mut rng);
-            s.hand(s.landlord().expect("no bidding: the landlord is fixed"))
+            (s.hand(s.landlord().expect("no bidding: the landlord is fixed")), s.wild())
         })
         .collect()
 }
 
 /// Calls [`crate::game::min_plays`] on 20-card hands for `budget`; returns (calls, seconds).
 pub fn min_plays20(budget: Duration, seed: u64) -> (u64, f64) {
-    let hands = landlord_hands(seed);
+    let hands: Vec<Counts> = landlord_hands(seed, Rules::Standard).into_iter().map(|(h, _)| h).collect();
     let (mut calls, mut sum) = (0u64, 0u64);
     let start = Instant::now();
     loop {
@@ -209,14 +233,17 @@ pub fn min_plays20(budget: Duration, seed: u64) -> (u64, f64) {
 }
 
 /// Calls the generator on 20-card lead hands for `budget`; returns (calls, plays, seconds).
-pub fn lead20_generation(budget: Duration, seed: u64) -> (u64, u64, f64) {
-    let hands = landlord_hands(seed);
+pub fn lead20_generation(budget: Duration, seed: u64, rules: Rules) -> (u64, u64, f64) {
+    let hands = landlord_hands(seed, rules);
     let mut moves = MoveList::with_capacity(8192);
     let (mut calls, mut plays) = (0u64, 0u64);
     let start = Instant::now();
     loop {
-        for hand in &hands {
-            legal_plays(*hand, None, &mut moves);
+        for &(hand, wild) in &hands {
+            match wild {
+                Some(w) => crate::game::laizi::legal_plays(hand, w, None, &mut moves),
+                None => legal_plays(hand, None, &mut moves),
+            }
             plays += moves.len() as u64;
         }
         calls += hands.len() as u64;
@@ -226,12 +253,14 @@ pub fn lead20_generation(budget: Duration, seed: u64) -> (u64, u64, f64) {
     }
 }
 
-/// Runs the engine benchmark: `runs` runs of `seconds_per_run` seconds for each measurement,
-/// each run followed by one of the reference when it is given (so both see the same machine).
+/// Runs the engine benchmark under `rules`: `runs` runs of `seconds_per_run` seconds for each
+/// measurement, each run followed by one of the reference when it is given (so both see the
+/// same machine).
 pub fn bench_engine(
     seconds_per_run: f64,
     runs: usize,
     seed: u64,
+    rules: Rules,
     reference: Option<&Reference>,
 ) -> Result<EngineReport, BenchError> {
     let budget = Duration::from_secs_f64(seconds_per_run);
@@ -241,15 +270,17 @@ pub fn bench_engine(
             if let Some(r) = reference {
                 reference_games_per_s.push(r.games_per_s(seconds_per_run, seed + i as u64)?);
             }
-            let (games, decisions, t) = random_games(budget, seed + i as u64);
-            let (calls, plays, t2) = lead20_generation(budget, seed + 1000 + i as u64);
+            let games = random_games(budget, seed + i as u64, rules);
+            let (calls, plays, t2) = lead20_generation(budget, seed + 1000 + i as u64, rules);
             let (min_calls, t3) = min_plays20(budget, seed + 1000 + i as u64);
             Ok(EngineRun {
-                games_per_s: games as f64 / t,
-                decisions_per_s: decisions as f64 / t,
+                games_per_s: games.games as f64 / games.seconds,
+                decisions_per_s: games.decisions as f64 / games.seconds,
                 lead20_calls_per_s: calls as f64 / t2,
                 lead20_plays_per_call: plays as f64 / calls as f64,
                 min_plays20_calls_per_s: min_calls as f64 / t3,
+                plays_per_decision: games.plays as f64 / games.decisions.max(1) as f64,
+                most_plays: games.most_plays as f64,
             })
         })
         .collect::<Result<_, BenchError>>()?;
@@ -260,6 +291,8 @@ pub fn bench_engine(
         lead20_calls_per_s: pick(|r| r.lead20_calls_per_s),
         lead20_plays_per_call: pick(|r| r.lead20_plays_per_call),
         min_plays20_calls_per_s: pick(|r| r.min_plays20_calls_per_s),
+        plays_per_decision: pick(|r| r.plays_per_decision),
+        most_plays: pick(|r| r.most_plays),
     };
     let speedup_vs_reference = (!reference_games_per_s.is_empty())
         .then(|| median(runs.iter().zip(&reference_games_per_s).map(|(r, x)| r.games_per_s / x).collect()));

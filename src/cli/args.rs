@@ -582,6 +582,9 @@ pub enum BenchWhat {
         /// report our speed-up; installs open_spiel into the project venv on first use.
         #[arg(long)]
         reference: bool,
+        /// The rules: standard, or laizi (wild cards, the landlord fixed).
+        #[arg(long, default_value = "standard")]
+        rules: ddz::game::Rules,
     },
 }
 

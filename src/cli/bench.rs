@@ -5,6 +5,7 @@ use super::report::{self, AgentsBench, DistributedBench, EngineBench, SolveBench
 use anyhow::{Result, bail};
 use ddz::agents::AgentSpec;
 use ddz::bench;
+use ddz::game::Rules;
 use ddz::runtime;
 use ddz::train::config::TrainConfig;
 use std::io::IsTerminal;
@@ -77,14 +78,17 @@ pub fn agents(agents: &[AgentSpec], positions: usize, seed: u64, json: bool) -> 
 }
 
 /// Random self-play and move generation speed, against OpenSpiel too with `reference`.
-pub fn engine(seconds: f64, runs: usize, seed: u64, json: bool, reference: bool) -> Result<()> {
+pub fn engine(seconds: f64, runs: usize, seed: u64, json: bool, reference: bool, rules: Rules) -> Result<()> {
     if seconds.is_nan() || seconds <= 0.0 || runs == 0 {
         bail!("--seconds must be positive and --runs at least 1");
+    }
+    if reference && rules != Rules::Standard {
+        bail!("--reference times OpenSpiel's standard game; it has no {rules} rules to compare with");
     }
     let reference = if reference { Some(reference_of(bench::OPENSPIEL)?) } else { None };
     let parts = if reference.is_some() { 4.0 } else { 3.0 };
     let per_run = seconds / (parts * runs as f64);
-    let report = bench::bench_engine(per_run, runs, seed, reference.as_ref())?;
+    let report = bench::bench_engine(per_run, runs, seed, rules, reference.as_ref())?;
     report::show(&EngineBench { per_run, report }, json)
 }
 

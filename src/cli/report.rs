@@ -546,13 +546,20 @@ impl Report for EngineBench {
         )?;
         writeln!(
             out,
-            "{:>4} {:>14} {:>16} {:>20} {:>14} {:>20}",
-            "run", "games/s", "decisions/s", "lead-20 calls/s", "plays/call", "min_plays-20 calls/s"
+            "{:>4} {:>14} {:>16} {:>20} {:>14} {:>20} {:>15} {:>10}",
+            "run",
+            "games/s",
+            "decisions/s",
+            "lead-20 calls/s",
+            "plays/call",
+            "min_plays-20 calls/s",
+            "plays/decision",
+            "most plays"
         )?;
         let row = |out: &mut String, name: String, r: &EngineRun| {
             let (g, d, c, p) = (r.games_per_s, r.decisions_per_s, r.lead20_calls_per_s, r.lead20_plays_per_call);
-            let m = r.min_plays20_calls_per_s;
-            writeln!(out, "{name:>4} {g:>14.0} {d:>16.0} {c:>20.0} {p:>14.1} {m:>20.0}")
+            let (m, per, most) = (r.min_plays20_calls_per_s, r.plays_per_decision, r.most_plays);
+            writeln!(out, "{name:>4} {g:>14.0} {d:>16.0} {c:>20.0} {p:>14.1} {m:>20.0} {per:>15.1} {most:>10.0}")
         };
         for (i, r) in report.runs.iter().enumerate() {
             row(out, (i + 1).to_string(), r)?;

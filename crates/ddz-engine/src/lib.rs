@@ -2,7 +2,8 @@
 //!
 //! - [`cards`]: cards, ranks and the compact card sets the engine runs on.
 //! - [`game`]: plays and their categories, the action table (27,471 plays and `pass`), move
-//!   generation, the game state (bidding, play, scoring), fixed deals and deal files.
+//!   generation, the game state (bidding, play, scoring), fixed deals and deal files; laizi
+//!   (wild cards) beside the standard rules in [`game::laizi`].
 //! - [`encode`]: the game facts a network reads, as features (state and action planes).
 //! - [`lines`], [`files`], [`limits`], [`seeds`], [`error`]: input read line by line, files
 //!   written whole or not at all, the ranges of every user setting, derived seeds, and what lies

@@ -175,3 +175,145 @@ fn four_wilds_alone_are_the_pure_bomb_and_nothing_else_of_four() {
     let shown: Vec<String> = plays.iter().map(|p| format!("{:?}", p)).collect();
     assert_eq!(shown, ["solo(9 as 9)", "pair(99 as 99)", "trio(999 as 999)", "bomb(9999 as 9999)"]);
 }
+
+mod games {
+    use ddz_engine::cards::Counts;
+    use ddz_engine::game::laizi::WildRank;
+    use ddz_engine::game::{Action, GameConfig, MoveList, Phase, Play, Rules, Scoring, Seat, State};
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+    fn laizi(bidding: bool) -> GameConfig {
+        GameConfig { rules: Rules::Laizi, bidding, scoring: Scoring::Score, ..GameConfig::default() }
+    }
+
+    /// A random laizi game to the end: every draw seeded, every step checked.
+    fn random_game(seed: u64, bidding: bool) -> State {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut s = State::new(laizi(bidding));
+        s.deal_random(&mut rng);
+        let mut plays = MoveList::new();
+        while !s.is_terminal() {
+            match s.phase() {
+                Phase::Bid => s.apply_bid(*s.legal_bids_vec().last().unwrap()),
+                Phase::Wild => {
+                    let outcomes = s.chance_outcomes().unwrap();
+                    assert_eq!(outcomes.len(), 13, "the 13 ranks 3..2");
+                    assert!(s.is_chance_node() && s.current_player().is_none());
+                    s.draw_wild(&mut rng);
+                }
+                _ => {
+                    s.legal_plays_into(&mut plays);
+                    let ids = s.legal_actions();
+                    assert_eq!(ids.len(), plays.len(), "one id per legal play");
+                    let play = plays[rng.random_range(0..plays.len())];
+                    s.apply_play(play);
+                }
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn random_games_conserve_cards_replay_and_score() {
+        let (mut finished, mut wild_plays) = (0, 0);
+        for seed in 0..40 {
+            let s = random_game(seed, seed % 2 == 0);
+            let Some(winner) = s.winner() else { continue }; // nobody bid
+            finished += 1;
+            wild_plays += s.play_record().iter().filter(|r| r.play.wilds.count() > 0).count();
+            let wild = s.wild().expect("the wild rank is drawn before the first play");
+            assert!(s.history().contains(&Action::Wild(wild)));
+            assert_eq!(s.hand(winner), Counts::EMPTY);
+            let played: u32 = Seat::ALL.iter().map(|&q| s.played_by(q).len() + s.hand(q).len()).sum();
+            assert_eq!(played, 54, "cards are conserved");
+            let back = State::from_json(&s.to_json()).unwrap();
+            assert_eq!(back.to_json(), s.to_json(), "a save replays exactly (seed {seed})");
+            assert_eq!(back.returns(), s.returns());
+            let sum: f64 = s.returns().iter().sum();
+            assert_eq!(sum, 0.0, "zero-sum");
+            assert!(s.returns()[winner] > 0.0);
+        }
+        assert!(finished >= 30 && wild_plays >= 40, "{finished} games, {wild_plays} plays with wild cards");
+    }
+
+    #[test]
+    fn every_legal_action_integer_applies() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut s = State::new(laizi(false));
+        s.deal_random(&mut rng);
+        for _ in 0..30 {
+            if s.is_terminal() {
+                break;
+            }
+            let ints = s.legal_action_ints();
+            for &n in &ints {
+                let mut t = s.clone();
+                t.try_apply_action(Action::from_int(n as i64, Rules::Laizi).unwrap()).unwrap();
+            }
+            s.apply_action(Action::from_int(ints[rng.random_range(0..ints.len())] as i64, Rules::Laizi).unwrap());
+        }
+    }
+
+    #[test]
+    fn soft_bombs_take_the_soft_multiplier_and_readings_are_preferred() {
+        let c = |t: &str| Counts::parse(t).unwrap();
+        let config = GameConfig { soft_bomb_multiplier: 3, ..laizi(false) };
+        let mut s = State::new(config.clone());
+        // The landlord (seat 0) holds 5557 and the 7s are wild.
+        let hands = [c("3334445557689TJQK"), c("35677899TJJQKKAA2"), c("4667889TTJQQKAA22")];
+        s.try_deal_counts(hands, c("2BR")).unwrap();
+        assert_eq!(s.phase(), Phase::Wild);
+        assert!(s.try_apply_play(Play::parse("3").unwrap()).is_err(), "no play before the wild rank is drawn");
+        s.apply_action(Action::Wild(WildRank::parse("7").unwrap()));
+        assert!(s.try_apply_action(Action::Wild(WildRank::parse("8").unwrap())).is_err(), "drawn once");
+        // The standard parse of 5557 is a trio with a solo; the game records its laizi reading.
+        s.apply_play(Play::parse("5557").unwrap());
+        let first = s.play_record()[0].play;
+        assert_eq!((first.wilds.count(), first.reading()), (1, c("5557")));
+        assert_eq!(s.multiplier(), 1);
+        let mut t = State::from_json(&s.to_json()).unwrap();
+        assert_eq!(t.to_json(), s.to_json());
+        // A soft bomb instead: ×3 with this setting.
+        let mut u = State::new(config);
+        u.try_deal_counts(hands, c("2BR")).unwrap();
+        u.apply_action(Action::Wild(WildRank::parse("7").unwrap()));
+        let soft = ddz_engine::game::laizi::read_play(c("5557"), c("5555"), WildRank::parse("7").unwrap()).unwrap();
+        u.apply_play(soft);
+        assert_eq!(u.multiplier(), 3, "one soft bomb at multiplier 3");
+        // A standard game refuses wild cards.
+        let mut std_game = State::new(GameConfig::default());
+        std_game.try_deal_counts(hands, c("2BR")).unwrap();
+        let err = std_game.try_apply_play(soft).unwrap_err().to_string();
+        assert!(err.contains("wild cards exist only under laizi"), "{err}");
+        t.apply_play(Play::PASS);
+    }
+
+    #[test]
+    fn a_view_keeps_the_wild_rank_and_redeals_worlds_with_it() {
+        let s = {
+            let mut rng = StdRng::seed_from_u64(11);
+            let mut s = State::new(laizi(false));
+            s.deal_random(&mut rng);
+            let mut plays = MoveList::new();
+            for _ in 0..6 {
+                s.legal_plays_into(&mut plays);
+                let play = *plays.iter().max_by_key(|p| p.wilds.count()).unwrap();
+                s.apply_play(play);
+            }
+            s
+        };
+        let seat = s.current_player().unwrap();
+        let view = s.view(seat);
+        assert_eq!(view.wild(), s.wild());
+        assert!(view.information_state_string().contains(&format!("wild {}", s.wild().unwrap())));
+        let world = view.redeal(&mut || 0.3);
+        assert_eq!(world.view(seat), view, "a redealt world is the same view");
+        let json = serde_json::to_string(&view).unwrap();
+        assert!(json.contains("\"wild\""), "{json}");
+        let back: ddz_engine::game::View = serde_json::from_str(&json).unwrap();
+        let (mut a, mut b) = (MoveList::new(), MoveList::new());
+        back.legal_plays_into(&mut a);
+        view.legal_plays_into(&mut b);
+        assert_eq!(a, b, "the request's view plays as the game's");
+    }
+}

@@ -67,6 +67,7 @@ fn random_games_conserve_cards_and_finish() {
             scoring: if game % 4 < 2 { Scoring::WinLoss } else { Scoring::Score },
             spring: true,
             first_bidder: Seat::S0.after(game / 3),
+            ..GameConfig::default()
         };
         let mut s = State::new(config);
         let mut steps = 0;

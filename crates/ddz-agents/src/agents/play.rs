@@ -149,7 +149,9 @@ pub struct SeatFault {
 /// made it and before it is applied, with the agent (for its values of the plays), the state
 /// (observers are tools, not players: a replay shows every hand) and the turn.
 /// Returns how many of the agents' answers were illegal, or the fault of an agent that gave
-/// no answer (the state is left at that decision).
+/// no answer (the state is left at that decision). It stops at a chance node: a laizi game with
+/// bidding stops at its wild rank, which the caller draws ([`State::draw_wild`]) before calling
+/// again.
 pub fn play_out(
     state: &mut State,
     seating: &mut impl Seating,

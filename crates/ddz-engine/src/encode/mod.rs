@@ -397,7 +397,7 @@ mod tests {
                 assert_eq!(mask[0], s.rival().is_some(), "pass legal exactly when following");
                 let legal: Vec<usize> = (0..NUM_ACTIONS).filter(|&i| mask[i]).collect();
                 let id = legal[rng.random_range(0..legal.len())];
-                s.apply_action(crate::game::Action::Play(crate::game::ActionId(id as u16)));
+                s.apply_action(crate::game::Action::Play(crate::game::ActionId(id as u32)));
             }
             assert!(legal_mask(&s).is_err());
         }
@@ -428,7 +428,7 @@ mod tests {
                 let mask = legal_mask(&s).unwrap();
                 let legal: Vec<usize> = (0..NUM_ACTIONS).filter(|&i| mask[i]).collect();
                 let id = legal[rng.random_range(0..legal.len())];
-                s.apply_action(crate::game::Action::Play(crate::game::ActionId(id as u16)));
+                s.apply_action(crate::game::Action::Play(crate::game::ActionId(id as u32)));
             }
         }
         assert!(by_next > 0 && by_prev > 0, "both kinds of rival seen: {by_next} / {by_prev}");

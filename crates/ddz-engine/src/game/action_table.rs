@@ -16,7 +16,7 @@ pub const NUM_ACTIONS: usize = 27_472;
 
 /// An index into the action table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
-pub struct ActionId(pub u16);
+pub struct ActionId(pub u32);
 
 impl ActionId {
     /// The id of `pass`.
@@ -51,7 +51,7 @@ impl ActionTable {
         let mut kind_ranges = [(0u16, 0u16); Kind::COUNT];
         for (i, p) in plays.iter().enumerate() {
             let id = i as u16;
-            let previous = by_cards.insert(p.cards, ActionId(id));
+            let previous = by_cards.insert(p.cards, ActionId(id as u32));
             assert!(previous.is_none(), "two ids for {p:?}");
             let range = &mut kind_ranges[p.kind as usize];
             if range.1 == 0 {
@@ -83,8 +83,12 @@ impl ActionTable {
     pub fn id_of_cards(&self, cards: Counts) -> Option<ActionId> {
         self.by_cards.get(&cards).copied()
     }
-    /// The id of a play (every play has one).
+    /// The id of a play (every play has one). A laizi play that takes wild cards gets its id in
+    /// the laizi action space ([`crate::game::laizi::ids`]), which extends this table.
     pub fn id(&self, play: &Play) -> ActionId {
+        if play.wilds.count() > 0 {
+            return crate::game::laizi::ids::id_of(play);
+        }
         self.by_cards[&play.cards]
     }
     /// The ids of one type: `start..end`.

@@ -3,11 +3,14 @@
 //! names; the State API itself is in [`super::state`].
 //!
 //! Action integers: a card dealt is its id (0–53, as in deal files), a bid `b` (0 = pass, 1–3)
-//! is `54 + b`, a play is `58 +` its action-table id (pass = 58).
+//! is `54 + b`, a play is `58 +` its action-table id (pass = 58). Laizi extends the plays to its
+//! 7,409,259 ids ([`crate::game::laizi::ids`]) and puts the 13 wild ranks after them.
 
 use super::action_table::{ActionId, ActionTable, NUM_ACTIONS};
+use super::laizi::WildRank;
+use super::laizi::ids::{NUM_LAIZI_ACTIONS, parse_notation};
 use super::seat::Seat;
-use super::state::{Action, GameConfig, NUM_PLAYERS, Scoring, State};
+use super::state::{Action, GameConfig, NUM_PLAYERS, Rules, Scoring, State};
 use crate::cards::{Card, NUM_CARDS};
 
 /// Chance outcomes at a deal node: the 54 cards.
@@ -18,6 +21,18 @@ pub const FIRST_BID: u32 = NUM_CARDS as u32;
 pub const FIRST_PLAY: u32 = FIRST_BID + 4;
 /// Distinct action integers: cards, bids and plays.
 pub const NUM_DISTINCT_ACTIONS: usize = FIRST_PLAY as usize + NUM_ACTIONS;
+/// First integer of laizi's wild ranks (3 first), after its plays.
+pub const FIRST_WILD: u32 = FIRST_PLAY + NUM_LAIZI_ACTIONS as u32;
+/// Distinct action integers of laizi: cards, bids, its plays and the 13 wild ranks.
+pub const LAIZI_NUM_DISTINCT_ACTIONS: usize = FIRST_WILD as usize + 13;
+
+/// Distinct action integers of a game under `rules`.
+pub fn num_distinct_actions(rules: Rules) -> usize {
+    match rules {
+        Rules::Standard => NUM_DISTINCT_ACTIONS,
+        Rules::Laizi => LAIZI_NUM_DISTINCT_ACTIONS,
+    }
+}
 /// Most play decisions in a game: at most 54 plays of cards with at most two passes between
 /// consecutive ones.
 pub const MAX_PLAY_DECISIONS: usize = NUM_CARDS + 2 * (NUM_CARDS - 1);
@@ -28,10 +43,10 @@ pub const MAX_CHANCE_NODES: usize = NUM_CARDS;
 /// Bombs and rockets a game can hold: 13 bombs and the rocket.
 const MAX_BOMBS: u32 = 14;
 
-/// An action integer that is no action.
+/// An action integer that is no action of the game: the integer and the game's rules.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("action {0} is not an action of this game (0 to {max})", max = NUM_DISTINCT_ACTIONS - 1)]
-pub struct ActionIntError(pub i64);
+#[error("action {0} is not an action of this game (0 to {max} under {1} rules)", max = num_distinct_actions(*.1) - 1)]
+pub struct ActionIntError(pub i64, pub Rules);
 
 impl Action {
     /// The action's integer.
@@ -39,17 +54,21 @@ impl Action {
         match self {
             Action::Deal(card) => card.id() as u32,
             Action::Bid(b) => FIRST_BID + b as u32,
-            Action::Play(id) => FIRST_PLAY + id.0 as u32,
+            Action::Play(id) => FIRST_PLAY + id.0,
+            Action::Wild(w) => FIRST_WILD + w.rank() as u32,
         }
     }
 
-    /// The action of an integer; outside 0..[`NUM_DISTINCT_ACTIONS`] it is an error.
-    pub fn from_int(n: i64) -> Result<Action, ActionIntError> {
+    /// The action of an integer of a game under `rules`; outside
+    /// 0..[`num_distinct_actions`] it is an error.
+    pub fn from_int(n: i64, rules: Rules) -> Result<Action, ActionIntError> {
+        let bad = ActionIntError(n, rules);
         match n {
-            n if n < 0 || n >= NUM_DISTINCT_ACTIONS as i64 => Err(ActionIntError(n)),
-            n if n < FIRST_BID as i64 => Card::from_id(n as u32).map(Action::Deal).map_err(|_| ActionIntError(n)),
+            n if n < 0 || n >= num_distinct_actions(rules) as i64 => Err(bad),
+            n if n < FIRST_BID as i64 => Card::from_id(n as u32).map(Action::Deal).map_err(|_| bad),
             n if n < FIRST_PLAY as i64 => Ok(Action::Bid((n - FIRST_BID as i64) as u8)),
-            n => Ok(Action::Play(ActionId((n - FIRST_PLAY as i64) as u16))),
+            n if n < FIRST_WILD as i64 => Ok(Action::Play(ActionId((n - FIRST_PLAY as i64) as u32))),
+            n => WildRank::new((n - FIRST_WILD as i64) as u8).map(Action::Wild).ok_or(bad),
         }
     }
 
@@ -76,6 +95,12 @@ impl Action {
         }
         if let Some(card) = t.strip_prefix("deal ") {
             return card_of_text(card.trim()).map(Action::Deal).map_err(bad);
+        }
+        if let Some(wild) = t.strip_prefix("wild ") {
+            return WildRank::parse(wild).map(Action::Wild).map_err(|e| bad(e.to_string()));
+        }
+        if t.contains('/') {
+            return parse_notation(t).map(Action::Play).ok_or_else(|| bad(format!("{t:?} is no laizi play")));
         }
         let play = super::Play::parse(t).map_err(|e| bad(e.to_string()))?;
         Ok(Action::Play(ActionTable::get().id(&play)))
@@ -109,7 +134,11 @@ pub fn utility_bounds(config: &GameConfig) -> (f64, f64) {
         Scoring::WinLoss => (-1.0, 1.0),
         Scoring::Score => {
             let spring = if config.spring { 2.0 } else { 1.0 };
-            let most = 2.0 * 3.0 * f64::from(1u32 << MAX_BOMBS) * spring;
+            let per_bomb = match config.rules {
+                Rules::Laizi => f64::from(config.soft_bomb_multiplier.max(2)),
+                Rules::Standard => 2.0,
+            };
+            let most = 2.0 * 3.0 * per_bomb.powi(MAX_BOMBS as i32) * spring;
             (-most, most)
         }
     }
@@ -155,12 +184,27 @@ mod tests {
     #[test]
     fn action_integers_round_trip_and_cover_the_space() {
         for n in 0..NUM_DISTINCT_ACTIONS as i64 {
-            let a = Action::from_int(n).unwrap();
+            let a = Action::from_int(n, Rules::Standard).unwrap();
             assert_eq!(a.to_int() as i64, n);
             assert_eq!(Action::from_spiel_string(&a.to_spiel_string()).unwrap(), a, "{n}");
         }
-        assert!(Action::from_int(-1).is_err());
-        assert!(Action::from_int(NUM_DISTINCT_ACTIONS as i64).unwrap_err().to_string().contains("27529"));
+        assert!(Action::from_int(-1, Rules::Standard).is_err());
+        let past = Action::from_int(NUM_DISTINCT_ACTIONS as i64, Rules::Standard).unwrap_err().to_string();
+        assert!(past.contains("0 to 27529 under standard rules"), "{past}");
+        assert!(
+            Action::from_int(LAIZI_NUM_DISTINCT_ACTIONS as i64, Rules::Laizi)
+                .unwrap_err()
+                .to_string()
+                .contains("7409329")
+        );
+        for n in (NUM_DISTINCT_ACTIONS as i64..LAIZI_NUM_DISTINCT_ACTIONS as i64)
+            .step_by(4099)
+            .chain([FIRST_WILD as i64 + 12])
+        {
+            let a = Action::from_int(n, Rules::Laizi).unwrap();
+            assert_eq!(a.to_int() as i64, n);
+            assert_eq!(Action::from_spiel_string(&a.to_spiel_string()).unwrap(), a, "{n}");
+        }
         assert_eq!(Action::from_spiel_string("deal 53").unwrap(), Action::Deal(Card::from_id(53).unwrap()));
         assert_eq!(Action::from_spiel_string("76543").unwrap().to_spiel_string(), "34567");
     }

@@ -7,8 +7,9 @@
 //! the deal (each chance outcome is one card), so suits never carry information in play.
 
 use super::action_table::{ActionId, ActionTable};
+use super::laizi::{self, WildRank};
 use super::movegen::{MoveList, legal_plays};
-use super::play::{Kind, Play};
+use super::play::{BombTier, Kind, Play};
 use super::seat::{Seat, by_seat};
 use crate::cards::{Card, CardSet, Counts, NUM_CARDS};
 use serde::{Deserialize, Serialize};
@@ -90,6 +91,10 @@ pub struct GameConfig {
     pub spring: bool,
     /// The seat that bids first (with bidding); the others follow in seat order.
     pub first_bidder: Seat,
+    /// The rules: standard, or a variant (docs/rules.md).
+    pub rules: Rules,
+    /// Laizi: what a soft bomb multiplies the stake by in score mode (every other bomb doubles).
+    pub soft_bomb_multiplier: u8,
 }
 
 impl Default for GameConfig {
@@ -100,6 +105,8 @@ impl Default for GameConfig {
             scoring: Scoring::WinLoss,
             spring: true,
             first_bidder: Seat::S0,
+            rules: Rules::Standard,
+            soft_bomb_multiplier: 2,
         }
     }
 }
@@ -161,6 +168,8 @@ pub enum Phase {
     Deal,
     /// Seats bid for the landlord (only with bidding on).
     Bid,
+    /// Laizi: the landlord is known and the wild rank is drawn (a chance node).
+    Wild,
     /// The landlord is known and seats play in turn.
     Play,
     /// The game is over: a seat emptied its hand, or nobody bid.
@@ -175,23 +184,24 @@ pub enum Action {
     Deal(Card),
     /// A bid: 0 = pass, else 1..=3 points.
     Bid(u8),
+    /// A chance outcome of laizi: the wild rank drawn once the landlord is known.
+    Wild(WildRank),
     /// A play or pass by action-table id (serialised as its notation).
     Play(#[serde(with = "play_notation")] ActionId),
 }
 
 /// Plays serialise as their notation (`"34567"`, `"pass"`), not as table ids.
 mod play_notation {
-    use super::{ActionId, ActionTable};
-    use crate::game::play::Play;
+    use super::ActionId;
+    use crate::game::laizi::ids;
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
     pub fn serialize<S: Serializer>(id: &ActionId, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&ActionTable::get().play(*id).to_string())
+        s.serialize_str(&ids::notation(*id).ok_or_else(|| serde::ser::Error::custom("no such play id"))?)
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ActionId, D::Error> {
         let text = String::deserialize(d)?;
-        let play = Play::parse(&text).map_err(D::Error::custom)?;
-        Ok(ActionTable::get().id(&play))
+        ids::parse_notation(&text).ok_or_else(|| D::Error::custom(format!("{text:?} is not a play")))
     }
 }
 
@@ -201,7 +211,8 @@ impl fmt::Display for Action {
             Action::Deal(c) => write!(f, "deal {c}"),
             Action::Bid(0) => write!(f, "bid pass"),
             Action::Bid(n) => write!(f, "bid {n}"),
-            Action::Play(id) => write!(f, "{}", ActionTable::get().play(*id)),
+            Action::Wild(w) => write!(f, "wild {w}"),
+            Action::Play(id) => f.write_str(&laizi::ids::notation(*id).unwrap_or_else(|| format!("play #{}", id.0))),
         }
     }
 }
@@ -280,6 +291,10 @@ pub struct State {
     landlord: Option<Seat>,
     /// The winning bid, 1 without bidding.
     base: u8,
+    /// Laizi: the wild rank, once drawn.
+    wild: Option<WildRank>,
+    /// Laizi: soft bombs among `bombs`.
+    soft_bombs: u8,
     current: Seat,
     /// Last non-pass play of the current trick and its seat.
     rival: Option<PlayRecord>,
@@ -319,6 +334,8 @@ impl State {
             bids: Vec::new(),
             landlord: None,
             base: 1,
+            wild: None,
+            soft_bombs: 0,
             current: Seat::S0,
             rival: None,
             passes: 0,
@@ -339,9 +356,9 @@ impl State {
     pub fn phase(&self) -> Phase {
         self.phase
     }
-    /// Whether the next action is a card dealt (the deal phase).
+    /// Whether the next action is a chance outcome: a card dealt, or laizi's wild rank.
     pub fn is_chance_node(&self) -> bool {
-        self.phase == Phase::Deal
+        matches!(self.phase, Phase::Deal | Phase::Wild)
     }
     /// Whether the game is over.
     pub fn is_terminal(&self) -> bool {
@@ -351,17 +368,25 @@ impl State {
     pub fn current_player(&self) -> Option<Seat> {
         match self.phase {
             Phase::Bid | Phase::Play => Some(self.current),
-            Phase::Deal | Phase::Over => None,
+            Phase::Deal | Phase::Wild | Phase::Over => None,
         }
     }
 
-    /// Each undealt card with probability 1/remaining.
+    /// Each undealt card with probability 1/remaining; laizi's 13 wild ranks with 1/13 each.
     pub fn chance_outcomes(&self) -> Result<Vec<(Action, f64)>, GameError> {
-        if !self.is_chance_node() {
-            return Err(GameError::NotChanceNode(self.phase));
+        match self.phase {
+            Phase::Deal => {
+                let p = 1.0 / self.undealt.len() as f64;
+                Ok(self.undealt.iter().map(|c| (Action::Deal(c), p)).collect())
+            }
+            Phase::Wild => Ok(WildRank::all().map(|w| (Action::Wild(w), 1.0 / 13.0)).collect()),
+            phase => Err(GameError::NotChanceNode(phase)),
         }
-        let p = 1.0 / self.undealt.len() as f64;
-        Ok(self.undealt.iter().map(|c| (Action::Deal(c), p)).collect())
+    }
+
+    /// Laizi: the wild rank, once drawn; `None` before and in the standard game.
+    pub fn wild(&self) -> Option<WildRank> {
+        self.wild
     }
 
     /// Every legal action, in a fixed order (cards, bids, then plays by table id).
@@ -369,6 +394,7 @@ impl State {
         match self.phase {
             Phase::Deal => self.undealt.iter().map(Action::Deal).collect(),
             Phase::Bid => self.legal_bids().map(Action::Bid).collect(),
+            Phase::Wild => WildRank::all().map(Action::Wild).collect(),
             Phase::Play => {
                 let table = ActionTable::get();
                 let mut plays = MoveList::new();
@@ -418,7 +444,11 @@ impl State {
                 Err(self.illegal(action, format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3")))
             }
             (Phase::Bid, Action::Bid(_)) => Ok(()),
-            (Phase::Play, Action::Play(id)) => self.check_play(ActionTable::get().play(id)),
+            (Phase::Wild, Action::Wild(_)) => Ok(()),
+            (Phase::Play, Action::Play(id)) => match self.play_of_id(id) {
+                Some(play) => self.check_play(&play).map(|_| ()),
+                None => Err(self.illegal(action, "the id is no play under these rules and this wild rank".into())),
+            },
             (phase, action) => {
                 Err(self.illegal(action, format!("a {} action is not possible in phase {phase:?}", kind_of(action))))
             }
@@ -429,7 +459,21 @@ impl State {
         match action {
             Action::Deal(card) => self.deal_card(card),
             Action::Bid(bid) => self.commit_bid(bid),
-            Action::Play(id) => self.commit_play(*ActionTable::get().play(id)),
+            Action::Wild(wild) => self.commit_wild(wild),
+            Action::Play(id) => {
+                let play = self.play_of_id(id).expect("a checked play id");
+                self.commit_play(play)
+            }
+        }
+    }
+
+    /// The play an action id names in this game: a standard table id, or under laizi a laizi id
+    /// read with the drawn wild rank.
+    fn play_of_id(&self, id: ActionId) -> Option<Play> {
+        match (self.config.rules, self.wild) {
+            (Rules::Laizi, Some(wild)) => laizi::ids::play_of(id, wild),
+            (Rules::Laizi, None) => None,
+            (Rules::Standard, _) => ActionTable::get().plays().get(id.index()).copied(),
         }
     }
 
@@ -455,9 +499,12 @@ impl State {
         })
     }
 
-    /// A farmer's stake in score mode: base × 2^(bombs + rockets) × 2 for a spring.
+    /// A farmer's stake in score mode: base × 2^(bombs + rockets) × 2 for a spring; under laizi a
+    /// soft bomb multiplies by the configured soft-bomb multiplier instead of 2.
     pub fn multiplier(&self) -> u64 {
-        let mut m = (self.base as u64) << self.bombs;
+        let doubling = self.bombs - self.soft_bombs;
+        let soft = (self.config.soft_bomb_multiplier as u64).pow(self.soft_bombs as u32);
+        let mut m = ((self.base as u64) << doubling) * soft;
         if self.config.spring && self.is_spring() {
             m *= 2;
         }
@@ -497,7 +544,8 @@ impl State {
     // ---- dealing ----
 
     /// Deals every remaining card in a uniformly random order (the same distribution as playing
-    /// each chance node by its outcome probabilities).
+    /// each chance node by its outcome probabilities), and under laizi without bidding draws the
+    /// wild rank too.
     pub fn deal_random<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) {
         use rand::RngExt;
         let mut cards: Vec<Card> = self.undealt.iter().collect();
@@ -508,6 +556,8 @@ impl State {
         for card in cards {
             self.deal_card(card);
         }
+        // Without bidding, laizi's wild rank is drawn as the deal ends: part of the deal.
+        self.draw_wild(rng);
     }
 
     /// Deals fixed hands: `hands[s]` to seat s (17 cards each) and `bottom` (3 cards), or says
@@ -665,8 +715,26 @@ impl State {
     fn start_play(&mut self, landlord: Seat) {
         self.landlord = Some(landlord);
         self.hands[landlord] = self.hands[landlord].plus(self.bottom.counts());
-        self.phase = Phase::Play;
         self.current = landlord;
+        self.phase = match self.config.rules {
+            Rules::Laizi => Phase::Wild,
+            Rules::Standard => Phase::Play,
+        };
+    }
+
+    fn commit_wild(&mut self, wild: WildRank) {
+        self.wild = Some(wild);
+        self.history.push(Action::Wild(wild));
+        self.phase = Phase::Play;
+    }
+
+    /// Laizi: draws the wild rank uniformly at the wild chance node (nothing elsewhere).
+    pub fn draw_wild<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) {
+        use rand::RngExt;
+        if self.phase == Phase::Wild {
+            let wild = WildRank::new(rng.random_range(0..13u8)).expect("0..13 are the wild ranks");
+            self.commit_wild(wild);
+        }
     }
 
     // ---- play ----
@@ -682,13 +750,17 @@ impl State {
             out.clear();
             return;
         }
-        legal_plays(self.hands[self.current], self.rival.as_ref().map(|r| &r.play), out);
+        let rival = self.rival.as_ref().map(|r| &r.play);
+        match self.wild {
+            Some(wild) => laizi::legal_plays(self.hands[self.current], wild, rival, out),
+            None => legal_plays(self.hands[self.current], rival, out),
+        }
     }
 
     /// Plays `play` for the current player, or says why the rules forbid it (the state is then
     /// unchanged).
     pub fn try_apply_play(&mut self, play: Play) -> Result<(), GameError> {
-        self.check_play(&play)?;
+        let play = self.check_play(&play)?;
         self.commit_play(play);
         Ok(())
     }
@@ -708,14 +780,17 @@ impl State {
     /// without checking it; the state update is the one [`State::try_apply_play`] makes. An
     /// illegal play breaks the state's invariants (debug builds assert against it).
     pub fn apply_play_unchecked(&mut self, play: Play) {
-        debug_assert!(self.check_play(&play).is_ok(), "unchecked illegal play {play}");
+        debug_assert!(self.check_play(&play) == Ok(play), "unchecked illegal play {play:?}");
         self.commit_play(play);
     }
 
-    fn check_play(&self, play: &Play) -> Result<(), GameError> {
+    /// The play as the game records it (under laizi, with its preferred reading), or why the
+    /// rules forbid it.
+    fn check_play(&self, play: &Play) -> Result<Play, GameError> {
         if self.phase != Phase::Play {
             return Err(self.illegal_play(play, format!("no play is possible in phase {:?}", self.phase)));
         }
+        let play = &self.read_play(play)?;
         let seat = self.current;
         if !play.cards.is_subset_of(self.hands[seat]) {
             return Err(self.illegal_play(play, format!("the hand {} does not hold {}", self.hands[seat], play)));
@@ -725,7 +800,22 @@ impl State {
             (Some(r), false) if !play.beats(&r.play) => {
                 Err(self.illegal_play(play, format!("{} does not beat {}", play, r.play)))
             }
-            _ => Ok(()),
+            _ => Ok(*play),
+        }
+    }
+
+    /// A play under these rules: as given in the standard game (which has no wild cards), the
+    /// preferred reading of its cards and reading under laizi.
+    fn read_play(&self, play: &Play) -> Result<Play, GameError> {
+        match self.wild {
+            None if play.wilds.count() > 0 => {
+                Err(self.illegal_play(play, "wild cards exist only under laizi rules".into()))
+            }
+            None => Ok(*play),
+            Some(_) if play.is_pass() => Ok(*play),
+            Some(wild) => {
+                laizi::read_play(play.cards, play.reading(), wild).map_err(|e| self.illegal_play(play, e.to_string()))
+            }
         }
     }
 
@@ -746,6 +836,7 @@ impl State {
             self.plays_made[seat] += 1;
             if matches!(play.kind, Kind::Bomb | Kind::Rocket) {
                 self.bombs += 1;
+                self.soft_bombs += (play.kind == Kind::Bomb && play.bomb_tier() == BombTier::Soft) as u8;
             }
             self.rival = Some(PlayRecord { seat, play });
             self.passes = 0;
@@ -854,6 +945,7 @@ fn kind_of(action: Action) -> &'static str {
     match action {
         Action::Deal(_) => "deal",
         Action::Bid(_) => "bid",
+        Action::Wild(_) => "wild",
         Action::Play(_) => "play",
     }
 }
@@ -974,7 +1066,8 @@ mod tests {
     fn checked_and_unchecked_paths_make_the_same_game() {
         use rand::RngExt;
         for seed in 0..30 {
-            let config = GameConfig { bidding: seed % 2 == 0, ..GameConfig::default() };
+            let rules = if seed % 3 == 0 { Rules::Laizi } else { Rules::Standard };
+            let config = GameConfig { bidding: seed % 2 == 0, rules, ..GameConfig::default() };
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
             let (mut checked, mut unchecked) = (State::new(config.clone()), State::new(config));
             while !checked.is_terminal() {
@@ -983,8 +1076,8 @@ mod tests {
                 checked.try_apply_action(a).unwrap();
                 match a {
                     Action::Bid(b) => unchecked.apply_bid_unchecked(b),
-                    Action::Play(id) => unchecked.apply_play_unchecked(*ActionTable::get().play(id)),
-                    Action::Deal(_) => unchecked.apply_action_unchecked(a),
+                    Action::Play(id) => unchecked.apply_play_unchecked(unchecked.play_of_id(id).unwrap()),
+                    Action::Deal(_) | Action::Wild(_) => unchecked.apply_action_unchecked(a),
                 }
                 assert_eq!(unchecked.to_json(), checked.to_json());
             }

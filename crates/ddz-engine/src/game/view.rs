@@ -11,10 +11,13 @@
 //! bidding order (0 bids first) and `bids` the bids before its own. The form names seats by
 //! role and bidding order, not by number, so a view read from it sits in the default seating
 //! (the landlord, or the first bidder, in seat 0); everything the seat knows is the same.
+//! Under laizi a play request adds `"wild":"7"`, and each play of the history is written as its
+//! reading and the ranks its wild cards stand for (`"5555/5"`, see [`crate::game::laizi::ids`]).
 
+use super::laizi::{self, WildRank};
 use super::seat::{Seat, by_seat};
-use super::state::{Action, GameConfig, HAND_SIZE, NUM_PLAYERS, Phase, PlayRecord, Role, State};
-use super::{MoveList, Play, legal_plays};
+use super::state::{Action, GameConfig, HAND_SIZE, NUM_PLAYERS, Phase, PlayRecord, Role, Rules, State};
+use super::{ActionTable, MoveList, Play, legal_plays};
 use crate::cards::{CardSet, Counts, NUM_RANKS};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
@@ -59,6 +62,8 @@ pub struct View<'a> {
     current: Option<Seat>,
     bombs: u8,
     winner: Option<Seat>,
+    /// Laizi: the wild rank, once drawn (public).
+    wild: Option<WildRank>,
 }
 
 /// Why a request is no view of any game.
@@ -108,6 +113,7 @@ impl<'a> View<'a> {
             current: state.current_player(),
             bombs: state.bombs_played(),
             winner: state.winner(),
+            wild: state.wild(),
         }
     }
 
@@ -135,6 +141,10 @@ impl<'a> View<'a> {
     /// The landlord's seat, `None` until it is known.
     pub fn landlord(&self) -> Option<Seat> {
         self.landlord
+    }
+    /// Laizi: the wild rank, once drawn; `None` before and in the standard game.
+    pub fn wild(&self) -> Option<WildRank> {
+        self.wild
     }
     /// The role of `seat`, `None` until the landlord is known.
     pub fn role_of(&self, seat: Seat) -> Option<Role> {
@@ -208,7 +218,11 @@ impl<'a> View<'a> {
             out.clear();
             return;
         }
-        legal_plays(self.hand, self.rival.as_ref().map(|r| &r.play), out);
+        let rival = self.rival.as_ref().map(|r| &r.play);
+        match self.wild {
+            Some(wild) => laizi::legal_plays(self.hand, wild, rival, out),
+            None => legal_plays(self.hand, rival, out),
+        }
     }
 
     /// The bids the seat may make (0 = pass); empty unless it is to bid.
@@ -239,6 +253,9 @@ impl<'a> View<'a> {
             }
             _ => s.push_str("landlord none\n"),
         }
+        if let Some(w) = self.wild {
+            let _ = writeln!(s, "wild {w}");
+        }
         s.push_str("plays");
         for r in self.record.iter() {
             let _ = write!(s, " {}:{}", r.seat, r.play);
@@ -265,7 +282,10 @@ impl<'a> View<'a> {
     pub fn redeal(&self, rng: &mut dyn FnMut() -> f64) -> State {
         let world = match self.phase {
             Phase::Deal => Ok(dealing(&self.config, self.seat, self.hand, self.dealt)),
-            _ => world(&self.config, self.seat, self.landlord, self.hand, self.bottom, &self.bids, &self.record),
+            _ => {
+                let public = Public { landlord: self.landlord, bottom: self.bottom, bids: &self.bids, wild: self.wild };
+                world(&self.config, self.seat, self.hand, public, &self.record)
+            }
         };
         match world {
             Ok(state) => state.resample_from_infostate(self.seat, rng),
@@ -297,9 +317,10 @@ impl<'a> View<'a> {
             seat: Some(role(self.seat)),
             hand,
             bottom: self.bottom.map(|b| b.to_string()),
-            history: Some(self.record.iter().map(|r| (role(r.seat), r.play.to_string())).collect()),
+            history: Some(self.record.iter().map(|r| (role(r.seat), play_text(&r.play))).collect()),
             bids: self.config.bidding.then(|| self.bids.to_vec()),
             seat_index: None,
+            wild: self.wild.map(|w| w.to_string()),
         }
     }
 }
@@ -332,6 +353,16 @@ struct Wire {
     history: Option<Vec<(String, String)>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     bids: Option<Vec<u8>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    wild: Option<String>,
+}
+
+/// A play as the request writes it: its cards, or under laizi its id's notation (W-free).
+fn play_text(play: &Play) -> String {
+    if play.wilds.count() == 0 {
+        return play.to_string();
+    }
+    laizi::ids::notation(ActionTable::get().id(play)).unwrap_or_else(|| play.to_string())
 }
 
 fn counts(name: &str, text: &str) -> Result<Counts, ViewError> {
@@ -342,11 +373,14 @@ impl Wire {
     /// The view this request describes, its world replayed through the rules.
     fn view(self) -> Result<View<'static>, ViewError> {
         let hand = counts("hand", self.hand.as_deref().ok_or_else(|| ViewError::Json("missing field `hand`".into()))?)?;
+        let wild = self.wild.as_deref().map(WildRank::parse).transpose().map_err(|e| field("wild", e))?;
         match (self.seat, self.seat_index) {
+            (None, Some(_)) if wild.is_some() => Err(field("wild", "the wild rank is drawn after the bidding")),
             (None, Some(index)) => View::bidding(index, hand, &self.bids.unwrap_or_default()),
             (Some(role), None) => {
                 let bottom = self.bottom.ok_or_else(|| ViewError::Json("missing field `bottom`".into()))?;
-                play_view(&role, hand, counts("bottom", &bottom)?, self.history.unwrap_or_default(), self.bids)
+                let history = self.history.unwrap_or_default();
+                play_view(&role, hand, counts("bottom", &bottom)?, history, self.bids, wild)
             }
             (Some(_), Some(_)) => Err(ViewError::Json("a request has `seat` (a play) or `seat_index` (a bid)".into())),
             (None, None) => Err(ViewError::Json("missing field `seat`".into())),
@@ -369,7 +403,8 @@ impl View<'static> {
         if hand.len() != 17 {
             return Err(field("hand", format!("{} cards, not the 17 dealt", hand.len())));
         }
-        let state = world(&config, seat, None, hand, None, bids, &[])?;
+        let public = Public { landlord: None, bottom: None, bids, wild: None };
+        let state = world(&config, seat, hand, public, &[])?;
         if state.phase() != Phase::Bid {
             return Err(impossible("the bidding is already over"));
         }
@@ -385,14 +420,28 @@ impl View<'static> {
         history: &[(Role, Play)],
         bids: Option<&[u8]>,
     ) -> Result<View<'static>, ViewError> {
-        let config = GameConfig { bidding: bids.is_some(), ..GameConfig::default() };
+        View::playing_under(me, hand, bottom, history, bids, None)
+    }
+
+    /// [`View::playing`] under laizi rules when `wild` is given.
+    fn playing_under(
+        me: Role,
+        hand: Counts,
+        bottom: Counts,
+        history: &[(Role, Play)],
+        bids: Option<&[u8]>,
+        wild: Option<WildRank>,
+    ) -> Result<View<'static>, ViewError> {
+        let rules = if wild.is_some() { Rules::Laizi } else { Rules::Standard };
+        let config = GameConfig { bidding: bids.is_some(), rules, ..GameConfig::default() };
         let landlord = match bids {
             Some(bids) => bid_winner(bids)?,
             None => config.landlord_seat,
         };
         let seat_of = |r: Role| landlord.after(r.index() as u64);
         let record: Vec<PlayRecord> = history.iter().map(|&(r, play)| PlayRecord { seat: seat_of(r), play }).collect();
-        let state = world(&config, seat_of(me), Some(landlord), hand, Some(bottom), bids.unwrap_or(&[]), &record)?;
+        let public = Public { landlord: Some(landlord), bottom: Some(bottom), bids: bids.unwrap_or(&[]), wild };
+        let state = world(&config, seat_of(me), hand, public, &record)?;
         Ok(View::of(&state, seat_of(me)).into_owned())
     }
 }
@@ -404,6 +453,7 @@ fn play_view(
     bottom: Counts,
     history: Vec<(String, String)>,
     bids: Option<Vec<u8>>,
+    wild: Option<WildRank>,
 ) -> Result<View<'static>, ViewError> {
     let role_of = |name: &str, s: &str| {
         Role::parse(s)
@@ -415,10 +465,20 @@ fn play_view(
         .enumerate()
         .map(|(k, (s, p))| {
             let name = format!("history {}", k + 1);
-            Ok((role_of(&name, s)?, Play::parse(p).map_err(|e| field(name, e))?))
+            Ok((role_of(&name, s)?, parse_play(p, wild).map_err(|e| field(name, e))?))
         })
         .collect::<Result<Vec<_>, ViewError>>()?;
-    View::playing(me, hand, bottom, &plays, bids.as_deref())
+    View::playing_under(me, hand, bottom, &plays, bids.as_deref(), wild)
+}
+
+/// A play of a request's history: its cards, or under laizi also a laizi id's notation.
+fn parse_play(text: &str, wild: Option<WildRank>) -> Result<Play, String> {
+    match wild {
+        Some(w) if text.contains('/') => laizi::ids::parse_notation(text)
+            .and_then(|id| laizi::ids::play_of(id, w))
+            .ok_or_else(|| format!("{text:?} is no play with wild rank {w}")),
+        _ => Play::parse(text).map_err(|e| e.to_string()),
+    }
 }
 
 /// The seat the bids make the landlord (seats counted from the default first bidder).
@@ -443,18 +503,25 @@ fn rank_max(a: Counts, b: Counts) -> Counts {
     (0..NUM_RANKS as u8).fold(Counts::EMPTY, |c, r| c.with(r, a.get(r).max(b.get(r))))
 }
 
+/// The public facts a world is built from, besides the plays.
+struct Public<'b> {
+    landlord: Option<Seat>,
+    bottom: Option<Counts>,
+    bids: &'b [u8],
+    wild: Option<WildRank>,
+}
+
 /// A state with the seat's cards and the public record as given, the hidden cards dealt in rank
 /// order: one world of the view, checked through the rules. [`View::redeal`] then deals the
 /// hidden cards afresh.
 fn world(
     config: &GameConfig,
     seat: Seat,
-    landlord: Option<Seat>,
     hand: Counts,
-    bottom: Option<Counts>,
-    bids: &[u8],
+    public: Public,
     record: &[PlayRecord],
 ) -> Result<State, ViewError> {
+    let Public { landlord, bottom, bids, wild } = public;
     let deck = Counts::full_deck();
     if !hand.is_subset_of(deck) {
         return Err(field("hand", format!("{hand} holds more of a rank than the deck")));
@@ -473,6 +540,9 @@ fn world(
     }
     if landlord.is_some() && state.landlord() != landlord {
         return Err(field("bids", "they do not make this landlord"));
+    }
+    if let Some(w) = wild {
+        state.try_apply_action(Action::Wild(w)).map_err(|e| field("wild", e))?;
     }
     replay(&mut state, record)?;
     Ok(state)

@@ -11,6 +11,8 @@
 //! `S`, and maps each back to the cards it takes from the hand. Bombs then rank by tier
 //! ([`crate::game::play::BombTier`]): soft < hard < pure wild bomb < rocket.
 
+pub mod ids;
+
 use super::movegen::{MoveList, bombs_and_rocket, legal_plays as standard_plays};
 use super::play::{Kind, Play, Wilds, classify};
 use crate::cards::{Counts, RANK_TWO, rank_char, rank_of_char};
@@ -18,9 +20,24 @@ use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
 
-/// The wild rank of a laizi deal: one of the 13 ranks from 3 to 2, never a joker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The wild rank of a laizi deal: one of the 13 ranks from 3 to 2, never a joker. Its serde
+/// form is its card character (`"7"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct WildRank(u8);
+
+impl TryFrom<String> for WildRank {
+    type Error = LaiziError;
+    fn try_from(text: String) -> Result<WildRank, LaiziError> {
+        WildRank::parse(&text)
+    }
+}
+
+impl From<WildRank> for String {
+    fn from(wild: WildRank) -> String {
+        wild.to_string()
+    }
+}
 
 impl WildRank {
     /// The wild rank of rank index `rank` (0 = 3 … 12 = 2); `None` for a joker or beyond.
