@@ -492,3 +492,35 @@ fn batches_that_stay_non_finite_stop_training_after_a_run_of_skips() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn a_laizi_run_learns_laizi_and_its_network_plays_only_laizi() {
+    use ddz::eval::head_to_head_under;
+    use ddz::game::Rules;
+    let dir = scratch("laizi");
+    let mut cfg = tiny(&dir);
+    cfg.game.rules = Rules::Laizi;
+    cfg.model.rules = Rules::Laizi;
+    cfg.budget.max_games = 2000;
+    cfg.reward.lambda = 1.0;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert!(s.games >= 2000 && s.steps > 30, "{s:?}");
+    assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
+
+    // The file says laizi: its plays read the laizi block.
+    let net = ddz::model::load_network(&s.checkpoint).unwrap();
+    assert_eq!(net.config().rules, Rules::Laizi);
+    let mut model = ModelAgent::new(net, "laizi");
+    let deals = generate_deals(150, 99);
+    let (landlord, farmers) = head_to_head_under(Rules::Laizi, &deals, &mut model, &mut RandomAgent::new(5)).unwrap();
+    let wp = (landlord.wp.mean + farmers.wp.mean) / 2.0;
+    eprintln!("laizi network vs random, laizi games: landlord {}, farmers {}", landlord.wp, farmers.wp);
+    assert!(wp > 0.65, "a margin over random: landlord {} farmers {}", landlord.wp, farmers.wp);
+    assert_eq!(landlord.illegal_plays + farmers.illegal_plays, 0);
+
+    // In a standard game the laizi network refuses to guess.
+    let err = head_to_head_under(Rules::Standard, &deals[..1], &mut model, &mut RandomAgent::new(5)).unwrap_err();
+    assert!(err.to_string().contains("trained for laizi rules and cannot play a game of standard rules"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

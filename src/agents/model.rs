@@ -33,12 +33,11 @@ impl ModelAgent {
     /// [`ModelAgent::q_values`] with the score head's expected points.
     pub fn values(&mut self, view: &View<'_>, plays: &[Play]) -> Values {
         encode_view(view, &mut self.state_buf);
-        let hand = view.hand();
         let layout = self.net.config().action_layout();
-        let (width, before) = (layout.dim(), layout.before(hand));
+        let (width, context) = (layout.dim(), layout.context(view));
         self.action_buf.resize(plays.len() * width, 0.0);
         for (i, p) in plays.iter().enumerate() {
-            layout.encode(p, hand, before, &mut self.action_buf[i * width..(i + 1) * width]);
+            layout.encode(p, &context, &mut self.action_buf[i * width..(i + 1) * width]);
         }
         let owner = vec![0i64; plays.len()];
         self.net.values(&self.state_buf, &self.action_buf, &owner)
@@ -89,10 +88,10 @@ impl ModelAgent {
         let mut owner = Vec::with_capacity(rows);
         for (k, (view, plays)) in decisions.iter().enumerate() {
             encode_view(view, &mut self.state_buf[k * STATE_DIM..(k + 1) * STATE_DIM]);
-            let (hand, before) = (view.hand(), layout.before(view.hand()));
+            let context = layout.context(view);
             for p in plays.iter() {
                 let row = owner.len();
-                layout.encode(p, hand, before, &mut self.action_buf[row * width..(row + 1) * width]);
+                layout.encode(p, &context, &mut self.action_buf[row * width..(row + 1) * width]);
                 owner.push(k as i64);
             }
         }
@@ -168,6 +167,21 @@ pub fn greedy(q: &[f32], points: Option<&[f32]>, margin: f32) -> usize {
     best.unwrap_or_else(|| argmax(points))
 }
 
+impl ModelAgent {
+    /// A network plays the rules it was trained on: a laizi network's plays carry features a
+    /// standard one has not, so either in the other's game is an error, never a quiet guess.
+    fn check_rules(&self, view: &View<'_>) -> Result<(), Fault> {
+        let (net, game) = (self.net.config().rules, view.config().rules);
+        if net == game {
+            return Ok(());
+        }
+        Err(Fault::Failed(format!(
+            "network {} was trained for {net} rules and cannot play a game of {game} rules (train one with [game] rules = \"{game}\")",
+            self.label
+        )))
+    }
+}
+
 impl Agent for ModelAgent {
     fn name(&self) -> String {
         self.label.clone()
@@ -179,9 +193,16 @@ impl Agent for ModelAgent {
         }
         self.greedy(view, plays)
     }
+    fn try_choose(&mut self, turn: Turn<'_>) -> Result<usize, Fault> {
+        self.check_rules(turn.view)?;
+        Ok(self.choose(turn))
+    }
     /// One forward pass for every query with more than one play (the network draws nothing, so
     /// the seeds do not matter): the choices [`Agent::choose`] makes one by one.
     fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
+        for q in queries {
+            self.check_rules(q.turn.view)?;
+        }
         let asked: Vec<usize> = (0..queries.len()).filter(|&k| queries[k].turn.plays.len() > 1).collect();
         let decisions: Vec<(&View, &[Play])> =
             asked.iter().map(|&k| (queries[k].turn.view, queries[k].turn.plays)).collect();

@@ -253,6 +253,10 @@ pub struct EvalArgs {
     /// that ADP compares with published fixed-landlord figures; --bidding always doubles them).
     #[arg(long, conflicts_with_all = ["bidding", "league", "run"])]
     pub spring: bool,
+    /// The rules of the games: standard, or laizi (each deal's wild rank drawn from its cards
+    /// with a fixed seed, so every run and both seatings see the same; docs/rules.md).
+    #[arg(long, default_value = "standard", conflicts_with_all = ["bidding", "league", "run"])]
+    pub rules: ddz::game::Rules,
     /// With --bidding: when every seat passes, deal again (redeal) or count a drawn game (draw).
     #[arg(long, value_enum, default_value = "redeal", requires = "bidding")]
     pub all_pass: AllPass,

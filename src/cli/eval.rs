@@ -65,7 +65,7 @@ pub fn eval(args: EvalArgs) -> Result<()> {
     } else {
         let (a, b) = (args.a.as_ref().expect("clap requires --a"), args.b.as_ref().expect("clap requires --b"));
         let progress = ddz::eval::progress_bar(2 * deals.len() as u64);
-        let report = ddz::eval::evaluate_with(a, b, &deals, threads, &progress, args.spring)?;
+        let report = ddz::eval::evaluate_under(args.rules, a, b, &deals, threads, &progress, args.spring)?;
         progress.finish_and_clear();
         (report.illegal_plays(), report.markdown(), serde_json::to_value(&report)?)
     };

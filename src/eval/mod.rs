@@ -13,7 +13,7 @@ pub mod ladder;
 pub mod league;
 
 use crate::agents::{Agent, AgentError, AgentSpec, Fault, SeatFault, Sides, play_out};
-use crate::game::{Deal, GameConfig, Scoring, State};
+use crate::game::{Deal, GameConfig, Rules, Scoring, State, WildRank};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -66,6 +66,10 @@ pub enum EvalError {
 pub const RULES: &str = "no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb or rocket, no spring doubling, landlord twice";
 /// The same with springs and anti-springs doubled (`ddz eval --spring`).
 pub const RULES_SPRING: &str = "no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb or rocket × 2 for a spring or anti-spring, landlord twice";
+/// [`RULES`] under laizi.
+pub const RULES_LAIZI: &str = "laizi (the wild rank drawn from each deal), no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb (soft ones too) or rocket, no spring doubling, landlord twice";
+/// [`RULES_SPRING`] under laizi.
+pub const RULES_LAIZI_SPRING: &str = "laizi (the wild rank drawn from each deal), no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb (soft ones too) or rocket × 2 for a spring or anti-spring, landlord twice";
 
 /// The outcome of one game from the landlord's side.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -97,9 +101,23 @@ pub fn play_deal_with(
     farmers: &mut dyn Agent,
     spring: bool,
 ) -> Result<GameOutcome, SeatFault> {
-    let config = GameConfig { scoring: Scoring::Score, spring, ..GameConfig::default() };
+    play_deal_under(Rules::Standard, deal, landlord, farmers, spring)
+}
+
+/// [`play_deal_with`] under `rules`; a laizi deal's wild rank is [`laizi_wild`] of the deal.
+pub fn play_deal_under(
+    rules: Rules,
+    deal: &Deal,
+    landlord: &mut dyn Agent,
+    farmers: &mut dyn Agent,
+    spring: bool,
+) -> Result<GameOutcome, SeatFault> {
+    let config = GameConfig { scoring: Scoring::Score, spring, rules, ..GameConfig::default() };
     let mut state = State::new(config);
     state.deal_hands(deal.hands, deal.bottom);
+    if state.phase() == crate::game::Phase::Wild {
+        state.apply_action(crate::game::Action::Wild(laizi_wild(deal)));
+    }
     let outcome = |won: bool, points: f64, illegal: u32| GameOutcome {
         landlord_won: won,
         landlord_points: points,
@@ -268,6 +286,19 @@ pub fn evaluate_with(
     progress: &ProgressBar,
     spring: bool,
 ) -> Result<MatchReport, EvalError> {
+    evaluate_under(Rules::Standard, a, b, deals, threads, progress, spring)
+}
+
+/// [`evaluate_with`] under `rules` (laizi: each deal's wild rank is [`laizi_wild`] of it).
+pub fn evaluate_under(
+    rules: Rules,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    deals: &[Deal],
+    threads: usize,
+    progress: &ProgressBar,
+    spring: bool,
+) -> Result<MatchReport, EvalError> {
     if deals.is_empty() {
         return Err(EvalError::NoDeals);
     }
@@ -278,7 +309,7 @@ pub fn evaluate_with(
         let handles: Vec<_> = deals
             .chunks(chunk)
             .enumerate()
-            .map(|(c, part)| scope.spawn(move || play_chunk(a, b, part, (c * chunk) as u64, progress, spring)))
+            .map(|(c, part)| scope.spawn(move || play_chunk(rules, a, b, part, (c * chunk) as u64, progress, spring)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or(Err(EvalError::Panicked))).collect()
     });
@@ -293,7 +324,12 @@ pub fn evaluate_with(
     let all: Vec<(GameOutcome, bool)> = landlord.iter().chain(&farmers).copied().collect();
     let seconds = start.elapsed().as_secs_f64();
     Ok(MatchReport {
-        rules: if spring { RULES_SPRING } else { RULES },
+        rules: match (rules, spring) {
+            (Rules::Standard, false) => RULES,
+            (Rules::Standard, true) => RULES_SPRING,
+            (Rules::Laizi, false) => RULES_LAIZI,
+            (Rules::Laizi, true) => RULES_LAIZI_SPRING,
+        },
         a: a.to_string(),
         b: b.to_string(),
         deals: deals.len(),
@@ -308,6 +344,7 @@ pub fn evaluate_with(
 /// Both seatings of each deal of `part`, whose first deal is deal number `first` of the set
 /// (agents are reset by deal number, so the results do not depend on the split).
 fn play_chunk(
+    rules: Rules,
     a: &AgentSpec,
     b: &AgentSpec,
     part: &[Deal],
@@ -327,12 +364,12 @@ fn play_chunk(
         let seed = first + k as u64;
         agent_a.reset(seed * 2);
         agent_b.reset(seed * 2 + 1);
-        let as_landlord =
-            play_deal_with(deal, agent_a.as_mut(), agent_b.as_mut(), spring).map_err(|f| failed(seed, a, b, f))?;
+        let as_landlord = play_deal_under(rules, deal, agent_a.as_mut(), agent_b.as_mut(), spring)
+            .map_err(|f| failed(seed, a, b, f))?;
         agent_a.reset(seed * 2 + 1);
         agent_b.reset(seed * 2);
-        let as_farmers =
-            play_deal_with(deal, agent_b.as_mut(), agent_a.as_mut(), spring).map_err(|f| failed(seed, b, a, f))?;
+        let as_farmers = play_deal_under(rules, deal, agent_b.as_mut(), agent_a.as_mut(), spring)
+            .map_err(|f| failed(seed, b, a, f))?;
         progress.inc(2);
         Ok((as_landlord, as_farmers))
     });
@@ -385,15 +422,34 @@ pub fn head_to_head(
     a: &mut dyn Agent,
     b: &mut dyn Agent,
 ) -> Result<(SeatingResult, SeatingResult), SeatFault> {
+    head_to_head_under(Rules::Standard, deals, a, b)
+}
+
+/// [`head_to_head`] under `rules`.
+pub fn head_to_head_under(
+    rules: Rules,
+    deals: &[Deal],
+    a: &mut dyn Agent,
+    b: &mut dyn Agent,
+) -> Result<(SeatingResult, SeatingResult), SeatFault> {
     let mut landlord = Vec::new();
     let mut farmers = Vec::new();
     for (i, deal) in deals.iter().enumerate() {
         a.reset(2 * i as u64);
         b.reset(2 * i as u64 + 1);
-        landlord.push((play_deal(deal, a, b)?, true));
-        farmers.push((play_deal(deal, b, a)?, false));
+        landlord.push((play_deal_under(rules, deal, a, b, false)?, true));
+        farmers.push((play_deal_under(rules, deal, b, a, false)?, false));
     }
     Ok((summarise(&landlord), summarise(&farmers)))
+}
+
+/// The wild rank a laizi evaluation plays `deal` with: drawn from the deal's cards with a fixed
+/// seed, so both seatings and every run of a deal set see the same one, and each of the 13
+/// ranks comes up about equally often.
+pub fn laizi_wild(deal: &Deal) -> WildRank {
+    let cards = deal.hands.iter().fold(deal.bottom.0, |acc, h| acc.rotate_left(17) ^ h.0);
+    let draw = crate::seeds::of(cards, crate::seeds::Stream::WILD);
+    WildRank::new((draw % 13) as u8).expect("0..13 are the wild ranks")
 }
 
 /// The look of the evaluation progress bar.

@@ -11,10 +11,9 @@
 //! role; decisions before the landlord is known (bidding) go to the landlord's network.
 
 use crate::encode::{
-    ACTION_DIM, ActionLayout, HIDDEN_RANKS, HISTORY_LEN, OFF_HISTORY, OFF_ROLE, ORACLE_DIM, PLANE, STATE_DIM,
-    STATE_DIM_V1,
+    ActionLayout, HIDDEN_RANKS, HISTORY_LEN, OFF_HISTORY, OFF_ROLE, ORACLE_DIM, PLANE, STATE_DIM, STATE_DIM_V1,
 };
-use crate::game::Role;
+use crate::game::{Role, Rules};
 use crate::runtime::{self, DeviceError};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
@@ -95,6 +94,11 @@ pub struct ModelConfig {
     /// a saved network's width is read from its first layer.
     #[serde(skip)]
     pub inputs: usize,
+    /// The rules the network plays: a laizi network's plays carry the laizi block. Not a config
+    /// key: training takes it from `[game] rules`, and a saved network's from the width of its
+    /// action layer.
+    #[serde(skip)]
+    pub rules: Rules,
 }
 
 impl Default for ModelConfig {
@@ -114,6 +118,7 @@ impl Default for ModelConfig {
             prune: false,
             prune_margin: 1,
             inputs: STATE_DIM,
+            rules: Rules::Standard,
         }
     }
 }
@@ -134,6 +139,11 @@ impl ModelConfig {
             |name: &str| -> Vec<i64> { (0..).map_while(|i| out_dim(&format!("{prefix}{name}{i}.weight"))).collect() };
         let history_size = dim(&format!("{prefix}history.weight_hh_l0"), 1);
         let first_width = dim(&format!("{prefix}trunk0.weight"), 1).ok_or_else(|| missing("trunk0.weight"))?;
+        let action_width =
+            dim(&format!("{prefix}head_action.weight"), 1).ok_or_else(|| missing("head_action.weight"))?;
+        let layout = ActionLayout::of_width(action_width as usize).ok_or_else(|| {
+            ModelError::Invalid(format!("the network reads {action_width} features per play, which no ddz layout has"))
+        })?;
         let config = ModelConfig {
             trunk: layers("trunk"),
             head: out_dim(&format!("{prefix}head_state.weight")).ok_or_else(|| missing("head_state.weight"))?,
@@ -146,7 +156,7 @@ impl ModelConfig {
             score_head: out_dim(&format!("{prefix}points.weight")).is_some(),
             // The margin is a value, not a shape: the network reads it back with its weights.
             score_margin: ModelConfig::default().score_margin,
-            hand_structure: dim(&format!("{prefix}head_action.weight"), 1) != Some(ACTION_DIM as i64),
+            hand_structure: layout.hand_structure,
             // Pruning is a value too; its margin's tensor says it is on.
             prune: shapes.iter().any(|(n, _)| n == "prune_margin"),
             prune_margin: ModelConfig::default().prune_margin,
@@ -155,6 +165,7 @@ impl ModelConfig {
                 Some(h) => (first_width - h) as usize + HISTORY_LEN * PLANE,
                 None => first_width as usize,
             },
+            rules: if layout.laizi { Rules::Laizi } else { Rules::Standard },
         };
         config.validate()?;
         Ok(config)
@@ -219,7 +230,7 @@ pub const MAX_PRUNE_MARGIN: u32 = 20;
 impl ModelConfig {
     /// How the network's play features are laid out.
     pub fn action_layout(&self) -> ActionLayout {
-        ActionLayout { hand_structure: self.hand_structure }
+        ActionLayout { hand_structure: self.hand_structure, laizi: self.rules == Rules::Laizi }
     }
 }
 
@@ -750,6 +761,7 @@ pub(crate) fn import_store(vs: &nn::VarStore, weights: &Weights) -> Result<(), M
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encode::ACTION_DIM;
 
     #[test]
     fn forward_shapes_and_weight_round_trip() {

@@ -289,9 +289,9 @@ fn encode_batch(samples: &[&Sample], layout: ActionLayout) -> ChoiceBatch {
         if !s.bottom_known {
             row[OFF_BOTTOM..OFF_BOTTOM + PLANE].fill(0.0); // the log did not record it
         }
-        let (hand, before) = (s.state.hand(s.seat), layout.before(s.state.hand(s.seat)));
+        let context = layout.context(&s.state.view(s.seat));
         for (k, p) in s.plays.iter().enumerate() {
-            layout.encode(p, hand, before, &mut batch.actions[at * width..(at + 1) * width]);
+            layout.encode(p, &context, &mut batch.actions[at * width..(at + 1) * width]);
             batch.owner.push(b as i64);
             batch.positions.push(k as i64);
             at += 1;

@@ -224,6 +224,7 @@ impl Actor {
                 scoring: cfg.reward.scoring,
                 bidding: cfg.game.bidding,
                 spring: cfg.game.spring,
+                rules: cfg.game.rules,
                 ..GameConfig::default()
             },
             rng: SmallRng::seed_from_u64(seeds::nth(
@@ -482,12 +483,12 @@ impl Actor {
                 b.oracle.resize(at + ORACLE_DIM, 0.0);
                 hidden.write_oracle(&mut b.oracle[at..]);
             }
-            let (layout, hand) = (self.cfg.model.action_layout(), slot.state.hand(seat));
-            let before = layout.before(hand);
+            let layout = self.cfg.model.action_layout();
+            let context = layout.context(&slot.state.view(seat));
             for p in slot.plays.iter() {
                 let at = b.actions.len();
                 b.actions.resize(at + layout.dim(), 0.0);
-                layout.encode(p, hand, before, &mut b.actions[at..]);
+                layout.encode(p, &context, &mut b.actions[at..]);
                 b.owner.push(k as i64);
             }
         }
@@ -502,6 +503,10 @@ impl Actor {
             let slot = &mut self.slots[i];
             if let Some(bid) = slot.bid.take() {
                 slot.state.apply_bid_unchecked(bid); // taken from the legal bids
+                // Laizi: the wild rank is drawn once the bidding has made a landlord, seeded by
+                // the game as its deal is.
+                let wild_seed = seeds::of(seeds::nth(self.cfg.run.seed, slot.index), Stream::WILD);
+                slot.state.draw_wild(&mut SmallRng::seed_from_u64(wild_seed));
                 if slot.state.is_terminal() {
                     finished.push(self.finish(i)); // every seat passed
                 } else {
@@ -515,8 +520,8 @@ impl Actor {
                 let mut state = vec![0.0; STATE_DIM];
                 encode_state(&slot.state, seat, &mut state);
                 let layout = self.cfg.model.action_layout();
-                let (hand, mut action) = (slot.state.hand(seat), vec![0.0; layout.dim()]);
-                layout.encode(&play, hand, layout.before(hand), &mut action);
+                let mut action = vec![0.0; layout.dim()];
+                layout.encode(&play, &layout.context(&slot.state.view(seat)), &mut action);
                 let hidden = HiddenHands::of(&slot.state, seat);
                 slot.decisions.push(Decision { seat, state, action, q: None, points: None, hidden });
             }

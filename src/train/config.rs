@@ -1,7 +1,7 @@
 //! The training configuration: `configs/dmc.toml`. Every key has a default; unknown keys are
 //! rejected with their name.
 
-use crate::game::Scoring;
+use crate::game::{Rules, Scoring};
 use crate::model::{LearnerSettings, ModelConfig, Optimizer};
 use crate::runtime::Device;
 use serde::{Deserialize, Serialize};
@@ -126,11 +126,14 @@ pub struct GameSection {
     /// Double the points of a spring or anti-spring (in score-mode rewards and bid labels), as
     /// `ddz eval --bidding`, `ddz play` and `ddz serve` count them.
     pub spring: bool,
+    /// The rules: `standard`, or `laizi` (wild cards, docs/rules.md). A laizi run trains a laizi
+    /// network (its plays carry the laizi features), which plays only laizi games.
+    pub rules: Rules,
 }
 
 impl Default for GameSection {
     fn default() -> Self {
-        GameSection { bidding: false, bid_batch_size: 64, bid_epsilon: 0.1, spring: true }
+        GameSection { bidding: false, bid_batch_size: 64, bid_epsilon: 0.1, spring: true, rules: Rules::Standard }
     }
 }
 
@@ -508,15 +511,36 @@ impl TrainConfig {
 
     /// Parses TOML; `origin` names the source in errors (the toml error carries line and key).
     pub fn parse(text: &str, origin: &Path) -> Result<TrainConfig, ConfigError> {
-        let config: TrainConfig =
+        let mut config: TrainConfig =
             toml::from_str(text).map_err(|source| ConfigError::Parse { path: origin.into(), source })?;
+        // The network plays the run's rules: one key, `[game] rules`, says both.
+        config.model.rules = config.game.rules;
         config.validate().map_err(|e| ConfigError::Invalid { path: origin.into(), reason: Box::new(e) })?;
         Ok(config)
+    }
+
+    /// The parts of a run that do not know laizi yet refuse it by name.
+    fn validate_rules(&self) -> Result<(), ConfigError> {
+        if self.model.rules != self.game.rules {
+            let (m, g) = (self.model.rules, self.game.rules);
+            return Err(ConfigError::Value(format!("the network plays {m} rules but [game] rules = \"{g}\"")));
+        }
+        if self.game.rules == Rules::Laizi {
+            let unsupported = [
+                (self.model.prune, "model.prune (its hand decomposition knows no wild cards)"),
+                (!self.curation.evaluator.as_os_str().is_empty(), "curation.evaluator (a standard-game evaluator)"),
+            ];
+            if let Some((_, what)) = unsupported.iter().find(|(on, _)| *on) {
+                return Err(ConfigError::Value(format!("[game] rules = \"laizi\" does not take {what} yet")));
+            }
+        }
+        Ok(())
     }
 
     /// Checks every value a run needs in range (and the model's sizes); the error names the key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.model.validate()?;
+        self.validate_rules()?;
         if let Some((key, value)) = self.numbers().into_iter().find(|(_, v)| !v.is_finite()) {
             return Err(ConfigError::Value(format!("{key} is {value}: every number must be finite")));
         }
@@ -699,6 +723,22 @@ mod tests {
         assert_eq!(a.epsilon_at(5_000), 0.01);
         let e = TrainConfig::parse("[actors]\nepsilon_end = 1.5\n", Path::new("x.toml")).unwrap_err().to_string();
         assert!(e.contains("actors.epsilon_end"), "{e}");
+    }
+
+    #[test]
+    fn the_laizi_config_trains_a_laizi_network_and_refuses_what_it_cannot() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/laizi.toml");
+        let c = TrainConfig::load(&path).unwrap();
+        assert_eq!((c.game.rules, c.model.rules), (Rules::Laizi, Rules::Laizi), "one key says both");
+        assert!(c.model.action_layout().laizi);
+        let standard = TrainConfig::load(&path.with_file_name("dmc.toml")).unwrap();
+        assert_eq!(c.to_toml().replace("laizi", "standard").replace("runs/standard", "runs/dmc"), standard.to_toml());
+        let e = TrainConfig::parse("[game]\nrules = \"laizi\"\n[model]\nprune = true\n", Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not take model.prune"), "{e}");
+        let e = TrainConfig::parse("[game]\nrules = \"laizy\"\n", Path::new("x.toml")).unwrap_err().to_string();
+        assert!(e.contains("laizy"), "{e}");
     }
 
     #[test]

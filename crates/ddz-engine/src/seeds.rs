@@ -24,6 +24,8 @@ impl Stream {
     pub const REDEALS: Stream = Stream(0xdea1);
     /// The positions of the advice benchmark.
     pub const ADVICE: Stream = Stream(0xad);
+    /// Laizi's wild rank, drawn after the bidding.
+    pub const WILD: Stream = Stream(0x1a121);
 }
 
 /// The seed of `stream` in a job seeded with `seed`.

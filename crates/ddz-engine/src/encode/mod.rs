@@ -56,11 +56,25 @@
 //!
 //! Networks without the switch read the first [`ACTION_DIM`] features only, which kept their
 //! offsets; the block is computed only for networks that read it.
+//!
+//! A laizi network's plays carry one more block, [`LAIZI_DIM`] floats after the others (at
+//! [`ActionLayout::laizi_offset`]). The base features above are those of the play's reading:
+//! its type, main rank and kickers; its cards plane is the cards it takes from the hand.
+//!
+//! | offset | size | feature |
+//! |-------:|-----:|---------|
+//! | 0      | 13   | the wild rank, one-hot 3..2 |
+//! | 13     | 60   | the play's reading: the ranks its cards stand for |
+//! | 73     | 60   | what its wild cards stand for |
+//! | 133    | 60   | the reading of the play to beat (zero when leading) |
+//!
+//! A laizi network and a standard one differ in the width of their action layer, so each is
+//! known from its file, and neither plays the other's rules.
 
 pub mod douzero;
 
 use crate::cards::{Counts, NUM_RANKS};
-use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Seat, State, View, min_plays};
+use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Seat, State, View, WildRank, min_plays};
 
 /// Floats per card plane (15 ranks × 4 slots).
 pub const PLANE: usize = NUM_RANKS * 4;
@@ -128,33 +142,85 @@ pub const STRUCTURE_EXTRA_SLOTS: usize = 5;
 /// Length of the hand-structure block.
 pub const STRUCTURE_DIM: usize = STRUCTURE_PLAYS_SLOTS + STRUCTURE_EXTRA_SLOTS;
 
-/// How one network's action features are laid out: the base features, and the hand-structure
-/// block when the network reads it.
+/// Slots of the laizi block's wild-rank one-hot: the ranks 3 to 2.
+pub const WILD_SLOTS: usize = 13;
+/// Length of the laizi block of a play's features.
+pub const LAIZI_DIM: usize = WILD_SLOTS + 3 * PLANE;
+
+/// How one network's action features are laid out: the base features, then the hand-structure
+/// block and the laizi block when the network reads them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ActionLayout {
     /// Whether the hand-structure block follows the base features.
     pub hand_structure: bool,
+    /// Whether the laizi block comes last (a network of the laizi rules).
+    pub laizi: bool,
+}
+
+/// What a decision's play features share, computed once per decision.
+#[derive(Clone, Copy, Debug)]
+pub struct DecisionContext {
+    hand: Counts,
+    /// The fewest plays of the hand (0, and nothing computed, without the structure block).
+    fewest: u32,
+    wild: Option<WildRank>,
+    /// The reading of the play to beat (empty when leading).
+    rival: Counts,
 }
 
 impl ActionLayout {
     /// Floats per play.
     pub fn dim(self) -> usize {
+        self.laizi_offset() + if self.laizi { LAIZI_DIM } else { 0 }
+    }
+    /// Where the laizi block starts (the width of the other features).
+    pub fn laizi_offset(self) -> usize {
         if self.hand_structure { ACTION_DIM + STRUCTURE_DIM } else { ACTION_DIM }
     }
-    /// What the structure block needs once per decision: the fewest plays of the hand before
-    /// the play (0, and nothing computed, when the block is off).
-    pub fn before(self, hand: Counts) -> u32 {
-        if self.hand_structure { min_plays(hand) } else { 0 }
+    /// The layout of a network whose action layer reads `width` floats, if it is one of ours.
+    pub fn of_width(width: usize) -> Option<ActionLayout> {
+        [false, true]
+            .into_iter()
+            .flat_map(|hand_structure| [false, true].map(|laizi| ActionLayout { hand_structure, laizi }))
+            .find(|l| l.dim() == width)
     }
-    /// The features of `play` from `hand` into `out` (length [`ActionLayout::dim`]); `before`
-    /// is [`ActionLayout::before`] of the hand.
-    pub fn encode(self, play: &Play, hand: Counts, before: u32, out: &mut [f32]) {
-        assert_eq!(out.len(), self.dim());
-        encode_action(play, hand, &mut out[..ACTION_DIM]);
-        if self.hand_structure {
-            write_structure(play, hand, before, &mut out[OFF_ACTION_STRUCTURE..]);
+    /// What the features of the plays of `view`'s seat share.
+    pub fn context(self, view: &View<'_>) -> DecisionContext {
+        self.context_of(view.hand(), view.wild(), view.rival().map(|r| &r.play))
+    }
+    /// What the features of the plays from `hand` share, under wild rank `wild` (laizi) against
+    /// `rival` (`None` when leading).
+    pub fn context_of(self, hand: Counts, wild: Option<WildRank>, rival: Option<&Play>) -> DecisionContext {
+        DecisionContext {
+            hand,
+            fewest: if self.hand_structure { min_plays(hand) } else { 0 },
+            wild,
+            rival: rival.map_or(Counts::EMPTY, Play::reading),
         }
     }
+    /// The features of `play` into `out` (length [`ActionLayout::dim`]).
+    pub fn encode(self, play: &Play, context: &DecisionContext, out: &mut [f32]) {
+        assert_eq!(out.len(), self.dim());
+        let hand = context.hand;
+        encode_action(play, hand, &mut out[..ACTION_DIM]);
+        if self.hand_structure {
+            write_structure(play, hand, context.fewest, &mut out[OFF_ACTION_STRUCTURE..]);
+        }
+        if self.laizi {
+            write_laizi(play, context, &mut out[self.laizi_offset()..]);
+        }
+    }
+}
+
+/// The laizi block of `play` (see the module's table).
+fn write_laizi(play: &Play, context: &DecisionContext, out: &mut [f32]) {
+    out.fill(0.0);
+    if let Some(w) = context.wild {
+        out[w.rank() as usize] = 1.0;
+    }
+    write_plane(play.reading(), &mut out[WILD_SLOTS..]);
+    write_plane(play.wilds.stands(), &mut out[WILD_SLOTS + PLANE..]);
+    write_plane(context.rival, &mut out[WILD_SLOTS + 2 * PLANE..]);
 }
 
 /// The hand-structure block of `play` from `hand`, whose fewest plays are `before`. The extra
@@ -324,7 +390,8 @@ pub fn encode_bid_view(view: &View<'_>, out: &mut [f32]) {
     out[PLANE + 10 + turn] = 1.0;
 }
 
-/// The legal mask of the current decision over the 27,472-id action table. A decision node with
+/// The legal mask of the current decision over the 27,472-id action table (laizi: its
+/// 7,409,259 ids, [`crate::game::laizi::ids`]). A decision node with
 /// no legal id would be an engine bug: it is reported as an error, never returned as a mask to
 /// train on.
 pub fn legal_mask(state: &State) -> Result<Vec<bool>, MaskError> {
@@ -334,7 +401,12 @@ pub fn legal_mask(state: &State) -> Result<Vec<bool>, MaskError> {
     let mut plays = MoveList::new();
     state.legal_plays_into(&mut plays);
     let table = ActionTable::get();
-    let mut mask = vec![false; NUM_ACTIONS];
+    // Laizi's ids extend the standard table's (a 7 MB mask: prefer the list of legal ids).
+    let ids = match state.config().rules {
+        crate::game::Rules::Standard => NUM_ACTIONS,
+        crate::game::Rules::Laizi => crate::game::laizi::ids::NUM_LAIZI_ACTIONS,
+    };
+    let mut mask = vec![false; ids];
     for p in &plays {
         mask[table.id(p).index()] = true;
     }
@@ -449,13 +521,13 @@ mod tests {
 
     #[test]
     fn structure_block_counts_plays_left_and_extra_cost() {
-        let layout = ActionLayout { hand_structure: true };
+        let layout = ActionLayout { hand_structure: true, laizi: false };
         let hand = Counts::parse("3334445A2").unwrap(); // 3334445A + 2: two plays
-        let before = layout.before(hand);
-        assert_eq!(before, 2);
+        let context = layout.context_of(hand, None, None);
+        assert_eq!(context.fewest, 2);
         let block = |play: &str| {
             let mut a = vec![0.0; layout.dim()];
-            layout.encode(&Play::parse(play).unwrap(), hand, before, &mut a);
+            layout.encode(&Play::parse(play).unwrap(), &context, &mut a);
             let b = &a[OFF_ACTION_STRUCTURE..];
             assert_eq!(b.iter().sum::<f32>(), 2.0, "two one-hots");
             let left = b[..STRUCTURE_PLAYS_SLOTS].iter().position(|&x| x == 1.0).unwrap();
@@ -466,9 +538,43 @@ mod tests {
         assert_eq!(block("3"), (4, 3), "44433, 5, A and 2 are left: three plays more than needed");
         assert_eq!(block("pass"), (2, 0), "a pass leaves the hand as it was");
         let mut plain = vec![0.0; ACTION_DIM];
-        ActionLayout::default().encode(&Play::parse("3").unwrap(), hand, 0, &mut plain);
+        let base = ActionLayout::default();
+        base.encode(&Play::parse("3").unwrap(), &base.context_of(hand, None, None), &mut plain);
         let mut wide = vec![0.0; layout.dim()];
-        layout.encode(&Play::parse("3").unwrap(), hand, before, &mut wide);
+        layout.encode(&Play::parse("3").unwrap(), &context, &mut wide);
         assert_eq!(plain[..], wide[..ACTION_DIM], "the base features keep their offsets");
+    }
+
+    #[test]
+    fn laizi_block_marks_the_wild_rank_the_reading_and_the_rival() {
+        use crate::game::laizi::read_play;
+        let c = |t: &str| Counts::parse(t).unwrap();
+        let wild = WildRank::parse("7").unwrap();
+        let soft = read_play(c("5557"), c("5555"), wild).unwrap();
+        let rival = read_play(c("4447"), c("4444"), wild).unwrap();
+        let widths: Vec<usize> = [(false, false), (true, false), (false, true), (true, true)]
+            .map(|(hand_structure, laizi)| ActionLayout { hand_structure, laizi }.dim())
+            .to_vec();
+        assert_eq!(widths, [223, 249, 416, 442]);
+        for layout in
+            [ActionLayout { hand_structure: false, laizi: true }, ActionLayout { hand_structure: true, laizi: true }]
+        {
+            assert_eq!(ActionLayout::of_width(layout.dim()), Some(layout), "a file's width tells its layout");
+            let context = layout.context_of(c("5557"), Some(wild), Some(&rival));
+            let mut a = vec![0.0; layout.dim()];
+            layout.encode(&soft, &context, &mut a);
+            let block = &a[layout.laizi_offset()..];
+            assert_eq!(block[..WILD_SLOTS].iter().position(|&x| x == 1.0), Some(4), "7 is rank 4");
+            let plane = |k: usize| {
+                Counts((0..NUM_RANKS).fold(0, |acc, r| {
+                    let at = WILD_SLOTS + k * PLANE + r * 4;
+                    acc | ((block[at..at + 4].iter().sum::<f32>() as u64) << (4 * r))
+                }))
+            };
+            assert_eq!((plane(0), plane(1), plane(2)), (c("5555"), c("5"), c("4444")));
+            assert_eq!(a[OFF_ACTION_KIND + Kind::Bomb as usize], 1.0, "the base features are the reading's");
+            assert_eq!(a[OFF_ACTION_CARDS..OFF_ACTION_CARDS + PLANE].iter().sum::<f32>(), 4.0);
+        }
+        assert_eq!(ActionLayout::of_width(300), None);
     }
 }
