@@ -5,7 +5,7 @@
 //! same opponents are not played again.
 
 use super::ladder::Entry;
-use super::{EvalError, content, evaluate};
+use super::{EvalError, content};
 use crate::agents::AgentSpec;
 use crate::game::{Deal, default_deals};
 use crate::run::{self, eval_dir};
@@ -181,8 +181,10 @@ fn evaluate_checkpoint(
     let hidden = ProgressBar::hidden(); // evaluate_run reports each checkpoint instead
     let mut vs = Vec::new();
     let mut illegal = 0;
+    // A laizi run's checkpoints play laizi games: the network's file says which rules.
+    let rules = crate::model::load_network(dir).map_or(crate::game::Rules::Standard, |net| net.config().rules);
     for o in opponents {
-        let m = evaluate(&me, &o.spec, deals, threads, &hidden)?;
+        let m = crate::eval::evaluate_under(rules, &me, &o.spec, deals, threads, &hidden, false)?;
         illegal += m.illegal_plays();
         vs.push(Versus {
             opponent: o.label.clone(),

@@ -1,10 +1,15 @@
 //! A rule-based player a casual human would recognise: split the hand into combinations, lead
 //! the one holding the lowest card, follow with the cheapest play that keeps the hand's
 //! combinations whole, never overtake the teammate, and keep bombs for when they matter.
+//!
+//! Under laizi it first gives each wild card the rank that helps the split most (a trio made a
+//! bomb, a chain's gap filled, a pair made a trio; [`decompose_laizi`]), and then plays that
+//! split as above: a wild card stays in the combination it completes.
 
 use super::{Agent, Turn};
 use crate::search::HandShapeLeaf;
 use ddz_engine::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
+use ddz_engine::game::laizi::{WildRank, read_play};
 use ddz_engine::game::{Kind, Play, Seat, classify};
 
 /// The deterministic rule-based player this module describes.
@@ -61,6 +66,49 @@ pub fn decompose(hand: Counts) -> Vec<Play> {
     attach_kickers(&mut plays);
     plays.sort_by_key(|p| (p.main, std::cmp::Reverse(p.cards.len())));
     plays
+}
+
+/// Under laizi: each wild card in turn takes the rank (its own unless another does better) that
+/// leaves the natural cards and the wild cards placed so far in the fewest combinations of
+/// [`decompose`], then the most bombs; the split is then read back as laizi plays, each wild
+/// card in a combination of the rank it took.
+pub fn decompose_laizi(hand: Counts, wild: WildRank) -> Vec<Play> {
+    let w = wild.rank();
+    let wilds = hand.get(w);
+    let natural = hand.minus(Counts::EMPTY.with(w, wilds));
+    // Fewer combinations first, then more bombs.
+    let score = |stands: Counts| {
+        let split = decompose(natural.plus(stands));
+        (split.len(), std::cmp::Reverse(split.iter().filter(|p| p.kind == Kind::Bomb).count()))
+    };
+    let mut stands = Counts::EMPTY;
+    for _ in 0..wilds {
+        let own = stands.with(w, 1);
+        let mut best = (score(own), own);
+        for r in (0..=RANK_TWO).filter(|&r| r != w && natural.get(r) + stands.get(r) < 4) {
+            let s = score(stands.with(r, 1));
+            if s < best.0 {
+                best = (s, stands.with(r, 1));
+            }
+        }
+        stands = best.1;
+    }
+    // Each combination's wild cards: the stand-ins of its ranks not given to an earlier one.
+    let mut left = stands;
+    decompose(natural.plus(stands))
+        .into_iter()
+        .filter_map(|combo| {
+            let mut own = Counts::EMPTY;
+            for (r, n) in combo.cards.iter() {
+                let k = n.min(left.get(r));
+                own.add(r, k);
+                left = left.minus(Counts::EMPTY.with(r, k));
+            }
+            let taken = combo.cards.minus(own).with(w, own.len() as u8);
+            // Wild cards alone stand for their own rank only (rule 3): such a part is dropped.
+            read_play(taken, combo.cards, wild).ok()
+        })
+        .collect()
 }
 
 fn longest_run(h: &[u8; NUM_RANKS], w: u8, min: u8) -> Option<(u8, u8)> {
@@ -130,6 +178,11 @@ fn index_of(plays: &[Play], cards: Counts) -> Option<usize> {
     plays.iter().position(|p| p.cards == cards)
 }
 
+/// The legal play `play` is, or one taking the same cards (under laizi, cards may be several).
+fn index_of_play(plays: &[Play], play: &Play) -> Option<usize> {
+    plays.iter().position(|p| p == play).or_else(|| index_of(plays, play.cards))
+}
+
 impl Agent for RuleAgent {
     fn name(&self) -> String {
         "rule".into()
@@ -145,7 +198,10 @@ impl Agent for RuleAgent {
         if let Some(i) = index_of(plays, hand) {
             return i;
         }
-        let split = decompose(hand);
+        let split = match view.wild() {
+            Some(wild) => decompose_laizi(hand, wild),
+            None => decompose(hand),
+        };
         let me_landlord = view.landlord() == Some(seat);
         let enemies: Vec<Seat> =
             seat.others().into_iter().filter(|&s| me_landlord || view.landlord() == Some(s)).collect();
@@ -164,7 +220,7 @@ impl Agent for RuleAgent {
                 leads.first()
             };
             return pick
-                .and_then(|p| index_of(plays, p.cards))
+                .and_then(|p| index_of_play(plays, p))
                 .unwrap_or_else(|| plays.iter().position(|p| !p.is_pass()).unwrap_or(0));
         };
 
@@ -201,6 +257,23 @@ mod tests {
 
     fn split(hand: &str) -> Vec<String> {
         decompose(Counts::parse(hand).unwrap()).iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn laizi_wilds_complete_bombs_and_chains() {
+        let wild = WildRank::parse("7").unwrap();
+        let laizi = |hand: &str| -> Vec<String> {
+            decompose_laizi(Counts::parse(hand).unwrap(), wild)
+                .iter()
+                .map(|p| format!("{}>{}", p.cards, p.reading()))
+                .collect()
+        };
+        assert!(laizi("5557").contains(&"5557>5555".to_string()), "a trio made a bomb: {:?}", laizi("5557"));
+        let chain = laizi("34569QQ7");
+        assert!(chain.iter().any(|c| c.ends_with(">34567") || c.ends_with(">345678")), "a gap filled: {chain:?}");
+        let all: u32 =
+            decompose_laizi(Counts::parse("3345678999JQKK2BR").unwrap(), wild).iter().map(|p| p.cards.len()).sum();
+        assert_eq!(all, 17, "every card in one combination");
     }
 
     #[test]
