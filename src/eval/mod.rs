@@ -90,21 +90,12 @@ pub struct GameOutcome {
 /// Plays one deal: `landlord` in seat 0, `farmers` in seats 1 and 2. An agent's answer outside
 /// the legal list counts as an illegal play (and the first legal play is made instead).
 pub fn play_deal(deal: &Deal, landlord: &mut dyn Agent, farmers: &mut dyn Agent) -> Result<GameOutcome, SeatFault> {
-    play_deal_with(deal, landlord, farmers, false)
+    play_deal_under(Rules::Standard, deal, landlord, farmers, false)
 }
 
-/// [`play_deal`], doubling a spring or anti-spring when `spring` is set. A forfeit or a rule
-/// mismatch ends the game with that outcome; an agent that failed is the error.
-pub fn play_deal_with(
-    deal: &Deal,
-    landlord: &mut dyn Agent,
-    farmers: &mut dyn Agent,
-    spring: bool,
-) -> Result<GameOutcome, SeatFault> {
-    play_deal_under(Rules::Standard, deal, landlord, farmers, spring)
-}
-
-/// [`play_deal_with`] under `rules`; a laizi deal's wild rank is [`laizi_wild`] of the deal.
+/// [`play_deal`] under `rules` (a laizi deal's wild rank is [`laizi_wild`] of the deal),
+/// doubling a spring or anti-spring when `spring` is set. A forfeit or a rule mismatch ends the
+/// game with that outcome; an agent that failed is the error.
 pub fn play_deal_under(
     rules: Rules,
     deal: &Deal,
@@ -274,22 +265,11 @@ pub fn evaluate(
     threads: usize,
     progress: &ProgressBar,
 ) -> Result<MatchReport, EvalError> {
-    evaluate_with(a, b, deals, threads, progress, false)
+    evaluate_under(Rules::Standard, a, b, deals, threads, progress, false)
 }
 
-/// [`evaluate`], doubling springs and anti-springs when `spring` is set.
-pub fn evaluate_with(
-    a: &AgentSpec,
-    b: &AgentSpec,
-    deals: &[Deal],
-    threads: usize,
-    progress: &ProgressBar,
-    spring: bool,
-) -> Result<MatchReport, EvalError> {
-    evaluate_under(Rules::Standard, a, b, deals, threads, progress, spring)
-}
-
-/// [`evaluate_with`] under `rules` (laizi: each deal's wild rank is [`laizi_wild`] of it).
+/// [`evaluate`] under `rules` (laizi: each deal's wild rank is [`laizi_wild`] of it), doubling
+/// springs and anti-springs when `spring` is set.
 pub fn evaluate_under(
     rules: Rules,
     a: &AgentSpec,
@@ -470,7 +450,8 @@ mod tests {
         let deals = generate_deals(300, 11);
         let hidden = ProgressBar::hidden();
         let off = evaluate(&AgentSpec::Rule, &AgentSpec::Random, &deals, 2, &hidden).unwrap();
-        let on = evaluate_with(&AgentSpec::Rule, &AgentSpec::Random, &deals, 2, &hidden, true).unwrap();
+        let on =
+            evaluate_under(Rules::Standard, &AgentSpec::Rule, &AgentSpec::Random, &deals, 2, &hidden, true).unwrap();
         assert_eq!((off.rules, on.rules), (RULES, RULES_SPRING));
         assert_eq!(off.overall.wp.mean, on.overall.wp.mean, "the same games");
         // Rule nearly always wins; the few springs and anti-springs double its points.

@@ -505,8 +505,10 @@ impl Actor {
                 slot.state.apply_bid_unchecked(bid); // taken from the legal bids
                 // Laizi: the wild rank is drawn once the bidding has made a landlord, seeded by
                 // the game as its deal is.
-                let wild_seed = seeds::of(seeds::nth(self.cfg.run.seed, slot.index), Stream::WILD);
-                slot.state.draw_wild(&mut SmallRng::seed_from_u64(wild_seed));
+                if slot.state.phase() == Phase::Wild {
+                    let wild_seed = seeds::of(seeds::nth(self.cfg.run.seed, slot.index), Stream::WILD);
+                    slot.state.draw_wild(&mut SmallRng::seed_from_u64(wild_seed));
+                }
                 if slot.state.is_terminal() {
                     finished.push(self.finish(i)); // every seat passed
                 } else {

@@ -409,8 +409,10 @@ impl State {
 
     /// Applies an action, or says why it is illegal (the state is then unchanged).
     pub fn try_apply_action(&mut self, action: Action) -> Result<(), GameError> {
-        self.check_action(action)?;
-        self.commit_action(action);
+        match self.check_action(action)? {
+            Some(play) => self.commit_play(play), // the play its id names, read once
+            None => self.commit_action(action),
+        }
         Ok(())
     }
 
@@ -433,20 +435,22 @@ impl State {
         self.commit_action(action);
     }
 
-    fn check_action(&self, action: Action) -> Result<(), GameError> {
+    /// Why `action` is illegal here, if it is; for a play, the play its id names.
+    fn check_action(&self, action: Action) -> Result<Option<Play>, GameError> {
         match (self.phase, action) {
             (Phase::Over, _) => Err(GameError::Terminal),
             (Phase::Deal, Action::Deal(card)) if !self.undealt.contains(card) => {
                 Err(self.illegal(action, format!("{card} was already dealt")))
             }
-            (Phase::Deal, Action::Deal(_)) => Ok(()),
+            (Phase::Deal, Action::Deal(_)) => Ok(None),
             (Phase::Bid, Action::Bid(bid)) if !self.legal_bids().any(|b| b == bid) => {
                 Err(self.illegal(action, format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3")))
             }
-            (Phase::Bid, Action::Bid(_)) => Ok(()),
-            (Phase::Wild, Action::Wild(_)) => Ok(()),
+            (Phase::Bid, Action::Bid(_)) => Ok(None),
+            (Phase::Wild, Action::Wild(_)) => Ok(None),
+            // An id names the play in the game's own reading: only the move itself is checked.
             (Phase::Play, Action::Play(id)) => match self.play_of_id(id) {
-                Some(play) => self.check_play(&play).map(|_| ()),
+                Some(play) => self.check_move(&play).map(Some),
                 None => Err(self.illegal(action, "the id is no play under these rules and this wild rank".into())),
             },
             (phase, action) => {
@@ -790,7 +794,12 @@ impl State {
         if self.phase != Phase::Play {
             return Err(self.illegal_play(play, format!("no play is possible in phase {:?}", self.phase)));
         }
-        let play = &self.read_play(play)?;
+        self.check_move(&self.read_play(play)?)
+    }
+
+    /// Whether the player to act may make `play`, already in the game's reading: held, and a lead
+    /// or an answer that beats the rival.
+    fn check_move(&self, play: &Play) -> Result<Play, GameError> {
         let seat = self.current;
         if !play.cards.is_subset_of(self.hands[seat]) {
             return Err(self.illegal_play(play, format!("the hand {} does not hold {}", self.hands[seat], play)));
