@@ -3,7 +3,7 @@
 //! bounded load test, and the logs those games write feeding `ddz logs check` and `ddz pretrain`.
 
 use ddz::cards::Counts;
-use ddz::game::{MoveList, Play, legal_plays};
+use ddz::game::{MoveList, Play, WildRank, legal_plays};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
@@ -13,6 +13,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 const NETWORK: &str = "checkpoint:models/dmc-rule-2h";
+const LAIZI_NETWORK: &str = "checkpoint:models/laizi-1h";
 
 fn ddz() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ddz"));
@@ -60,10 +61,12 @@ impl Terminal {
             self.transcript.push_str(&line);
             text.push_str(&line);
             if let Some(rest) = line.strip_prefix("To beat: ") {
-                rival = Some(Play::parse(rest.split(" (").next().unwrap()).unwrap());
+                // A laizi play with wild cards (`4K as KK`) is read by the laizi test itself.
+                rival = Play::parse(rest.split(" (").next().unwrap()).ok();
             }
             if let Some(rest) = line.strip_prefix("Your hand (") {
-                let cards = rest.split_once("): ").unwrap().1;
+                // Under laizi the line ends with a note on the wild rank.
+                let cards = rest.split_once("): ").unwrap().1.split(" — ").next().unwrap();
                 let ranks: String = cards.split_whitespace().map(|c| c.chars().next().unwrap()).collect();
                 return Ok(Prompt { hand: Counts::parse(&ranks).unwrap(), rival, text });
             }
@@ -234,6 +237,113 @@ fn a_terminal_game_with_bidding_starts_with_the_bids_and_logs_them() {
     assert_eq!(log["bids"].as_array().unwrap().last().unwrap(), 3, "{log}");
     let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The laizi play a screen line names: `5557 as 5555` (cards, then what they stand for) or cards.
+fn laizi_play(text: &str, wild: WildRank) -> Play {
+    let (cards, reading) = text.split_once(" as ").unwrap_or((text, text));
+    if cards == "pass" {
+        return Play::PASS;
+    }
+    let (cards, reading) = (Counts::parse(cards).unwrap(), Counts::parse(reading).unwrap());
+    ddz::game::laizi::read_play(cards, reading, wild).unwrap()
+}
+
+#[test]
+fn a_laizi_terminal_game_shows_the_wild_rank_asks_for_readings_and_logs_for_pretraining() {
+    let dir = scratch("laizi");
+    let log_dir = dir.to_str().unwrap();
+    // A standard network cannot play laizi: said before the game, naming the agent.
+    let wrong = ddz().args(["play", "--rules", "laizi", "--agents", NETWORK, "--log-dir", log_dir]).output().unwrap();
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(!wrong.status.success() && said.contains("trained for standard rules"), "{said}");
+    let mut asked = 0;
+    for (seed, bidding) in [(3u64, false), (8, true)] {
+        let seed_text = seed.to_string();
+        let mut args = vec!["--rules", "laizi", "--seat", "landlord", "--seed", &seed_text, "--log-dir", log_dir];
+        if bidding {
+            args.push("--bidding");
+        }
+        let mut t = Terminal::start(&args);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut wild: Option<WildRank> = None;
+        let mut prompt = t.next().unwrap();
+        loop {
+            if let Some(w) = prompt.text.split("Wild rank: ").nth(1) {
+                wild = Some(WildRank::parse(&w[..1]).unwrap());
+            }
+            if prompt.text.contains("Your bid:") {
+                assert!(wild.is_none(), "the wild rank is drawn after the bidding");
+                t.send("bid 3");
+                prompt = t.next().unwrap();
+                continue;
+            }
+            let w = wild.expect("the wild rank is shown before the first play");
+            let rival = prompt.text.lines().find_map(|l| l.strip_prefix("To beat: ")).map(|r| {
+                let text = r.split_once(" (").unwrap().0;
+                laizi_play(text, w)
+            });
+            let plays = ddz::game::laizi::legal_plays_vec(prompt.hand, w, rival.as_ref());
+            let twins = |play: &Play| plays.iter().filter(|p| p.cards == play.cards).count();
+            // Once, cards with more than one reading where the hand has some; else any play.
+            let ambiguous: Vec<Play> = plays.iter().copied().filter(|p| twins(p) > 1).collect();
+            let play = match ambiguous.is_empty() || asked > 0 {
+                true => plays[rng.random_range(0..plays.len())],
+                false => ambiguous[rng.random_range(0..ambiguous.len())],
+            };
+            let twins = twins(&play);
+            if twins > 1 {
+                // The cards alone make more than one play: the person is asked which.
+                asked += 1;
+                t.send(&play.cards.to_string());
+                prompt = t.next().unwrap();
+                assert!(prompt.text.contains(&format!("can be played {twins} ways: type `")), "{}", prompt.text);
+                t.send(&format!("{} as {}", play.cards, play.reading()));
+            } else if play.is_pass() {
+                t.send("pass");
+            } else {
+                t.send(&play.cards.to_string().to_lowercase());
+            }
+            match t.next() {
+                Ok(p) => {
+                    assert!(!p.text.contains("Not played"), "a legal play was refused: {}", p.text);
+                    prompt = p;
+                }
+                Err(end) => {
+                    assert!(end.contains(": you win.") || end.contains(": you lose."), "{end}");
+                    break;
+                }
+            }
+        }
+        let transcript = t.finish();
+        assert!(transcript.contains("s are wild (*)"), "{transcript}");
+    }
+    assert!(asked > 0, "the seeds give the person cards with more than one reading");
+    let games = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    for line in text.lines() {
+        let log: Value = serde_json::from_str(line).unwrap();
+        assert!(log["wild"].as_str().is_some_and(|w| w.len() == 1), "{log}");
+    }
+    let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    // Laizi logs train a laizi network; the standard config's network is refused by name.
+    let out = dir.join("pretrained");
+    let pretrain = |config: &str| {
+        ddz()
+            .args(["pretrain", "--logs", games.to_str().unwrap(), "--out", out.to_str().unwrap(), "--steps", "2"])
+            .args(["--device", "cpu", "--config", config])
+            .output()
+            .unwrap()
+    };
+    let standard = pretrain("configs/dmc.toml");
+    let said = String::from_utf8_lossy(&standard.stderr);
+    assert!(!standard.status.success() && said.contains("the logs hold laizi games"), "{said}");
+    let laizi = pretrain("configs/laizi.toml");
+    assert!(laizi.status.success(), "{}", String::from_utf8_lossy(&laizi.stderr));
+    assert!(out.join("model.safetensors").is_file());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -478,6 +588,86 @@ fn clients_that_never_finish_a_request_neither_lock_others_out_nor_hold_up_a_sto
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn the_web_api_plays_laizi_asking_for_readings_and_logs_the_wild_rank() {
+    let dir = scratch("api-laizi");
+    let server = Server::start(&["--rules", "laizi", "--agents", "rule", "--log-dir", dir.to_str().unwrap()]);
+    let base = &server.base;
+    let mut asked = 0;
+    for deal in 0..3 {
+        let body = json!({ "seat": "landlord", "deal": deal }).to_string();
+        let (s, mut last) = call("POST", &format!("{base}/api/games"), Some(&body));
+        assert_eq!(s, 201, "{last}");
+        let id = last["id"].as_str().unwrap().to_string();
+        let wild = WildRank::parse(last["view"]["wild"].as_str().expect("the view shows the wild rank")).unwrap();
+        let mut rng = SmallRng::seed_from_u64(deal);
+        while last["view"]["result"].is_null() {
+            let view = &last["view"];
+            let ranks: String = view["hand"].as_array().unwrap().iter().map(|c| c["rank"].as_str().unwrap()).collect();
+            let rival = view["rival"].as_object().map(|r| {
+                let cards = r["play"].as_str().unwrap();
+                laizi_play(&format!("{cards} as {}", r.get("as").and_then(Value::as_str).unwrap_or(cards)), wild)
+            });
+            let plays = ddz::game::laizi::legal_plays_vec(Counts::parse(&ranks).unwrap(), wild, rival.as_ref());
+            let twins = |play: &Play| plays.iter().filter(|p| p.cards == play.cards).count();
+            // The view lists exactly the plays whose cards make more than one play.
+            let listed: Vec<String> =
+                view["readings"].as_array().map_or(vec![], |r| r.iter().map(|r| r["entry"].to_string()).collect());
+            let mut expected: Vec<String> = plays
+                .iter()
+                .filter(|p| twins(p) > 1)
+                .map(|p| json!(format!("{} as {}", p.cards, p.reading())).to_string())
+                .collect();
+            let mut sorted = listed.clone();
+            sorted.sort();
+            expected.sort();
+            assert_eq!(sorted, expected);
+            let ambiguous: Vec<Play> = plays.iter().copied().filter(|p| twins(p) > 1).collect();
+            let play = match ambiguous.is_empty() || asked > 1 {
+                true => plays[rng.random_range(0..plays.len())],
+                false => ambiguous[rng.random_range(0..ambiguous.len())],
+            };
+            let url = format!("{base}/api/games/{id}/play");
+            let entry = if twins(&play) > 1 {
+                asked += 1;
+                let (s, refused) = call("POST", &url, Some(&json!({ "play": play.cards.to_string() }).to_string()));
+                assert_eq!(s, 400, "{refused}");
+                assert!(refused["error"].as_str().unwrap().contains("ways: type `"), "{refused}");
+                format!("{} as {}", play.cards, play.reading())
+            } else {
+                play.to_string()
+            };
+            let (s, reply) = call("POST", &url, Some(&json!({ "play": entry }).to_string()));
+            assert_eq!(s, 200, "{entry}: {reply}");
+            last = reply;
+        }
+        assert_eq!(last["saved"], true, "{last}");
+    }
+    assert!(asked > 0, "some deal gives the person cards with more than one reading");
+    // Advice on a laizi position lists the plays with wild cards by their reading.
+    let request = json!({"seat": "landlord", "hand": "33445567789TJQKA22BR", "bottom": "89R", "history": [],
+                         "wild": "7"});
+    let hand = Counts::parse("33445567789TJQKA22BR").unwrap();
+    let (s, advice) = call("POST", &format!("{base}/api/advise"), Some(&request.to_string()));
+    assert_eq!(s, 200, "{advice}");
+    let plays: Vec<&str> = advice["plays"].as_array().unwrap().iter().map(|p| p["play"].as_str().unwrap()).collect();
+    let wild = WildRank::parse("7").unwrap();
+    assert_eq!(plays.len(), ddz::game::laizi::legal_plays_vec(hand, wild, None).len());
+    assert!(plays.contains(&"77/77") && plays.contains(&"3333/33"), "{plays:?}");
+    let games = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    assert!(text.lines().all(|l| serde_json::from_str::<Value>(l).unwrap()["wild"].is_string()), "{text}");
+    let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    // A search agent or a standard network cannot play laizi: the server says so and does not start.
+    let refused = ddz().args(["serve", "--rules", "laizi", "--agents", NETWORK, "--port", "0"]).output().unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("trained for standard rules"), "{said}");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Plays game `id` out with the server's hints; the last reply.
 fn play_out_with_hints(base: &str, mut last: Value) -> Value {
     let id = last["id"].as_str().unwrap().to_string();
@@ -583,6 +773,31 @@ fn a_whole_game_in_headless_chromium_by_clicking() {
     assert!(text.lines().all(|l| l.contains(r#""source":"human:web""#)));
     let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    // Laizi: the page shows the wild rank and asks which reading is meant. The first deal whose
+    // landlord holds cards with more than one reading at its lead (deal N plays from seed N).
+    let laizi_dir = dir.join("laizi");
+    let server =
+        Server::start(&["--rules", "laizi", "--agents", LAIZI_NETWORK, "--log-dir", laizi_dir.to_str().unwrap()]);
+    let deal = (0..50)
+        .find(|n| {
+            let body = json!({ "seat": "landlord", "deal": n }).to_string();
+            let (_, game) = call("POST", &format!("{}/api/games", server.base), Some(&body));
+            game["view"]["readings"].as_array().is_some_and(|r| !r.is_empty())
+        })
+        .expect("one of 50 deals gives the landlord a choice of readings");
+    let out = Command::new(root.join(".venv/bin/python"))
+        .arg(root.join("tests/browser/play_game.py"))
+        .args([&format!("{}/?deal={deal}", server.base), "--seat", "landlord"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(result["wild"].is_string(), "{result}");
+    assert!(!result["readings_chosen"].as_array().unwrap().is_empty(), "{result}");
+    drop(server);
+    let laizi_games = std::fs::read_to_string(laizi_dir.join("games.jsonl")).unwrap();
+    assert_eq!(laizi_games.lines().count(), 1);
+    assert!(laizi_games.contains(r#""wild":""#), "{laizi_games}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

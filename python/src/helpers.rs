@@ -5,6 +5,8 @@ use crate::spiel::{State, value_error};
 use ddz_agents::agents::{Agent, RandomAgent as InnerRandom, RuleAgent as InnerRule};
 use ddz_engine::cards::{Card, CardSet, Counts};
 use ddz_engine::encode::{ACTION_DIM, STATE_DIM};
+use ddz_engine::game::laizi::ids::{parse_play_notation, play_notation};
+use ddz_engine::game::laizi::{self, WildRank};
 use ddz_engine::game::{Action, ActionTable, Deal, MoveList, Play, legal_plays_vec};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -16,19 +18,26 @@ fn counts(text: &str, what: &str) -> PyResult<Counts> {
 }
 
 /// The legal plays of `hand` (notation, e.g. `"3455778899KAA22R"`) against `rival` (None or
-/// `""` to lead), sorted by notation, `pass` included when following.
+/// `""` to lead), sorted by notation, `pass` included when following. With `wild` (a rank,
+/// `"7"`) the hand plays by laizi rules: plays with wild cards are written `reading/stands`
+/// (`5555/5`: a bomb of 5s, one of them a wild card), and so may the rival be.
 #[pyfunction]
-#[pyo3(signature = (hand, rival=None))]
-pub fn legal_plays(hand: &str, rival: Option<&str>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (hand, rival=None, wild=None))]
+pub fn legal_plays(hand: &str, rival: Option<&str>, wild: Option<&str>) -> PyResult<Vec<String>> {
     let hand = counts(hand, "hand")?;
+    let wild = wild.map(WildRank::parse).transpose().map_err(|e| value_error(format!("wild: {e}")))?;
     let rival = match rival.map(str::trim).filter(|r| !r.is_empty()) {
-        Some(r) => Some(Play::parse(r).map_err(|e| value_error(format!("rival: {e}")))?),
+        Some(r) => Some(parse_play_notation(r, wild).map_err(|e| value_error(format!("rival: {e}")))?),
         None => None,
     };
     if rival.is_some_and(|r| r.is_pass()) {
         return Err(value_error("rival: a pass is not a play to beat (give None to lead)"));
     }
-    let mut plays: Vec<String> = legal_plays_vec(hand, rival.as_ref()).iter().map(Play::to_string).collect();
+    let plays = match wild {
+        Some(w) => laizi::legal_plays_vec(hand, w, rival.as_ref()),
+        None => legal_plays_vec(hand, rival.as_ref()),
+    };
+    let mut plays: Vec<String> = plays.iter().map(play_notation).collect();
     plays.sort();
     Ok(plays)
 }

@@ -2,9 +2,10 @@
 //! −4), one integer action space (cards, bids, plays: see `ddz_engine::game::spiel`), errors as
 //! `ValueError` naming the action and the reason, and the state unchanged after an error.
 
-use ddz_engine::encode::{STATE_DIM, information_state_tensor};
+use ddz_engine::encode::{STATE_DIM, WILD_SLOTS, information_state_tensor};
+use ddz_engine::game::laizi::ids::play_notation;
 use ddz_engine::game::spiel as sp;
-use ddz_engine::game::{Action, GameConfig, Role, Scoring, Seat, State as Inner};
+use ddz_engine::game::{Action, GameConfig, Role, Rules, Scoring, Seat, State as Inner};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -20,12 +21,36 @@ pub fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// The rules of a game: bidding on or off, how it is scored, and the fixed landlord without
-/// bidding.
+/// The rules of a game: standard or laizi, bidding on or off, how it is scored, and the fixed
+/// landlord without bidding.
 #[pyclass(module = "ddz._ddz", frozen)]
 #[derive(Clone)]
 pub struct Game {
     pub config: GameConfig,
+}
+
+/// The largest soft-bomb multiplier a game takes (the points stay far inside f64's integers).
+const SOFT_BOMB_MOST: u8 = 8;
+
+/// Length of the state features under `rules`: laizi adds the wild rank, one-hot over 3 to 2.
+pub fn state_dim(rules: Rules) -> usize {
+    match rules {
+        Rules::Standard => STATE_DIM,
+        Rules::Laizi => STATE_DIM + WILD_SLOTS,
+    }
+}
+
+/// The state features of `seat`, the wild rank appended under laizi (zeros until it is drawn).
+pub fn state_features(state: &Inner, seat: Seat) -> Vec<f32> {
+    let mut v = information_state_tensor(state, seat);
+    if state.config().rules == Rules::Laizi {
+        let mut wild = [0.0; WILD_SLOTS];
+        if let Some(w) = state.wild() {
+            wild[w.rank() as usize] = 1.0;
+        }
+        v.extend_from_slice(&wild);
+    }
+    v
 }
 
 fn scoring_name(s: Scoring) -> &'static str {
@@ -37,12 +62,24 @@ fn scoring_name(s: Scoring) -> &'static str {
 
 #[pymethods]
 impl Game {
-    /// `Game(bidding=False, scoring="win_loss", spring=True, landlord_seat=0, first_bidder=0)`.
-    /// `scoring` is `"win_loss"` (±1) or `"points"` (the bid × 2 per bomb or rocket × 2 for a
-    /// spring, the landlord's amount doubled); `first_bidder` is the seat that bids first.
+    /// `Game(bidding=False, scoring="win_loss", spring=True, landlord_seat=0, first_bidder=0,
+    /// rules="standard", soft_bomb_multiplier=2)`. `scoring` is `"win_loss"` (±1) or `"points"`
+    /// (the bid × 2 per bomb or rocket × 2 for a spring, the landlord's amount doubled);
+    /// `first_bidder` is the seat that bids first; `rules="laizi"` draws a wild rank after the
+    /// landlord is known (a chance node of 13 outcomes) and `soft_bomb_multiplier` is what a soft
+    /// bomb multiplies the points by (docs/rules.md).
     #[new]
-    #[pyo3(signature = (bidding=false, scoring="win_loss", spring=true, landlord_seat=0, first_bidder=0))]
-    fn new(bidding: bool, scoring: &str, spring: bool, landlord_seat: i64, first_bidder: i64) -> PyResult<Game> {
+    #[pyo3(signature = (bidding=false, scoring="win_loss", spring=true, landlord_seat=0, first_bidder=0, rules="standard", soft_bomb_multiplier=2))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        bidding: bool,
+        scoring: &str,
+        spring: bool,
+        landlord_seat: i64,
+        first_bidder: i64,
+        rules: &str,
+        soft_bomb_multiplier: i64,
+    ) -> PyResult<Game> {
         let scoring = match scoring {
             "win_loss" => Scoring::WinLoss,
             "points" | "score" => Scoring::Score,
@@ -52,14 +89,28 @@ impl Game {
             .map_err(|_| value_error(format!("landlord_seat {landlord_seat}: use 0, 1 or 2")))?;
         let first_bidder = Seat::try_from(first_bidder)
             .map_err(|_| value_error(format!("first_bidder {first_bidder}: use 0, 1 or 2")))?;
-        let config = GameConfig { bidding, landlord_seat, scoring, spring, first_bidder, ..GameConfig::default() };
+        let rules: Rules = rules.parse().map_err(value_error)?;
+        let soft_bomb_multiplier =
+            u8::try_from(soft_bomb_multiplier).ok().filter(|m| (1..=SOFT_BOMB_MOST).contains(m)).ok_or_else(|| {
+                value_error(format!("soft_bomb_multiplier {soft_bomb_multiplier}: use 1 to {SOFT_BOMB_MOST}"))
+            })?;
+        let config = GameConfig { bidding, landlord_seat, scoring, spring, first_bidder, rules, soft_bomb_multiplier };
         Ok(Game { config })
     }
     fn num_players(&self) -> usize {
         3
     }
     fn num_distinct_actions(&self) -> usize {
-        sp::NUM_DISTINCT_ACTIONS
+        sp::num_distinct_actions(self.config.rules)
+    }
+    /// Ids of the game's action table: what `State.play_mask` covers (laizi: 7,409,259).
+    fn num_plays(&self) -> usize {
+        num_plays(self.config.rules)
+    }
+    /// `"standard"` or `"laizi"`.
+    #[getter]
+    fn rules(&self) -> &'static str {
+        self.config.rules.name()
     }
     fn max_chance_outcomes(&self) -> usize {
         sp::MAX_CHANCE_OUTCOMES
@@ -69,7 +120,7 @@ impl Game {
         sp::MAX_GAME_LENGTH
     }
     fn max_chance_nodes_in_history(&self) -> usize {
-        sp::MAX_CHANCE_NODES
+        sp::MAX_CHANCE_NODES + usize::from(self.config.rules == Rules::Laizi)
     }
     fn min_utility(&self) -> f64 {
         sp::utility_bounds(&self.config).0
@@ -78,16 +129,16 @@ impl Game {
         sp::utility_bounds(&self.config).1
     }
     fn information_state_tensor_shape(&self) -> Vec<usize> {
-        vec![STATE_DIM]
+        vec![state_dim(self.config.rules)]
     }
     fn observation_tensor_shape(&self) -> Vec<usize> {
-        vec![STATE_DIM]
+        vec![state_dim(self.config.rules)]
     }
     fn information_state_tensor_size(&self) -> usize {
-        STATE_DIM
+        state_dim(self.config.rules)
     }
     fn observation_tensor_size(&self) -> usize {
-        STATE_DIM
+        state_dim(self.config.rules)
     }
     fn new_initial_state(&self) -> State {
         State { inner: Inner::new(self.config.clone()) }
@@ -118,6 +169,8 @@ impl Game {
         d.set_item("spring", self.config.spring)?;
         d.set_item("landlord_seat", self.config.landlord_seat.number())?;
         d.set_item("first_bidder", self.config.first_bidder.number())?;
+        d.set_item("rules", self.config.rules.name())?;
+        d.set_item("soft_bomb_multiplier", self.config.soft_bomb_multiplier)?;
         Ok(d)
     }
     /// The state that `State.serialize` wrote (its rules are in the text).
@@ -133,8 +186,12 @@ impl Game {
     fn __repr__(&self) -> String {
         let c = &self.config;
         let cap = |b: bool| if b { "True" } else { "False" };
+        let laizi = match c.rules {
+            Rules::Standard => String::new(),
+            Rules::Laizi => format!(", rules='laizi', soft_bomb_multiplier={}", c.soft_bomb_multiplier),
+        };
         format!(
-            "Game(bidding={}, scoring='{}', spring={}, landlord_seat={}, first_bidder={})",
+            "Game(bidding={}, scoring='{}', spring={}, landlord_seat={}, first_bidder={}{laizi})",
             cap(c.bidding),
             scoring_name(c.scoring),
             cap(c.spring),
@@ -144,7 +201,13 @@ impl Game {
     }
 }
 
-/// A state dealt from `seed` with the rules of `config` (the deal of `ddz.VecEnv`'s games).
+/// Ids of the action table under `rules`.
+pub fn num_plays(rules: Rules) -> usize {
+    sp::num_distinct_actions(rules) - sp::FIRST_PLAY as usize - if rules == Rules::Laizi { 13 } else { 0 }
+}
+
+/// A state dealt from `seed` with the rules of `config` (the deal of `ddz.VecEnv`'s games;
+/// under laizi the wild rank is drawn too, from the same seed).
 pub fn dealt(config: &GameConfig, seed: u64) -> Inner {
     let mut s = Inner::new(config.clone());
     s.deal_random(&mut rand::rngs::StdRng::seed_from_u64(seed));
@@ -210,16 +273,17 @@ impl State {
     /// 1 for each legal action of `player` over all `num_distinct_actions()` integers (uint8).
     #[pyo3(signature = (player=None))]
     fn legal_actions_mask<'py>(&self, py: Python<'py>, player: Option<i64>) -> Bound<'py, PyArray1<u8>> {
-        let mut mask = vec![0u8; sp::NUM_DISTINCT_ACTIONS];
+        let mut mask = vec![0u8; sp::num_distinct_actions(self.inner.config().rules)];
         for a in self.legal_actions(player) {
             mask[a as usize] = 1;
         }
         PyArray1::from_vec(py, mask)
     }
     /// The legal plays of the player to act as a mask over the action table (int8,
-    /// `NUM_PLAYS`: index = play id = action − `FIRST_PLAY`); all zero outside the play phase.
+    /// `game.num_plays()`: index = play id = action − `FIRST_PLAY`); all zero outside the play
+    /// phase.
     fn play_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i8>> {
-        let mut mask = vec![0i8; ddz_engine::game::NUM_ACTIONS];
+        let mut mask = vec![0i8; num_plays(self.inner.config().rules)];
         let mut plays = ddz_engine::game::MoveList::new();
         self.inner.legal_plays_into(&mut plays);
         let table = ddz_engine::game::ActionTable::get();
@@ -248,6 +312,10 @@ impl State {
     fn string_to_action(&self, text: &str) -> PyResult<u32> {
         Action::from_spiel_string(text).map(Action::to_int).map_err(value_error)
     }
+    /// Laizi: the wild rank once drawn (`"7"`), else None.
+    fn wild(&self) -> Option<String> {
+        self.inner.wild().map(|w| w.to_string())
+    }
     fn returns(&self) -> Vec<f64> {
         self.inner.returns().to_vec()
     }
@@ -270,7 +338,7 @@ impl State {
         py: Python<'py>,
         player: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        Ok(PyArray1::from_vec(py, information_state_tensor(&self.inner, self.seat(player)?)))
+        Ok(PyArray1::from_vec(py, state_features(&self.inner, self.seat(player)?)))
     }
     #[pyo3(signature = (player=None))]
     fn observation_string(&self, player: Option<i64>) -> PyResult<String> {
@@ -346,9 +414,10 @@ impl State {
     fn landlord(&self) -> Option<u8> {
         self.inner.landlord().map(Seat::number)
     }
-    /// The play to beat and its seat, or None when the player to act leads.
+    /// The play to beat and its seat, or None when the player to act leads (a laizi play with
+    /// wild cards as `reading/stands`, e.g. `5555/5`).
     fn rival(&self) -> Option<(u8, String)> {
-        self.inner.rival().map(|r| (r.seat.number(), r.play.to_string()))
+        self.inner.rival().map(|r| (r.seat.number(), play_notation(&r.play)))
     }
     /// The bottom's three cards once they are shown (when the landlord is known), else None.
     fn bottom(&self) -> Option<String> {
@@ -360,7 +429,7 @@ impl State {
     }
     /// The public plays so far: `[(seat, play)]`.
     fn plays(&self) -> Vec<(u8, String)> {
-        self.inner.play_record().iter().map(|r| (r.seat.number(), r.play.to_string())).collect()
+        self.inner.play_record().iter().map(|r| (r.seat.number(), play_notation(&r.play))).collect()
     }
     /// What `player` knows here: its hand and the public record, never another hand. Its
     /// `to_json()` is the native bot protocol's request.
@@ -429,18 +498,24 @@ impl View {
     /// The public plays so far: `[(seat, play)]`.
     #[getter]
     fn plays(&self) -> Vec<(u8, String)> {
-        self.inner.play_record().iter().map(|r| (r.seat.number(), r.play.to_string())).collect()
+        self.inner.play_record().iter().map(|r| (r.seat.number(), play_notation(&r.play))).collect()
+    }
+    /// Laizi: the wild rank once drawn (`"7"`), else None.
+    #[getter]
+    fn wild(&self) -> Option<String> {
+        self.inner.wild().map(|w| w.to_string())
     }
     /// How many cards `player` holds now.
     fn cards_left(&self, player: i64) -> PyResult<u32> {
         let seat = Seat::try_from(player).map_err(|_| value_error(format!("player {player} is not 0, 1 or 2")))?;
         Ok(self.inner.cards_left(seat))
     }
-    /// The seat's legal plays in notation; empty unless it is to play.
+    /// The seat's legal plays in notation (laizi plays with wild cards as `reading/stands`);
+    /// empty unless it is to play.
     fn legal_plays(&self) -> Vec<String> {
         let mut plays = ddz_engine::game::MoveList::new();
         self.inner.legal_plays_into(&mut plays);
-        plays.iter().map(|p| p.to_string()).collect()
+        plays.iter().map(play_notation).collect()
     }
     /// A full state the seat cannot tell from the real one: the hidden cards dealt afresh from
     /// `seed`.

@@ -307,6 +307,13 @@ impl VecEnv {
         if config.bidding {
             return Err(value_error("VecEnv plays games without bidding (Game(bidding=False))"));
         }
+        if config.rules != ddz_engine::game::Rules::Standard {
+            // A mask row over laizi's 7,409,259 ids is 7 MB: use DouDizhuEnv(rules="laizi").
+            return Err(value_error(format!(
+                "VecEnv plays the standard rules, not {}: use ddz.env.DouDizhuEnv(rules=\"laizi\")",
+                config.rules
+            )));
+        }
         let seat = match seat {
             "rotate" => SeatChoice::Rotate,
             "all" => SeatChoice::All,

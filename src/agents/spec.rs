@@ -753,6 +753,27 @@ impl AgentSpec {
         }
     }
 
+    /// Whether the agent can play a game of `rules`, said before any game starts: a network
+    /// plays the rules it was trained for, and under a variant only random, rule and network
+    /// agents play (the search agents take the standard game only, so far).
+    pub fn check_rules(&self, rules: crate::game::Rules) -> Result<(), AgentError> {
+        use crate::game::Rules;
+        let refuse = |reason: String| AgentError::Setting { spec: self.to_string(), reason };
+        if rules != Rules::Standard && !matches!(self, AgentSpec::Random | AgentSpec::Rule | AgentSpec::Checkpoint(_)) {
+            return Err(refuse(format!("under {rules} rules only random, rule and checkpoint:NET agents play")));
+        }
+        let Some(path) = self.network() else { return Ok(()) };
+        let file =
+            if crate::run::checkpoints_dir(path).is_dir() { crate::run::latest(path)? } else { path.to_path_buf() };
+        let net = crate::model::load_network(&file)?.config().rules;
+        if net != rules {
+            return Err(refuse(format!(
+                "the network was trained for {net} rules and cannot play {rules} games (train one with [game] rules = \"{rules}\")"
+            )));
+        }
+        Ok(())
+    }
+
     /// The agent, ready to play (a checkpoint's network is loaded on the CPU).
     pub fn build(&self) -> Result<Box<dyn Agent>, AgentError> {
         let name = self.to_string();

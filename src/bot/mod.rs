@@ -19,12 +19,18 @@
 //! `{"requests":[…],"responses":[…]}` form; later ones are single requests. The bidding version
 //! (FightTheLandlord2) starts with a bid request `{"own":[…17 ids],"bid":[…earlier bids]}` →
 //! `{"response":n}`, and its first play request adds `landlord`, `pos` and `finalbid`.
+//!
+//! Laizi (native protocol only): a play request adds `"wild":"7"`, and a play that takes wild
+//! cards, in the history and in the answer, is written as its reading, `/`, and the ranks its
+//! wild cards stand for (`{"play":"5555/5"}`: a soft bomb of 5s, one 5 a wild card); plays
+//! without wild cards are written as in the standard game.
 
 mod botzone;
 
 pub use botzone::BotzoneSession;
 
-use crate::agents::{Agent, BidTurn, Query, Turn, decide_turn, legal_bid};
+use crate::agents::{Agent, BidTurn, Query, Turn, legal_bid};
+use crate::game::laizi::ids::play_notation;
 use crate::game::{Play, Role, View, ViewError};
 use crate::lines::{RequestError, brief, serve_json_lines};
 use serde::Deserialize;
@@ -90,7 +96,7 @@ fn answer_view(agent: &mut dyn Agent, view: &View<'_>, seed: u64) -> Result<serd
     if view.landlord().is_none() {
         return bid_for(agent, view).map(|bid| serde_json::json!({ "bid": bid }));
     }
-    play_for(agent, view).map(|play| serde_json::json!({ "play": play.to_string() }))
+    play_for(agent, view).map(|play| serde_json::json!({ "play": play_notation(&play) }))
 }
 
 /// A request with an id: `{"id":…,"request":…}` (a request or a batch). Its answer carries the
@@ -151,7 +157,7 @@ fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, 
     let picks = agent.try_choose_many(&queries).map_err(|f| BotError::Impossible(f.to_string()))?;
     for ((k, legal, _), pick) in asked.iter().zip(picks) {
         let play = legal.get(pick).copied().unwrap_or_else(|| illegal_answer(agent, legal));
-        answers[*k] = Ok(serde_json::json!({ "play": play.to_string() }));
+        answers[*k] = Ok(serde_json::json!({ "play": play_notation(&play) }));
     }
     let answer = |(k, a): (usize, Result<serde_json::Value, BotError>)| {
         a.unwrap_or_else(|e| serde_json::json!({ "error": format!("request {}: {}", k + 1, brief(&e.to_string())) }))
@@ -206,8 +212,9 @@ pub fn decision_plays(view: &View<'_>) -> Result<Vec<Play>, BotError> {
 fn play_for(agent: &mut dyn Agent, view: &View<'_>) -> Result<Play, BotError> {
     let plays = decision_plays(view)?;
     let turn = Turn::new(view, &plays).ok_or_else(|| BotError::Impossible("the game is over".into()))?;
-    let decision = decide_turn(agent, turn);
-    Ok(if decision.illegal { illegal_answer(agent, &plays) } else { decision.play })
+    // `try_choose`: an agent that cannot take this request (a network of other rules) says so.
+    let pick = agent.try_choose(turn).map_err(|f| BotError::Impossible(f.to_string()))?;
+    Ok(plays.get(pick).copied().unwrap_or_else(|| illegal_answer(agent, &plays)))
 }
 
 /// What an answer outside the legal plays becomes: the first legal play (pass, when

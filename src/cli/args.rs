@@ -421,9 +421,14 @@ pub struct PlayArgs {
     #[arg(long, default_value = "random")]
     pub seat: String,
     /// The agents in the other two seats, in seat order: one spec for both, or two
-    /// comma-separated (see AGENTS below).
-    #[arg(long, default_value = DEFAULT_AGENT)]
-    pub agents: String,
+    /// comma-separated (see AGENTS below). Default: the ladder's top agent, or under laizi the
+    /// laizi network (checkpoint:models/laizi-1h/model.safetensors).
+    #[arg(long)]
+    pub agents: Option<String>,
+    /// The rules: standard, or laizi (a wild rank drawn once the landlord is known; type
+    /// `5557 as 5555` when cards make more than one play; docs/rules.md).
+    #[arg(long, default_value = "standard")]
+    pub rules: ddz::game::Rules,
     /// Play deal N of the built-in 1,000-deal evaluation set.
     #[arg(long, conflicts_with = "seed")]
     pub deal: Option<usize>,
@@ -443,9 +448,14 @@ pub struct PlayArgs {
 #[derive(clap::Args)]
 pub struct ServeArgs {
     /// The agents in the two seats that are not the person's, in seat order: one spec for both,
-    /// or two comma-separated (see AGENTS below).
-    #[arg(long, default_value = DEFAULT_AGENT)]
-    pub agents: String,
+    /// or two comma-separated (see AGENTS below). Default: the ladder's top agent, or under
+    /// laizi the laizi network (checkpoint:models/laizi-1h/model.safetensors).
+    #[arg(long)]
+    pub agents: Option<String>,
+    /// The rules of every game: standard, or laizi (the page shows the wild rank and asks which
+    /// play is meant when the chosen cards make more than one; docs/rules.md).
+    #[arg(long, default_value = "standard")]
+    pub rules: ddz::game::Rules,
     /// The address to listen on; the default serves this machine only.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
@@ -633,6 +643,19 @@ pub struct PretrainArgs {
 /// (docs/ladder/ladder.md, `test` deals) among networks and search agents within 200 ms a
 /// decision (this one: 137 ms median, 184 ms p90 on one core, `ddz bench agents`).
 pub const DEFAULT_AGENT: &str = "auto:models/dmc-rule-2h/model.safetensors";
+
+/// The agent of `play` and `serve` under laizi unless told otherwise: the shipped laizi network
+/// (models/laizi-1h; search agents do not take laizi yet).
+pub const DEFAULT_LAIZI_AGENT: &str = "checkpoint:models/laizi-1h/model.safetensors";
+
+/// `--agents` as given, or the default agent of `rules`.
+pub fn agents_or_default(agents: &Option<String>, rules: ddz::game::Rules) -> &str {
+    match (agents, rules) {
+        (Some(a), _) => a,
+        (None, ddz::game::Rules::Standard) => DEFAULT_AGENT,
+        (None, _) => DEFAULT_LAIZI_AGENT,
+    }
+}
 
 /// `--threads` of evaluation and data commands, through the limits table (`ddz::limits`).
 fn threads(text: &str) -> Result<usize, String> {

@@ -1,6 +1,6 @@
 //! `ddz play` and `ddz serve`: people playing against agents, in the terminal or the browser.
 
-use super::args::{PlayArgs, ServeArgs};
+use super::args::{PlayArgs, ServeArgs, agents_or_default};
 use super::report::{self, Listening, PersonDeal};
 use anyhow::{Context, Result, bail};
 use ddz::game::Deal;
@@ -22,11 +22,13 @@ fn person_deal(deal: Option<usize>, seed: Option<u64>) -> Result<(Deal, u64)> {
 pub fn play(args: PlayArgs) -> Result<()> {
     use ddz::play::{Session, parse_agents, parse_seat, terminal};
     runtime::configure_threads(1);
-    let specs = parse_agents(&args.agents).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
+    let specs =
+        parse_agents(agents_or_default(&args.agents, args.rules)).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
     let (deal, seed) = person_deal(args.deal, args.seed)?;
     let seat = parse_seat(&args.seat, seed).map_err(|e| anyhow::anyhow!("--seat: {e}"))?;
-    let rules = ddz::play::rules(args.bidding, seed);
-    let mut session = Session::with_rules(&deal, seat, &specs, seed, "human:terminal", rules)?;
+    let rules = ddz::play::rules(args.bidding, args.rules, seed);
+    let mut session = Session::with_rules(&deal, seat, &specs, seed, "human:terminal", rules)
+        .map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
     report::show(&PersonDeal { deal: args.deal, seed }, false)?;
     let screen = terminal::Screen {
         colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
@@ -42,9 +44,12 @@ pub fn play(args: PlayArgs) -> Result<()> {
 pub fn serve(args: ServeArgs) -> Result<()> {
     use ddz::serve::ServeConfig;
     runtime::configure_threads(1);
-    let agents = ddz::play::parse_agents(&args.agents).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
+    let given = agents_or_default(&args.agents, args.rules);
+    let agents = ddz::play::parse_agents(given).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
     for spec in &agents {
-        spec.build().with_context(|| format!("--agents: {spec}"))?; // fail now, not at the first game
+        // Fail now, not at the first game.
+        spec.check_rules(args.rules).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
+        spec.build().with_context(|| format!("--agents: {spec}"))?;
     }
     const WEEK_MINUTES: f64 = 7.0 * 24.0 * 60.0;
     if !(args.idle_minutes > 0.0 && args.idle_minutes <= WEEK_MINUTES) {
@@ -55,6 +60,7 @@ pub fn serve(args: ServeArgs) -> Result<()> {
     config.starts_per_minute = args.starts_per_minute.max(1);
     config.idle = std::time::Duration::from_secs_f64(args.idle_minutes * 60.0);
     config.bidding = args.bidding;
+    config.rules = args.rules;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the server runtime")?;
     rt.block_on(async move {
         let addr = format!("{}:{}", args.host, args.port);

@@ -7,7 +7,9 @@ pub mod terminal;
 use crate::agents::{Agent, AgentError, AgentSpec, decide};
 use crate::cards::{Card, Counts, rank_char};
 use crate::game::Phase;
-use crate::game::{Deal, GameConfig, MoveList, Play, PlayRecord, Role, Scoring, Seat, State, classify};
+use crate::game::{
+    Deal, GameConfig, MoveList, Play, PlayRecord, Role, Rules, Scoring, Seat, State, WildRank, classify,
+};
 use crate::pretrain::logs::{GameLog, to_jsonl};
 use serde::Serialize;
 use std::io::Write;
@@ -45,17 +47,22 @@ pub enum Event {
     Play(PlayRecord),
     /// Everyone passed in the bidding: the cards were dealt again.
     Redeal,
+    /// Laizi: the wild rank was drawn (once the landlord is known).
+    Wild(WildRank),
 }
 
 /// The rules every person's game is played under: the landlord fixed by the deal (seat 0 of a
 /// deal) or, with `bidding`, chosen by 1–2–3 bids (the first bidder drawn from `seed`; a deal
-/// everyone passes on is dealt again); points × the bid, × 2 per bomb or rocket and for a spring.
-pub fn rules(bidding: bool, seed: u64) -> GameConfig {
+/// everyone passes on is dealt again); points × the bid, × 2 per bomb or rocket and for a spring;
+/// `variant` the standard game or laizi (its wild rank drawn from `seed` once the landlord is
+/// known).
+pub fn rules(bidding: bool, variant: Rules, seed: u64) -> GameConfig {
     GameConfig {
         scoring: Scoring::Score,
         spring: true,
         bidding,
         first_bidder: Seat::S0.after(seed),
+        rules: variant,
         ..GameConfig::default()
     }
 }
@@ -70,10 +77,11 @@ impl Session {
         seed: u64,
         source: &str,
     ) -> Result<Session, AgentError> {
-        Session::with_rules(deal, human, agents, seed, source, rules(false, seed))
+        Session::with_rules(deal, human, agents, seed, source, rules(false, Rules::Standard, seed))
     }
 
-    /// [`Session::new`] under other rules (bidding: `rules(true, seed)`).
+    /// [`Session::new`] under other rules (bidding: `rules(true, Rules::Standard, seed)`); an
+    /// agent that cannot play them is refused here, before the game.
     pub fn with_rules(
         deal: &Deal,
         human: Seat,
@@ -82,12 +90,14 @@ impl Session {
         source: &str,
         config: GameConfig,
     ) -> Result<Session, AgentError> {
+        let variant = config.rules;
         let mut state = State::new(config);
         state.deal_hands(deal.hands, deal.bottom);
         let mut seats: [Option<Box<dyn Agent>>; 3] = [None, None, None];
         let mut names = [String::from("you"), String::new(), String::new()];
         let others = Seat::ALL.into_iter().filter(|&s| s != human);
         for (k, (seat, spec)) in others.zip(agents).enumerate() {
+            spec.check_rules(variant)?;
             let mut agent = spec.clone().refuse_cheat("a game with a person")?.build()?;
             agent.reset(seed.wrapping_mul(3).wrapping_add(k as u64));
             seats[seat] = Some(agent);
@@ -129,6 +139,7 @@ impl Session {
         let mut plays = MoveList::new();
         loop {
             self.redeal_if_all_passed(&mut made);
+            self.draw_wild(&mut made);
             let Some(seat) = self.state.current_player().filter(|&s| s != self.human) else { break };
             let agent = self.agents[seat.index()].as_mut().expect("an agent in every other seat");
             if self.state.phase() == Phase::Bid {
@@ -164,6 +175,16 @@ impl Session {
         }
     }
 
+    /// Laizi: once the landlord is known the wild rank is drawn, from the session's seed and
+    /// deal count (the same seed, the same game).
+    fn draw_wild(&mut self, made: &mut Vec<Event>) {
+        if self.state.phase() == Phase::Wild {
+            let seed = crate::seeds::of(crate::seeds::redeal(self.seed, self.deals), crate::seeds::Stream::WILD);
+            self.state.draw_wild(&mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed));
+            made.extend(self.state.wild().map(Event::Wild));
+        }
+    }
+
     /// Whether the person is to bid (rather than to play).
     pub fn bidding(&self) -> bool {
         self.state.phase() == Phase::Bid
@@ -175,11 +196,11 @@ impl Session {
         if self.bidding() {
             return self.bid_human(entry).map(|b| if b == 0 { "pass".into() } else { format!("bid {b}") });
         }
-        self.play_human(entry).map(|p| p.to_string())
+        self.play_human(entry).map(|p| shown(&p))
     }
 
-    /// Plays the person's entry (`33`, `t9J87`, `pass`); a rejected entry changes nothing and
-    /// says why.
+    /// Plays the person's entry (`33`, `t9J87`, `pass`; under laizi also `5557 as 5555` to
+    /// choose a reading); a rejected entry changes nothing and says why.
     pub fn play_human(&mut self, entry: &str) -> Result<Play, Refused> {
         if !self.awaits_human() {
             return Err(Refused::new(if self.is_over() { "the game is over" } else { "it is not your turn" }));
@@ -268,13 +289,24 @@ fn append_line(file: &Path, text: &str) -> std::io::Result<()> {
 }
 
 /// Reads a person's entry as a play of the current player, with the reason when it is not one:
-/// the notation, the cards held, the type, and whether it beats the play on the table.
+/// the notation, the cards held, the type, and whether it beats the play on the table. Under
+/// laizi the entry may add the reading, `5557 as 5555` (or `5555/5`); cards that make more than
+/// one play must.
 pub fn check_entry(state: &State, entry: &str) -> Result<Play, Refused> {
-    let text: String = entry.trim().to_ascii_uppercase().replace("10", "T").split([' ', ',']).collect();
-    if text.is_empty() {
+    let clean = |t: &str| -> String { t.trim().to_ascii_uppercase().replace("10", "T").split([' ', ',']).collect() };
+    let lower = entry.to_ascii_lowercase();
+    let (cards_text, reading_text) = match lower.split_once(" as ") {
+        Some((c, r)) => (clean(c), Some(clean(r))),
+        None => (clean(entry), None),
+    };
+    if cards_text.is_empty() {
         return Err(Refused::new("type a play such as 33 or 34567, or pass"));
     }
-    let cards = Counts::parse(&text).map_err(|e| Refused(e.to_string()))?;
+    if let (Some(wild), true) = (state.wild(), cards_text.contains('/')) {
+        let play = crate::game::laizi::ids::parse_play_notation(&cards_text, Some(wild)).map_err(Refused)?;
+        return check_laizi(state, play.cards, Some(play.reading()), wild);
+    }
+    let cards = Counts::parse(&cards_text).map_err(|e| Refused(e.to_string()))?;
     let rival = state.rival().map(|r| r.play);
     if cards.is_empty() {
         return if rival.is_some() { Ok(Play::PASS) } else { Err(Refused::new("a pass is not allowed when you lead")) };
@@ -284,11 +316,55 @@ pub fn check_entry(state: &State, entry: &str) -> Result<Play, Refused> {
     if let Some((rank, held)) = (0..15u8).map(|r| (r, hand.get(r))).find(|&(r, held)| cards.get(r) > held) {
         return Err(Refused(format!("you hold {}", count_of(rank, held))));
     }
+    if let Some(wild) = state.wild() {
+        let reading = reading_text.map(|r| Counts::parse(&r)).transpose().map_err(|e| Refused(e.to_string()))?;
+        return check_laizi(state, cards, reading, wild);
+    }
     let play = classify(cards).ok_or_else(|| Refused(format!("{cards} is not a play (see `help` for the types)")))?;
     match rival {
         Some(r) if !play.beats(&r) => Err(Refused(why_not_beaten(&play, &r))),
         _ => Ok(play),
     }
+}
+
+/// Laizi: the legal play of `cards` (read as `reading` when given), or why there is none or
+/// more than one.
+fn check_laizi(state: &State, cards: Counts, reading: Option<Counts>, wild: WildRank) -> Result<Play, Refused> {
+    let mut legal = MoveList::new();
+    state.legal_plays_into(&mut legal);
+    let mut fits: Vec<Play> = legal.iter().copied().filter(|p| p.cards == cards).collect();
+    if let Some(r) = reading {
+        fits.retain(|p| p.reading() == r);
+    }
+    match fits.as_slice() {
+        [one] => Ok(*one),
+        [] => {
+            let any = crate::game::laizi::legal_plays_vec(cards, wild, None);
+            let readings: Vec<String> = any.iter().filter(|p| p.cards == cards).map(shown).collect();
+            Err(Refused(match (readings.is_empty(), state.rival()) {
+                (true, _) => format!("{cards} is not a play, even with wild {wild}s (see `help` for the types)"),
+                (false, Some(r)) => match reading {
+                    Some(reading) => format!("{cards} as {reading} does not beat {}", shown(&r.play)),
+                    None => format!("{cards} does not beat {}", shown(&r.play)),
+                },
+                (false, None) => format!("{cards} plays as {} only", readings.join(" or ")),
+            }))
+        }
+        many => {
+            let ways: Vec<String> = many.iter().map(|p| format!("`{cards} as {}`", p.reading())).collect();
+            Err(Refused(format!("{cards} can be played {} ways: type {}", many.len(), ways.join(" or "))))
+        }
+    }
+}
+
+/// A play as people read it: its cards, and under laizi what wild cards make of them
+/// (`5557 as 5555`: the 7, a wild card, stands for a 5).
+pub fn shown(play: &Play) -> String {
+    if play.wilds.count() == 0 {
+        return play.to_string();
+    }
+    let reading = play.reading();
+    if reading == play.cards { play.to_string() } else { format!("{} as {reading}", play.cards) }
 }
 
 fn count_of(rank: u8, n: u8) -> String {
@@ -354,6 +430,30 @@ pub struct PlayView {
     pub seat: Seat,
     /// The play's cards as text (`33`, `34567`), or `pass`.
     pub play: String,
+    /// Laizi: what the cards stand for when wild cards make them another play (`5555` for
+    /// `5557` with 7s wild); absent otherwise.
+    #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
+    pub reading: Option<String>,
+}
+
+impl PlayView {
+    /// The view of `play` made by `seat`.
+    pub fn of(seat: Seat, play: &Play) -> PlayView {
+        let reading = play.reading();
+        PlayView { seat, play: play.to_string(), reading: (reading != play.cards).then(|| reading.to_string()) }
+    }
+}
+
+/// Laizi: one way to play cards that make more than one play, as the page offers it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReadingView {
+    /// The cards taken from the hand.
+    pub cards: String,
+    /// What they stand for.
+    #[serde(rename = "as")]
+    pub reading: String,
+    /// The entry that plays it (`5557 as 5555`).
+    pub entry: String,
 }
 
 /// The end of a game from the person's side.
@@ -399,6 +499,13 @@ pub struct Screen {
     pub history: Vec<PlayView>,
     /// How the game ended; None while it runs.
     pub result: Option<ResultView>,
+    /// Laizi: the wild rank once drawn (`7`); absent in the standard game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wild: Option<String>,
+    /// Laizi, on the person's turn: every legal play whose cards make more than one play, so
+    /// that the page asks which is meant; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub readings: Vec<ReadingView>,
 }
 
 impl Screen {
@@ -413,7 +520,7 @@ impl Screen {
                 cards_left: s.cards_left(seat),
             })
             .collect();
-        let play_view = |r: &PlayRecord| PlayView { seat: r.seat, play: r.play.to_string() };
+        let play_view = |r: &PlayRecord| PlayView::of(r.seat, &r.play);
         let result = s.winner().zip(s.landlord()).map(|(winner, landlord)| ResultView {
             winner,
             landlord_won: winner == landlord,
@@ -433,8 +540,32 @@ impl Screen {
             rival: s.rival().map(play_view),
             history: s.play_record().iter().map(play_view).collect(),
             result,
+            wild: s.wild().map(|w| w.to_string()),
+            readings: if session.awaits_human() { ambiguous_plays(s) } else { Vec::new() },
         }
     }
+}
+
+/// The legal plays of the seat to act whose cards make more than one legal play (laizi only:
+/// in the standard game cards make one play).
+fn ambiguous_plays(state: &State) -> Vec<ReadingView> {
+    if state.wild().is_none() {
+        return Vec::new();
+    }
+    let mut legal = MoveList::new();
+    state.legal_plays_into(&mut legal);
+    let mut plays: Vec<Play> = legal.to_vec();
+    plays.sort_by_key(|p| (p.cards, p.reading()));
+    let shared = |i: usize| {
+        (i > 0 && plays[i - 1].cards == plays[i].cards) || plays.get(i + 1).is_some_and(|q| q.cards == plays[i].cards)
+    };
+    (0..plays.len())
+        .filter(|&i| shared(i))
+        .map(|i| {
+            let (cards, reading) = (plays[i].cards.to_string(), plays[i].reading().to_string());
+            ReadingView { entry: format!("{cards} as {reading}"), cards, reading }
+        })
+        .collect()
 }
 
 /// The physical cards a seat holds now. Plays are ranks, not suits, so each play is taken to
@@ -549,8 +680,8 @@ mod tests {
         let mut redealt = false;
         for (k, deal) in deals.iter().enumerate() {
             let specs = [AgentSpec::Rule, AgentSpec::Rule];
-            let mut s =
-                Session::with_rules(deal, Seat::S0, &specs, k as u64, "human:test", rules(true, k as u64)).unwrap();
+            let config = rules(true, Rules::Standard, k as u64);
+            let mut s = Session::with_rules(deal, Seat::S0, &specs, k as u64, "human:test", config).unwrap();
             let mut events = s.play_agents();
             if !s.bidding() {
                 continue; // someone bid 3 before the person
@@ -571,7 +702,7 @@ mod tests {
 
     #[test]
     fn a_solo_cannot_answer_a_pair() {
-        let mut state = State::new(rules(false, 0));
+        let mut state = State::new(rules(false, Rules::Standard, 0));
         let deal = &generate_deals(1, 3)[0];
         state.deal_hands_unchecked(deal.hands, deal.bottom);
         let mut plays = MoveList::new();

@@ -1,9 +1,9 @@
 //! `ddz play`: the person types plays, the agents answer, line by line. The same loop serves a
 //! terminal and a pipe (one entry a line; entries are echoed so that a transcript reads well).
 
-use super::{Event, HINTS, Session, cards_in_hand};
+use super::{Event, HINTS, Session, cards_in_hand, shown};
 use crate::cards::Card;
-use crate::game::{PlayRecord, Role, Seat};
+use crate::game::{PlayRecord, Role, Rules, Seat};
 use crate::lines::brief;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -31,6 +31,10 @@ small and big joker), or pass when following. Commands: hint (the network's best
 (the plays so far), quit (end the game; it is saved as unfinished).\nPlays: solo, pair, trio, trio with a \
 solo or a pair, chains of 5+ solos, 3+ pairs or 2+ trios (3 to A), airplanes with wings, four with two \
 solos or two pairs, bombs (four of a kind) and the rocket (BR).";
+
+const LAIZI_HELP: &str = "Laizi: the four cards of the wild rank are wild; each stands for any rank from 3 to 2 \
+(never a joker), so 5557 with 7s wild is a bomb of 5s or a trio of 5s with a 7. When your cards make more than \
+one play, say which: 5557 as 5555. Bombs: the rocket > four wild cards > four natural cards > bombs with wild cards.";
 
 impl Screen {
     fn paint(&self, code: &str, text: &str) -> String {
@@ -128,18 +132,19 @@ fn announce_landlord(session: &Session, out: &mut dyn Write, screen: Screen) -> 
 
 fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     match entry.to_ascii_lowercase().as_str() {
+        "help" | "?" if session.state().config().rules == Rules::Laizi => writeln!(out, "{HELP}\n{LAIZI_HELP}"),
         "help" | "?" => writeln!(out, "{HELP}"),
         "history" => {
             for r in session.state().play_record().to_vec() {
-                writeln!(out, "  {}: {}", seat_label(session, r.seat), r.play)?;
+                writeln!(out, "  {}: {}", seat_label(session, r.seat), shown(&r.play))?;
             }
             Ok(())
         }
         "hint" if session.bidding() => writeln!(out, "No hint while bidding: the network plays, the bids are yours."),
         "hint" => match session.hints() {
             Some(hints) => {
-                let shown: Vec<String> = hints.iter().map(|(p, q)| format!("{p} (Q {q:+.2})")).collect();
-                writeln!(out, "Hint (best {HINTS}): {}", shown.join(", "))
+                let best: Vec<String> = hints.iter().map(|(p, q)| format!("{} (Q {q:+.2})", shown(p))).collect();
+                writeln!(out, "Hint (best {HINTS}): {}", best.join(", "))
             }
             None => writeln!(out, "No hint: neither agent has a network."),
         },
@@ -151,7 +156,7 @@ fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Scre
             }
         },
         _ => match session.play_human(entry) {
-            Ok(play) => writeln!(out, "  you: {play}"),
+            Ok(play) => writeln!(out, "  you: {}", shown(&play)),
             Err(reason) => {
                 writeln!(out, "{}", screen.paint("33", &format!("Not played: {}. Try again.", brief(&reason.0))))
             }
@@ -165,12 +170,16 @@ fn show_event(session: &Session, event: &Event, out: &mut dyn Write) -> io::Resu
         Event::Bid { seat, bid: 0 } => writeln!(out, "  {}: pass", seat_label(session, *seat)),
         Event::Bid { seat, bid } => writeln!(out, "  {}: bid {bid}", seat_label(session, *seat)),
         Event::Redeal => writeln!(out, "Everyone passed: the cards are dealt again."),
+        Event::Wild(w) => writeln!(
+            out,
+            "Wild rank: {w}. The four {w}s are wild: each stands for any rank from 3 to 2 (type help for more)."
+        ),
     }
 }
 
 fn show_play(session: &Session, r: &PlayRecord, out: &mut dyn Write) -> io::Result<()> {
     let left = session.state().cards_left(r.seat);
-    writeln!(out, "  {}: {}   ({left} left)", seat_label(session, r.seat), r.play)
+    writeln!(out, "  {}: {}   ({left} left)", seat_label(session, r.seat), shown(&r.play))
 }
 
 fn show_turn(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
@@ -186,7 +195,7 @@ fn show_turn(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Resu
         .collect();
     writeln!(out, "Cards left: {}", left.join(" · "))?;
     match s.rival() {
-        Some(r) => writeln!(out, "To beat: {} ({})", r.play, seat_label(session, r.seat))?,
+        Some(r) => writeln!(out, "To beat: {} ({})", shown(&r.play), seat_label(session, r.seat))?,
         None => writeln!(out, "You lead.")?,
     }
     show_hand(session, out, screen)
@@ -194,8 +203,14 @@ fn show_turn(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Resu
 
 fn show_hand(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     let hand = cards_in_hand(session.state(), session.human());
-    let shown: Vec<String> = hand.iter().map(|&c| screen.card(c)).collect();
-    writeln!(out, "Your hand ({}): {}", hand.len(), shown.join(" "))?;
+    let wild = session.state().wild();
+    // A wild card is marked with a star, so it stands out in the hand.
+    let mark = |c: Card| {
+        if wild.is_some_and(|w| w.rank() == c.rank()) { screen.paint("1;33", &format!("{c}*")) } else { screen.card(c) }
+    };
+    let cards: Vec<String> = hand.iter().map(|&c| mark(c)).collect();
+    let note = wild.map_or(String::new(), |w| format!(" — {w}s are wild (*)"));
+    writeln!(out, "Your hand ({}): {}{note}", hand.len(), cards.join(" "))?;
     write!(out, "> ")?;
     out.flush()
 }

@@ -7,10 +7,13 @@
 //! hands are the 17 dealt cards; the bottom joins the landlord's hand. `bids` (in turn from
 //! `first_bidder`, default 0; they must make `landlord` the landlord) and `players` (who played
 //! each seat) are optional. When a source does not record the bottom (`"bottom": null`),
-//! the landlord's hand holds all 20 cards.
+//! the landlord's hand holds all 20 cards. A laizi game adds `"wild":"7"`, its wild rank, and
+//! writes a play that takes wild cards as its reading, `/`, and the ranks the wild cards stand
+//! for (`[0,"5555/5"]`, as the bot protocol does).
 
 use crate::cards::{Counts, rank_of_char};
-use crate::game::{GameConfig, Play, Seat, State};
+use crate::game::laizi::ids::{parse_play_notation, play_notation};
+use crate::game::{Action, GameConfig, Rules, Seat, State, WildRank};
 use crate::lines::{Line, split_lines};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -41,6 +44,10 @@ pub struct GameLog {
     /// Who played each seat (`human`, an agent spec), where the source records it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub players: Vec<String>,
+    /// Laizi: the wild rank (`"7"`); absent in a standard game. A play with wild cards is then
+    /// written as its reading and what the wild cards stand for (`5555/5`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wild: Option<String>,
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -157,7 +164,9 @@ impl GameLog {
                 },
             ));
         }
-        let mut state = self.dealt(landlord, hands, bottom)?;
+        let wild =
+            self.wild.as_deref().map(WildRank::parse).transpose().map_err(|e| err(None, format!("wild: {e}")))?;
+        let mut state = self.dealt(landlord, hands, bottom, wild)?;
         for (k, (seat, text)) in self.plays.iter().enumerate() {
             let m = Some(k + 1);
             let Some(turn) = state.current_player() else {
@@ -166,7 +175,7 @@ impl GameLog {
             if *seat != turn.number() {
                 return Err(err(m, format!("seat {seat} plays out of turn (seat {turn} was to play)")));
             }
-            let play = Play::parse(text).map_err(|e| err(m, e.to_string()))?;
+            let play = parse_play_notation(text, wild).map_err(|e| err(m, e))?;
             state.try_apply_play(play).map_err(|e| err(m, e.to_string()))?;
         }
         if !state.is_terminal() {
@@ -175,18 +184,30 @@ impl GameLog {
         Ok(ReplayedGame { state, bottom_known })
     }
 
-    /// The state after the deal and the bids (which must make the log's landlord the landlord).
-    fn dealt(&self, landlord: Seat, hands: [Counts; 3], bottom: Counts) -> Result<State, ReplayError> {
+    /// The state after the deal, the bids (which must make the log's landlord the landlord)
+    /// and, under laizi, the wild rank.
+    fn dealt(
+        &self,
+        landlord: Seat,
+        hands: [Counts; 3],
+        bottom: Counts,
+        wild: Option<WildRank>,
+    ) -> Result<State, ReplayError> {
+        let err = |reason: String| ReplayError { move_no: None, reason };
         let config = GameConfig {
             landlord_seat: landlord,
             bidding: !self.bids.is_empty(),
             // A bad number is refused before the first bid, in `replay_bids`.
             first_bidder: Seat::new(self.first_bidder).unwrap_or(Seat::S0),
+            rules: if wild.is_some() { Rules::Laizi } else { Rules::Standard },
             ..GameConfig::default()
         };
         let mut state = State::new(config);
-        state.try_deal_counts(hands, bottom).map_err(|e| ReplayError { move_no: None, reason: e.to_string() })?;
+        state.try_deal_counts(hands, bottom).map_err(|e| err(e.to_string()))?;
         self.replay_bids(&mut state)?;
+        if let Some(w) = wild {
+            state.try_apply_action(Action::Wild(w)).map_err(|e| err(format!("wild: {e}")))?;
+        }
         Ok(state)
     }
 
@@ -218,8 +239,9 @@ impl GameLog {
             landlord: landlord.number(),
             bids: state.bids().to_vec(),
             first_bidder: if state.config().bidding { state.config().first_bidder.number() } else { 0 },
-            plays: state.play_record().iter().map(|r| (r.seat.number(), r.play.to_string())).collect(),
+            plays: state.play_record().iter().map(|r| (r.seat.number(), play_notation(&r.play))).collect(),
             players: Vec::new(),
+            wild: state.wild().map(|w| w.to_string()),
         }
     }
 }
@@ -370,6 +392,7 @@ pub fn import_showdown(text: &str) -> Result<GameLog, ImportError> {
         first_bidder: 0,
         plays,
         players: Vec::new(),
+        wild: None,
     })
 }
 
@@ -466,6 +489,7 @@ mod tests {
             first_bidder: 0,
             plays: vec![(0, "3".into()), (1, "7".into()), (2, "Q".into())],
             players: vec![],
+            wild: None,
         };
         assert!(base.replay().unwrap_err().reason.contains("does not finish"));
         let mut out_of_turn = base.clone();

@@ -25,6 +25,16 @@ pub enum PretrainError {
     /// No game was given (the logs held no valid game).
     #[error("no valid games to learn from")]
     NoGames,
+    /// The logs' games follow other rules than the network is built for.
+    #[error(
+        "the logs hold {logs} games but the config's network is for {model} rules: give --config a config with [game] rules = \"{logs}\" (configs/laizi.toml is laizi's, configs/dmc.toml standard)"
+    )]
+    Rules {
+        /// The rules of the first game that differs.
+        logs: crate::game::Rules,
+        /// The rules of the config's network.
+        model: crate::game::Rules,
+    },
     /// No training decision has two or more legal plays (of `player`'s seats, with `player`).
     #[error("the logs hold no decision with a choice (by the player asked for, where one is)")]
     NoDecisions,
@@ -134,12 +144,11 @@ pub fn decisions(
                 let role_ok = s.role(seat).is_some_and(|r| roles.contains(&r))
                     && player.is_none_or(|p| log.players.get(seat.index()).is_some_and(|q| q == p));
                 if role_ok && plays.len() > 1 {
-                    let chosen_play = table.play(*id);
                     let mut h = std::collections::hash_map::DefaultHasher::new();
                     s.information_state_string(seat).hash(&mut h);
-                    chosen_play.cards.hash(&mut h);
+                    id.hash(&mut h); // under laizi the id names the reading too
                     if seen.insert(h.finish()) {
-                        let chosen = plays.iter().position(|p| p == chosen_play).expect("a replayed play is legal");
+                        let chosen = plays.iter().position(|p| table.id(p) == *id).expect("a replayed play is legal");
                         samples.push(Sample {
                             state: s.clone(),
                             seat,
@@ -360,6 +369,10 @@ pub fn pretrain(
     cfg.validate()?;
     if games.is_empty() {
         return Err(PretrainError::NoGames);
+    }
+    let model = cfg.model.rules;
+    if let Some((_, g)) = games.iter().find(|(_, g)| g.state.config().rules != model) {
+        return Err(PretrainError::Rules { logs: g.state.config().rules, model });
     }
     let io = |source: std::io::Error| PretrainError::Io { path: out.to_path_buf(), source };
     std::fs::create_dir_all(out).map_err(io)?;

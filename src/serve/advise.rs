@@ -1,16 +1,18 @@
 //! `POST /api/advise`: a position as one seat sees it in, the legal plays ranked out.
 //!
 //! The body is a request of the native bot protocol (a play request `{"seat","hand","bottom",
-//! "history"}` or a bid request `{"seat_index","hand","bids"}`, docs/bots-and-logs.md), plus an
+//! "history"}`, with `"wild"` under laizi, or a bid request `{"seat_index","hand","bids"}`,
+//! docs/bots-and-logs.md), plus an
 //! optional `"agent"`: 0 or 1, which of the server's two `--agents` advises (default 0). Agents
 //! are the server's own, never named by the client: a spec such as `bot:CMD` would run a
 //! command. The request is the seat's view (`View`): the agent is handed nothing else, so
 //! advice never depends on cards the seat cannot see.
 
 use super::ApiError;
-use crate::agents::{Agent, AgentSpec, BidTurn, Turn, decide_turn};
+use crate::agents::{Agent, AgentSpec, BidTurn, Turn};
 use crate::bot::{BotError, decision_plays, request_seed};
 use crate::game::View;
+use crate::game::laizi::ids::play_notation;
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::sync::Mutex;
@@ -110,7 +112,9 @@ fn advise(agent: &mut dyn Agent, view: &View<'_>) -> Result<Advice, BotError> {
     }
     let plays = decision_plays(view)?;
     let turn = Turn::new(view, &plays).ok_or_else(|| BotError::Impossible("the game is over".into()))?;
-    let chosen = decide_turn(agent, turn).play;
+    // `try_choose`: a network asked about a game of other rules (laizi, standard) says so.
+    let pick = agent.try_choose(turn).map_err(|f| BotError::Impossible(f.to_string()))?;
+    let chosen = plays.get(pick).copied().unwrap_or(plays[0]);
     // After the decision: a search agent hands back the values of the search it just made.
     let values = agent.candidates(turn);
     let mut ranked: Vec<Ranked> = plays
@@ -118,11 +122,11 @@ fn advise(agent: &mut dyn Agent, view: &View<'_>) -> Result<Advice, BotError> {
         .enumerate()
         .map(|(i, p)| {
             let c = values.as_ref().and_then(|v| v.get(i));
-            Ranked { play: p.to_string(), value: c.map(|c| c.value), visits: c.and_then(|c| c.visits) }
+            Ranked { play: play_notation(p), value: c.map(|c| c.value), visits: c.and_then(|c| c.visits) }
         })
         .collect();
     if values.is_some() {
         ranked.sort_by(|a, b| b.value.partial_cmp(&a.value).unwrap_or(std::cmp::Ordering::Equal));
     }
-    Ok(Advice::Play { agent: name, play: chosen.to_string(), plays: ranked })
+    Ok(Advice::Play { agent: name, play: play_notation(&chosen), plays: ranked })
 }

@@ -4,7 +4,8 @@
 //! - `POST /api/games` `{"seat":"random"|"landlord"|…, "deal":N?}` → `201 {"id","view","agent_plays"}`
 //! - `GET /api/games/{id}` → `{"id","view"}`
 //! - `POST /api/games/{id}/play` `{"play":"33"}` (with bidding, first `{"play":"bid 2"}` or
-//!   `{"play":"pass"}`) → `{"id","view","agent_plays"}`
+//!   `{"play":"pass"}`; under laizi `{"play":"5557 as 5555"}` chooses a reading, and the view
+//!   lists the plays that need one in `readings`) → `{"id","view","agent_plays"}`
 //! - `POST /api/games/{id}/hint` → `{"hints":[{"play","q"}]}`
 //! - `POST /api/advise` a position as one seat sees it → the legal plays ranked ([`advise`])
 //! - `GET /api/openapi.json`: the OpenAPI description of these routes
@@ -19,7 +20,7 @@ mod advise;
 
 use crate::agents::AgentSpec;
 use crate::game::{Deal, Seat, default_deals, generate_deals};
-use crate::play::{Event, Screen, Session, parse_seat};
+use crate::play::{Event, PlayView, Screen, Session, parse_seat};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::StatusCode;
@@ -67,6 +68,9 @@ pub struct ServeConfig {
     pub max_body: usize,
     /// Games start with 1-2-3 bidding (a bid is posted to `/play` as `{"play":"bid 2"}`).
     pub bidding: bool,
+    /// The rules of every game: standard or laizi (the view then has `wild`, and a play may
+    /// be posted with its reading, `{"play":"5557 as 5555"}`).
+    pub rules: crate::game::Rules,
 }
 
 impl ServeConfig {
@@ -81,6 +85,7 @@ impl ServeConfig {
             idle: Duration::from_secs(30 * 60),
             max_body: 4096,
             bidding: false,
+            rules: crate::game::Rules::Standard,
         }
     }
 }
@@ -327,18 +332,12 @@ pub struct GameReply {
     pub saved: Option<bool>,
 }
 
-/// One play or bid of an agent, as the page shows it.
-#[derive(Serialize)]
-pub struct PlayView {
-    /// The seat that played (0 to 2).
-    pub seat: Seat,
-    /// The play's cards in text, or `bid N` for a bid.
-    pub play: String,
-}
-
 #[derive(Serialize)]
 struct Hint {
     play: String,
+    /// Laizi: what the cards stand for, when wild cards make them another play.
+    #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
+    reading: Option<String>,
     q: f32,
 }
 
@@ -352,9 +351,9 @@ fn plays_view(events: Vec<Event>) -> Vec<PlayView> {
     events
         .into_iter()
         .filter_map(|e| match e {
-            Event::Play(r) => Some(PlayView { seat: r.seat, play: r.play.to_string() }),
-            Event::Bid { seat, bid } => Some(PlayView { seat, play: format!("bid {bid}") }),
-            Event::Redeal => None,
+            Event::Play(r) => Some(PlayView::of(r.seat, &r.play)),
+            Event::Bid { seat, bid } => Some(PlayView { seat, play: format!("bid {bid}"), reading: None }),
+            Event::Redeal | Event::Wild(_) => None, // the view shows the wild rank
         })
         .collect()
 }
@@ -378,7 +377,8 @@ async fn start(
 }
 
 async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
-    let seed: u64 = rand::random();
+    // Deal N is played from seed N, as `ddz play --deal N`: the same deal, the same game.
+    let seed: u64 = body.deal.map_or_else(rand::random, |n| n as u64);
     let deal = match body.deal {
         Some(n) => app.deals.get(n).cloned().ok_or_else(|| {
             ApiError(StatusCode::BAD_REQUEST, format!("deal {n} does not exist: use 0 to {}", app.deals.len() - 1))
@@ -389,7 +389,7 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
     make_room(&app)?;
     let agents = app.config.agents.clone();
-    let rules = crate::play::rules(app.config.bidding, seed);
+    let rules = crate::play::rules(app.config.bidding, app.config.rules, seed);
     let (session, agent_plays) = blocking(move || {
         let mut session = Session::with_rules(&deal, seat, &agents, seed, "human:web", rules)
             .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
@@ -494,7 +494,11 @@ async fn hint(Shared(app): Shared<Arc<App>>, UrlPath(id): UrlPath<String>) -> Ap
         s.hints().ok_or_else(|| ApiError(StatusCode::CONFLICT, "no hint: neither agent has a network".into()))
     })
     .await?;
-    Ok(Json(Hints { hints: hints.into_iter().map(|(p, q)| Hint { play: p.to_string(), q }).collect() }))
+    let hint = |(p, q): (crate::game::Play, f32)| {
+        let view = PlayView::of(Seat::S0, &p);
+        Hint { play: view.play, reading: view.reading, q }
+    };
+    Ok(Json(Hints { hints: hints.into_iter().map(hint).collect() }))
 }
 
 async fn advice(

@@ -2,8 +2,11 @@
 """Plays one whole game on `ddz serve`'s page in headless Chromium, by clicking as a person does.
 
 At each turn it asks for a hint, clicks the hinted cards in the hand (or Pass) and presses Play;
-on its first lead it first presses Pass and expects the refusal on screen. At the end it checks
-the end screen. Prints one JSON line: the plays made and the result. Exits non-zero on failure.
+on its first lead it first presses Pass and expects the refusal on screen. Under laizi, cards
+that make more than one play bring up the page's choice of readings: it clicks the hinted one,
+and at its first turn with such cards it plays one of them whatever the hint. At the end it
+checks the end screen. Prints one JSON line: the plays made and the result. Exits non-zero on
+failure.
 
     play_game.py URL [--seat landlord] [--screenshot PATH --screenshot-at N]
 """
@@ -51,12 +54,21 @@ def click_cards(d, play):
     assert sorted(selected) == sorted(play), f"selected {selected}, wanted {play}"
 
 
+def choose_reading(d, wait, entry):
+    """Clicks the reading button of `entry` ("5557 as 5555") that pressing Play brought up."""
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints .reading-choice"))
+    buttons = d.find_elements(By.CSS_SELECTOR, "#hints .reading-choice")
+    choice = [b for b in buttons if b.get_attribute("data-entry") == entry]
+    assert len(buttons) > 1 and choice, f"no choice {entry!r} among {[b.text for b in buttons]}"
+    choice[0].click()
+
+
 def play_game(d, url, seat, screenshot, screenshot_at):
     wait = WebDriverWait(d, 60, poll_frequency=0.05)
     d.get(url)
     Select(d.find_element(By.ID, "seat")).select_by_value(seat)
     d.find_element(By.ID, "new").click()
-    plays, tried_pass, bids = [], False, []
+    plays, tried_pass, bids, readings_chosen = [], False, [], []
     while (turn := wait.until(my_turn_or_end)) != "end":
         if turn == "bid":  # bid 2 when it is open, else pass
             open_bids = [b for b in d.find_elements(By.CSS_SELECTOR, "#bidding .bid") if b.is_enabled()]
@@ -70,9 +82,20 @@ def play_game(d, url, seat, screenshot, screenshot_at):
             d.find_element(By.ID, "pass").click()
             wait.until(lambda d: "not allowed when you lead" in d.find_element(By.ID, "message").text)
             wait.until(my_turn_or_end)
+        readings = d.execute_script("return game.view.readings || []")
+        if readings and not readings_chosen:
+            # Cards with more than one reading: the page must ask which one is meant.
+            r = readings[-1]
+            click_cards(d, r["cards"])
+            d.find_element(By.ID, "play").click()
+            choose_reading(d, wait, r["entry"])
+            readings_chosen.append(r["entry"])
+            plays.append(r["entry"])
+            continue
         d.find_element(By.ID, "hint").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints .hint"))
-        play = d.find_elements(By.CSS_SELECTOR, "#hints .hint")[0].get_attribute("data-play")
+        hint = d.find_elements(By.CSS_SELECTOR, "#hints .hint")[0]
+        play, reading = hint.get_attribute("data-play"), hint.get_attribute("data-as")
         if play == "pass":
             d.find_element(By.ID, "pass").click()
         else:
@@ -81,12 +104,18 @@ def play_game(d, url, seat, screenshot, screenshot_at):
                 d.save_screenshot(screenshot)
                 screenshot = None
             d.find_element(By.ID, "play").click()
+            entry = f"{play} as {reading}"
+            if any(r["entry"] == entry for r in readings):
+                choose_reading(d, wait, entry)
+                readings_chosen.append(entry)
         plays.append(play)
     title = d.find_element(By.ID, "end-title").text
     detail = d.find_element(By.ID, "end-detail").text
     assert title in ("You win!", "You lose"), title
     assert "Your points:" in detail, detail
-    return {"plays": plays, "bids": bids, "title": title, "detail": detail, "tried_pass": tried_pass}
+    wild = d.execute_script("return game.view.wild || null")
+    return {"plays": plays, "bids": bids, "title": title, "detail": detail, "tried_pass": tried_pass,
+            "wild": wild, "readings_chosen": readings_chosen}
 
 
 def main():

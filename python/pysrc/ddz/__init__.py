@@ -18,6 +18,12 @@ Action integers: a card dealt is its id (0-53), a bid b is ``FIRST_BID + b`` (0 
 is ``FIRST_PLAY +`` its id in the action table (``NUM_PLAYS`` ids, pass = 0). Player ids follow
 OpenSpiel: ``CHANCE_PLAYER_ID`` (-1) at chance nodes, ``TERMINAL_PLAYER_ID`` (-4) at the end.
 
+Laizi (wild cards, docs/rules.md): ``ddz.Game(rules="laizi")``. Once the landlord is known a
+chance node draws the wild rank (13 outcomes, ``state.wild()``); the play ids are laizi's
+(``game.num_plays()`` = 7,409,259), and a play that takes wild cards is written as its reading
+and what the wild cards stand for (``5555/5``) by ``action_to_string``, ``plays()`` and
+``legal_plays``. The state features end with the wild rank, one-hot.
+
 Environments: ``ddz.env.DouDizhuEnv`` (Gymnasium, registered as ``ddz/DouDizhu-v0``),
 ``ddz.pettingzoo.env()`` (PettingZoo's AEC API, the three seats as agents; needs pettingzoo) and
 ``ddz.VecEnv`` (N games stepped in Rust per call). ``ddz.Agent(spec)`` plays any agent ddz

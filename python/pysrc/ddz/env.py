@@ -1,12 +1,17 @@
 """A Gymnasium environment: the learner plays one seat of Dou Dizhu, agents the other two.
 
-``DouDizhuEnv(seat="landlord", opponents="rule", scoring="win_loss")``, registered as
-``ddz/DouDizhu-v0``:
+``DouDizhuEnv(seat="landlord", opponents="rule", scoring="win_loss", rules="standard")``,
+registered as ``ddz/DouDizhu-v0``:
 
 - observation: the learner seat's state features, ``float32[STATE_DIM]`` in [0, 1] (the layout
-  is ``ddz.encode_state``'s, documented in the ddz README's engine docs);
-- action: ``Discrete(NUM_PLAYS)``, an id of the action table (pass = 0); the legal ones are
-  ``info["action_mask"]`` (``int8[NUM_PLAYS]``), and ``env.legal_plays()`` names them;
+  is ``ddz.encode_state``'s, documented in the ddz README's engine docs; under laizi the wild
+  rank follows, one-hot over 3 to 2: ``game.observation_tensor_size()`` floats);
+- action: ``Discrete(game.num_plays())``, an id of the game's action table (pass = 0;
+  ``NUM_PLAYS`` standard ids, 7,409,259 under laizi); the legal ones are
+  ``info["action_mask"]`` (``int8``, one per id) and ``info["legal_ids"]`` (the list, small
+  where the mask is not), and ``env.legal_plays()`` names them;
+- ``rules``: ``"standard"`` or ``"laizi"`` (a wild rank drawn with each deal, docs/rules.md);
+  laizi plays with wild cards are named ``reading/stands`` (``5555/5``);
 - reward: 0 until the end, then the learner's return (±1, or points with ``scoring="points"``);
 - ``seat``: ``"landlord"``, ``"landlord_down"``, ``"landlord_up"`` or ``"rotate"`` (the three
   in turn, one per episode);
@@ -30,7 +35,7 @@ from typing import Any, Callable, Optional, Union
 import gymnasium as gym
 import numpy as np
 
-from . import FIRST_PLAY, NUM_PLAYS, STATE_DIM, Agent, Game, RandomAgent, RuleAgent, State
+from . import FIRST_PLAY, Agent, Game, RandomAgent, RuleAgent, State
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 
@@ -48,6 +53,7 @@ class DouDizhuEnv(gym.Env):
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
         render_mode: Optional[str] = None,
+        rules: str = "standard",
     ) -> None:
         if seat not in ROLES + ("rotate",):
             raise ValueError(f"seat {seat!r}: one of {ROLES} or 'rotate'")
@@ -59,14 +65,16 @@ class DouDizhuEnv(gym.Env):
             raise ValueError(f"illegal_action {illegal_action!r}: 'lose' or 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: one of {self.metadata['render_modes']}")
-        self.game = Game(scoring=scoring)
+        self.game = Game(scoring=scoring, rules=rules)
         self.seat_choice = seat
         self.opponents = opponents
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(STATE_DIM,), dtype=np.float32)
-        self.action_space = gym.spaces.Discrete(NUM_PLAYS)
+        self.num_plays = self.game.num_plays()
+        shape = (self.game.observation_tensor_size(),)
+        self.observation_space = gym.spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32)
+        self.action_space = gym.spaces.Discrete(self.num_plays)
         self.state: Optional[State] = None
         self.seat = 0
         self.episodes = 0
@@ -92,9 +100,8 @@ class DouDizhuEnv(gym.Env):
     def step(self, action):
         if self._done:
             raise RuntimeError("call reset() before step() (no episode, or it is over)")
-        mask = self._mask()
         play = int(action)
-        if not (0 <= play < NUM_PLAYS and mask[play]):
+        if play not in self._legal_ids():
             return self._illegal(play)
         before = self.state.clone()
         self.state.apply_action(FIRST_PLAY + play)
@@ -168,12 +175,19 @@ class DouDizhuEnv(gym.Env):
     def _mask(self) -> np.ndarray:
         return self.state.play_mask()
 
+    def _legal_ids(self) -> list:
+        """The learner's legal play ids, ascending (empty once the game is over)."""
+        if self.state.is_terminal() or self.state.current_player() != self.seat:
+            return []
+        return [a - FIRST_PLAY for a in self.state.legal_actions()]
+
     def _observation(self) -> np.ndarray:
         return self.state.observation_tensor(self.seat)
 
     def _info(self) -> dict[str, Any]:
         return {
             "action_mask": self._mask(),
+            "legal_ids": self._legal_ids(),
             "seat": self.seat,
             "role": ROLES[self.seat],
         }

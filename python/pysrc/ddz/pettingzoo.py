@@ -1,18 +1,21 @@
 """A PettingZoo environment (the AEC API): the three seats of Dou Dizhu as three agents.
 
-``ddz.pettingzoo.env(bidding=False, scoring="win_loss", render_mode=None)`` (with PettingZoo's
-order-enforcing wrapper) or ``raw_env(...)``:
+``ddz.pettingzoo.env(bidding=False, scoring="win_loss", render_mode=None, rules="standard")``
+(with PettingZoo's order-enforcing wrapper) or ``raw_env(...)``:
 
 - agents: ``"landlord"``, ``"landlord_down"``, ``"landlord_up"`` (seats 0, 1, 2; seat 0 is the
   landlord). With ``bidding=True`` the roles are known only after the bids, so the agents are
   the seats, ``"seat_0"``, ``"seat_1"``, ``"seat_2"``, and a game starts with 1-2-3 bidding
   (seat 0 bids first; every seat passing ends the game with no points);
-- observation of an agent: ``{"observation": float32[STATE_DIM], "action_mask": int8[n]}``,
-  the seat's state features (``ddz.encode_state``) and its legal actions (all zero when it is
-  not the agent's turn);
-- actions: ``Discrete(NUM_PLAYS)``, the same play ids as ``ddz.env.DouDizhuEnv`` and
-  ``VecEnv`` (pass = 0; ``ddz.legal_plays`` and ``State.action_to_string`` name them); with
-  bidding, ``NUM_PLAYS + b`` bids ``b`` (0 = pass, 1 to 3);
+- observation of an agent: ``{"observation": float32[d], "action_mask": int8[n]}``, the
+  seat's state features (``ddz.encode_state``; ``d = game.observation_tensor_size()``) and its
+  legal actions (all zero when it is not the agent's turn);
+- actions: ``Discrete(n)``, the same play ids as ``ddz.env.DouDizhuEnv`` and ``VecEnv``
+  (pass = 0; ``ddz.legal_plays`` and ``State.action_to_string`` name them), ``n =
+  game.num_plays()``; with bidding, ``n + b`` bids ``b`` (0 = pass, 1 to 3);
+- ``rules="laizi"``: a wild rank is drawn with the deal (with bidding, once the landlord is
+  known, from the environment's generator); the observation ends with it, one-hot over 3 to 2,
+  and the 7,409,259 play ids are laizi's (docs/rules.md);
 - rewards: 0 until the end, then each seat's return by the game's scoring (``"win_loss"``: ±1
   a side; ``"points"``: the game points);
 - an illegal action raises ``ValueError`` naming it and the legal ones;
@@ -34,7 +37,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import FIRST_BID, FIRST_PLAY, NUM_PLAYS, STATE_DIM, Game, State
+from . import FIRST_BID, FIRST_PLAY, Game, State
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 SEATS = ("seat_0", "seat_1", "seat_2")
@@ -49,19 +52,27 @@ def env(**kwargs) -> AECEnv:
 class raw_env(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "ddz_v0", "is_parallelizable": False}
 
-    def __init__(self, bidding: bool = False, scoring: str = "win_loss", render_mode: Optional[str] = None):
+    def __init__(
+        self,
+        bidding: bool = False,
+        scoring: str = "win_loss",
+        render_mode: Optional[str] = None,
+        rules: str = "standard",
+    ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: one of {self.metadata['render_modes']} or None")
-        self.game = Game(bidding=bidding, scoring=scoring)
+        self.game = Game(bidding=bidding, scoring=scoring, rules=rules)
         self.bidding = bidding
         self.render_mode = render_mode
         self.possible_agents = list(SEATS if bidding else ROLES)
-        self.num_actions = NUM_PLAYS + (BIDS if bidding else 0)
+        self.num_plays = self.game.num_plays()
+        self.num_actions = self.num_plays + (BIDS if bidding else 0)
+        shape = (self.game.observation_tensor_size(),)
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, 1.0, shape=(STATE_DIM,), dtype=np.float32),
+                    "observation": spaces.Box(0.0, 1.0, shape=shape, dtype=np.float32),
                     "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
                 }
             )
@@ -108,6 +119,7 @@ class raw_env(AECEnv):
             return
         move = self._engine_action(action)
         self.state.apply_action(move)
+        self._draw_chance()
         self._cumulative_rewards[agent] = 0.0
         if self.state.is_terminal():
             returns = self.state.returns()
@@ -144,11 +156,17 @@ class raw_env(AECEnv):
 
     # ---- inside ----
 
+    def _draw_chance(self) -> None:
+        """Laizi with bidding: the wild rank is drawn once the bids end, from ``np_random``."""
+        while self.state.is_chance_node():
+            actions, probs = zip(*self.state.chance_outcomes())
+            self.state.apply_action(int(self.np_random.choice(actions, p=np.array(probs) / sum(probs))))
+
     def _index(self, engine_action: int) -> int:
         """An engine action (``FIRST_PLAY + id`` or ``FIRST_BID + b``) as this env's action."""
         if engine_action >= FIRST_PLAY:
             return engine_action - FIRST_PLAY
-        return NUM_PLAYS + engine_action - FIRST_BID
+        return self.num_plays + engine_action - FIRST_BID
 
     def _engine_action(self, action) -> int:
         try:
@@ -162,4 +180,4 @@ class raw_env(AECEnv):
             shown = ", ".join(f"{i} ({n})" for i, n in list(zip(legal, names))[:20])
             more = f" and {len(legal) - 20} more" if len(legal) > 20 else ""
             raise ValueError(f"action {a} is not legal for {self.agent_selection} here; legal: {shown}{more}")
-        return a - NUM_PLAYS + FIRST_BID if a >= NUM_PLAYS else FIRST_PLAY + a
+        return a - self.num_plays + FIRST_BID if a >= self.num_plays else FIRST_PLAY + a

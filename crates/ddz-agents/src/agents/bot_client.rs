@@ -19,7 +19,8 @@
 
 use super::{Agent, BidTurn, Fault, Query, Turn};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
-use ddz_engine::game::{Play, View};
+use ddz_engine::game::laizi::ids::parse_notation;
+use ddz_engine::game::{ActionTable, Play, View};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -297,7 +298,9 @@ impl BotAgent {
             Some(serde_json::Value::String(s)) => s.clone(),
             _ => return Err(self.fault("answered no \"play\" string", request)),
         };
-        let found = Play::parse(&text).ok().and_then(|p| plays.iter().position(|q| q.cards == p.cards));
+        // Under laizi a play with wild cards is named by its reading (`5555/5`): match ids.
+        let table = ActionTable::get();
+        let found = parse_notation(&text).and_then(|id| plays.iter().position(|q| table.id(q) == id));
         found.ok_or_else(|| {
             self.fault(&format!("answered {:?}, not one of the {} legal plays", cut(&text), plays.len()), request)
         })

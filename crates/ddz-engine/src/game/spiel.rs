@@ -158,15 +158,20 @@ impl State {
         if let Some(l) = self.landlord() {
             let _ = writeln!(s, "landlord {l} bottom {}", self.bottom().counts());
         }
+        if let Some(w) = self.wild() {
+            let _ = writeln!(s, "wild {w}");
+        }
+        // A laizi play with wild cards as its id notation (`5555/5`), so the reading shows.
+        let text = super::laizi::ids::play_notation;
         match self.rival() {
             Some(r) => {
-                let _ = writeln!(s, "to beat {}:{}", r.seat, r.play);
+                let _ = writeln!(s, "to beat {}:{}", r.seat, text(&r.play));
             }
             None => s.push_str("to beat none\n"),
         }
         let record = self.play_record();
         let recent: Vec<String> =
-            record[record.len().saturating_sub(15)..].iter().map(|r| format!("{}:{}", r.seat, r.play)).collect();
+            record[record.len().saturating_sub(15)..].iter().map(|r| format!("{}:{}", r.seat, text(&r.play))).collect();
         let _ = writeln!(s, "recent {}", recent.join(" "));
         s
     }

@@ -17,7 +17,7 @@
 use super::laizi::{self, WildRank};
 use super::seat::{Seat, by_seat};
 use super::state::{Action, GameConfig, HAND_SIZE, NUM_PLAYERS, Phase, PlayRecord, Role, Rules, State};
-use super::{ActionTable, MoveList, Play, legal_plays};
+use super::{MoveList, Play, legal_plays};
 use crate::cards::{CardSet, Counts, NUM_RANKS};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
@@ -317,7 +317,7 @@ impl<'a> View<'a> {
             seat: Some(role(self.seat)),
             hand,
             bottom: self.bottom.map(|b| b.to_string()),
-            history: Some(self.record.iter().map(|r| (role(r.seat), play_text(&r.play))).collect()),
+            history: Some(self.record.iter().map(|r| (role(r.seat), laizi::ids::play_notation(&r.play))).collect()),
             bids: self.config.bidding.then(|| self.bids.to_vec()),
             seat_index: None,
             wild: self.wild.map(|w| w.to_string()),
@@ -355,14 +355,6 @@ struct Wire {
     bids: Option<Vec<u8>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     wild: Option<String>,
-}
-
-/// A play as the request writes it: its cards, or under laizi its id's notation (W-free).
-fn play_text(play: &Play) -> String {
-    if play.wilds.count() == 0 {
-        return play.to_string();
-    }
-    laizi::ids::notation(ActionTable::get().id(play)).unwrap_or_else(|| play.to_string())
 }
 
 fn counts(name: &str, text: &str) -> Result<Counts, ViewError> {
@@ -465,20 +457,10 @@ fn play_view(
         .enumerate()
         .map(|(k, (s, p))| {
             let name = format!("history {}", k + 1);
-            Ok((role_of(&name, s)?, parse_play(p, wild).map_err(|e| field(name, e))?))
+            Ok((role_of(&name, s)?, laizi::ids::parse_play_notation(p, wild).map_err(|e| field(name, e))?))
         })
         .collect::<Result<Vec<_>, ViewError>>()?;
     View::playing_under(me, hand, bottom, &plays, bids.as_deref(), wild)
-}
-
-/// A play of a request's history: its cards, or under laizi also a laizi id's notation.
-fn parse_play(text: &str, wild: Option<WildRank>) -> Result<Play, String> {
-    match wild {
-        Some(w) if text.contains('/') => laizi::ids::parse_notation(text)
-            .and_then(|id| laizi::ids::play_of(id, w))
-            .ok_or_else(|| format!("{text:?} is no play with wild rank {w}")),
-        _ => Play::parse(text).map_err(|e| e.to_string()),
-    }
 }
 
 /// The seat the bids make the landlord (seats counted from the default first bidder).

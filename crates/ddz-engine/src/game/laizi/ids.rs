@@ -137,6 +137,26 @@ pub fn parse_notation(text: &str) -> Option<ActionId> {
     Some(id_of_reading(ActionTable::get().id(&reading), stands))
 }
 
+/// A play as texts write it (requests, answers, action strings): its cards, or under laizi,
+/// when it takes wild cards, its id's [`notation`] (`5555/5`), which names the reading too.
+pub fn play_notation(play: &Play) -> String {
+    if play.wilds.count() == 0 {
+        return play.to_string();
+    }
+    notation(ActionTable::get().id(play)).unwrap_or_else(|| play.to_string())
+}
+
+/// The play a [`play_notation`] text names: cards (any game), or under laizi (`wild` given)
+/// also an id's notation read with that wild rank.
+pub fn parse_play_notation(text: &str, wild: Option<WildRank>) -> Result<Play, String> {
+    match wild {
+        Some(w) if text.contains('/') => parse_notation(text)
+            .and_then(|id| play_of(id, w))
+            .ok_or_else(|| format!("{text:?} is no play with wild rank {w}")),
+        _ => Play::parse(text).map_err(|e| e.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
