@@ -120,6 +120,9 @@ fn deal_dict<'py>(py: Python<'py>, deal: &Deal) -> PyResult<Bound<'py, PyDict>> 
         d.set_item(*name, ids(hand))?;
     }
     d.set_item("bottom", ids(deal.bottom))?;
+    if let Some(w) = deal.wild {
+        d.set_item("wild", w.to_string())?;
+    }
     Ok(d)
 }
 
@@ -129,7 +132,11 @@ pub(crate) fn deal_of(d: &Bound<'_, PyDict>) -> PyResult<Deal> {
         let ids: Vec<u32> = item.extract()?;
         ids.into_iter().map(|i| Card::from_id(i).map_err(|e| value_error(format!("{key}: {e}")))).collect()
     };
-    Ok(Deal { hands: [set("landlord")?, set("landlord_down")?, set("landlord_up")?], bottom: set("bottom")? })
+    let wild = match d.get_item("wild")? {
+        Some(w) => Some(WildRank::parse(&w.extract::<String>()?).map_err(|e| value_error(format!("wild: {e}")))?),
+        None => None,
+    };
+    Ok(Deal { hands: [set("landlord")?, set("landlord_down")?, set("landlord_up")?], bottom: set("bottom")?, wild })
 }
 
 /// `n` deals from `seed`, as dicts of card ids (the deal-file format of `ddz deals`).

@@ -151,7 +151,8 @@ impl Game {
     /// A state after dealing `deal` (a dict of card ids, as `generate_deals` and `read_deals`
     /// give): without bidding each hand goes to the seat of its role (the landlord's to
     /// `landlord_seat`), as `ddz eval` seats a deal; with bidding, the three hands go to seats
-    /// 0, 1 and 2 in the deal's order.
+    /// 0, 1 and 2 in the deal's order. Under laizi without bidding a deal's `"wild"` is its wild
+    /// rank (without one the state is at the wild rank's chance node).
     fn new_state_from_deal(&self, deal: Bound<'_, PyDict>) -> PyResult<State> {
         let deal = crate::helpers::deal_of(&deal)?;
         let mut hands = deal.hands;
@@ -160,6 +161,10 @@ impl Game {
         }
         let mut inner = Inner::new(self.config.clone());
         inner.try_deal_hands(hands, deal.bottom).map_err(value_error)?;
+        // Laizi without bidding: a deal that fixes its wild rank is dealt with it.
+        if let (Some(w), ddz_engine::game::Phase::Wild) = (deal.wild, inner.phase()) {
+            inner.try_apply_action(Action::Wild(w)).map_err(value_error)?;
+        }
         Ok(State { inner })
     }
     fn get_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -242,3 +242,21 @@ def test_the_pettingzoo_environment_plays_laizi_with_bidding():
 def test_vec_env_says_it_plays_the_standard_rules():
     with pytest.raises(ValueError, match="DouDizhuEnv"):
         ddz.VecEnv(2, game=ddz.Game(rules="laizi"))
+
+
+def test_a_deal_file_may_fix_the_wild_rank(tmp_path):
+    deals = ddz.generate_deals(3, 5)
+    assert all("wild" not in d for d in deals)
+    deals[1]["wild"] = "Q"
+    path = tmp_path / "deals.jsonl"
+    ddz.write_deals(path, deals)
+    back = ddz.read_deals(path)
+    assert back == deals and '"wild":"Q"' in path.read_text().splitlines()[1]
+    game = ddz.Game(rules="laizi")
+    assert game.new_state_from_deal(back[1]).wild() == "Q"
+    unfixed = game.new_state_from_deal(back[0])
+    assert unfixed.is_chance_node() and len(unfixed.chance_outcomes()) == 13
+    assert ddz.Game().new_state_from_deal(back[1]).wild() is None  # a standard game ignores it
+    deals[2]["wild"] = "R"
+    with pytest.raises(ValueError, match="wild"):
+        ddz.write_deals(path, deals)

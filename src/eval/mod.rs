@@ -423,10 +423,13 @@ pub fn head_to_head_under(
     Ok((summarise(&landlord), summarise(&farmers)))
 }
 
-/// The wild rank a laizi evaluation plays `deal` with: drawn from the deal's cards with a fixed
-/// seed, so both seatings and every run of a deal set see the same one, and each of the 13
-/// ranks comes up about equally often.
+/// The wild rank a laizi evaluation plays `deal` with: the deal's own when its file fixes one,
+/// else drawn from the deal's cards with a fixed seed, so both seatings and every run of a deal
+/// set see the same one, and each of the 13 ranks comes up about equally often.
 pub fn laizi_wild(deal: &Deal) -> WildRank {
+    if let Some(fixed) = deal.wild {
+        return fixed; // the deal file fixes it
+    }
     let cards = deal.hands.iter().fold(deal.bottom.0, |acc, h| acc.rotate_left(17) ^ h.0);
     let draw = crate::seeds::of(cards, crate::seeds::Stream::WILD);
     WildRank::new((draw % 13) as u8).expect("0..13 are the wild ranks")
@@ -444,6 +447,17 @@ mod tests {
 
     use super::*;
     use crate::game::generate_deals;
+
+    #[test]
+    fn a_deal_that_fixes_its_wild_rank_is_played_with_it() {
+        let deals = generate_deals(40, 5);
+        let drawn: std::collections::HashSet<u8> = deals.iter().map(|d| laizi_wild(d).rank()).collect();
+        assert!(drawn.len() > 5, "the drawn ranks vary with the deal: {drawn:?}");
+        for (k, deal) in deals.iter().enumerate() {
+            let fixed = Deal { wild: WildRank::new((k % 13) as u8), ..deal.clone() };
+            assert_eq!(laizi_wild(&fixed).rank(), (k % 13) as u8);
+        }
+    }
 
     #[test]
     fn spring_doubling_is_a_switch_that_only_changes_points() {

@@ -31,6 +31,8 @@ pub struct Session {
     /// Deals played so far in this session (a deal everyone passed on is dealt again).
     deals: u64,
     seed: u64,
+    /// Laizi: the wild rank the deal fixes (its file's `"wild"`), for the session's first deal.
+    fixed_wild: Option<WildRank>,
 }
 
 /// What happened at the table between two of the person's decisions.
@@ -108,7 +110,8 @@ impl Session {
             Some(path) => Some(AgentSpec::Checkpoint(path.to_path_buf()).build()?),
             None => None,
         };
-        Ok(Session { state, human, agents: seats, names, hinter, source: source.into(), deals: 1, seed })
+        let fixed_wild = deal.wild;
+        Ok(Session { state, human, agents: seats, names, hinter, source: source.into(), deals: 1, seed, fixed_wild })
     }
 
     /// The real state, every hand included: not for showing the person (see [`Session::view`]).
@@ -176,13 +179,19 @@ impl Session {
     }
 
     /// Laizi: once the landlord is known the wild rank is drawn, from the session's seed and
-    /// deal count (the same seed, the same game).
+    /// deal count (the same seed, the same game), unless the deal fixes it.
     fn draw_wild(&mut self, made: &mut Vec<Event>) {
-        if self.state.phase() == Phase::Wild {
-            let seed = crate::seeds::of(crate::seeds::redeal(self.seed, self.deals), crate::seeds::Stream::WILD);
-            self.state.draw_wild(&mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed));
-            made.extend(self.state.wild().map(Event::Wild));
+        if self.state.phase() != Phase::Wild {
+            return;
         }
+        match self.fixed_wild.filter(|_| self.deals == 1) {
+            Some(w) => self.state.apply_action(crate::game::Action::Wild(w)),
+            None => {
+                let seed = crate::seeds::of(crate::seeds::redeal(self.seed, self.deals), crate::seeds::Stream::WILD);
+                self.state.draw_wild(&mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed));
+            }
+        }
+        made.extend(self.state.wild().map(Event::Wild));
     }
 
     /// Whether the person is to bid (rather than to play).
@@ -698,6 +707,25 @@ mod tests {
             }
         }
         assert!(redealt, "one of 40 deals is passed by everyone");
+    }
+
+    #[test]
+    fn a_laizi_game_draws_its_wild_rank_from_the_seed_unless_the_deal_fixes_it() {
+        let deal = generate_deals(1, 7).remove(0);
+        let specs = [AgentSpec::Rule, AgentSpec::Rule];
+        let wild_of = |deal: &Deal, seed: u64| {
+            let config = rules(false, Rules::Laizi, seed);
+            let mut s = Session::with_rules(deal, Seat::S1, &specs, seed, "human:test", config).unwrap();
+            let events = s.play_agents();
+            let w = s.state().wild().expect("drawn once the landlord is known");
+            assert_eq!(events.first(), Some(&Event::Wild(w)), "the first event says so");
+            w
+        };
+        let drawn: std::collections::HashSet<WildRank> = (0..12).map(|seed| wild_of(&deal, seed)).collect();
+        assert!(drawn.len() > 3, "the seed draws it: {drawn:?}");
+        assert_eq!(wild_of(&deal, 3), wild_of(&deal, 3), "the same seed, the same rank");
+        let fixed = Deal { wild: WildRank::new(11), ..deal.clone() };
+        assert!((0..12).all(|seed| wild_of(&fixed, seed) == WildRank::new(11).unwrap()));
     }
 
     #[test]

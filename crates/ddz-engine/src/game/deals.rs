@@ -3,7 +3,10 @@
 //! File format (JSONL, one deal a line): `{"landlord":[ids…17],"landlord_down":[…17],
 //! "landlord_up":[…17],"bottom":[…3]}` with card ids 0–53 (id/4 = rank index 3..2, 52 = black
 //! joker, 53 = red joker, as Botzone numbers them). The landlord gets the bottom on top of its 17.
+//! A laizi deal may fix its wild rank, `"wild":"7"` (docs/rules.md); without it a laizi game
+//! draws one, and a standard game ignores it.
 
+use super::laizi::WildRank;
 use super::state::{BOTTOM_SIZE, HAND_SIZE};
 use crate::cards::{Card, CardSet};
 use crate::error::Cause;
@@ -48,6 +51,9 @@ pub struct Deal {
     pub hands: [CardSet; 3],
     /// The 3 bottom cards, which go to the landlord.
     pub bottom: CardSet,
+    /// Laizi: the wild rank the deal fixes; `None` (as generated deals have): a laizi game draws
+    /// it (evaluation from the deal's cards, a person's game from its seed).
+    pub wild: Option<WildRank>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -57,6 +63,8 @@ struct DealLine {
     landlord_down: Vec<u32>,
     landlord_up: Vec<u32>,
     bottom: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    wild: Option<String>,
 }
 
 /// `n` deals from `seed` (deal i uses its own generator, so a prefix is stable).
@@ -72,6 +80,7 @@ pub fn generate_deals(n: usize, seed: u64) -> Vec<Deal> {
             Deal {
                 hands: [hand(0), hand(1), hand(2)],
                 bottom: cards[3 * HAND_SIZE..3 * HAND_SIZE + BOTTOM_SIZE].iter().copied().collect(),
+                wild: None,
             }
         })
         .collect()
@@ -178,6 +187,7 @@ impl Deal {
             landlord_down: ids(self.hands[1]),
             landlord_up: ids(self.hands[2]),
             bottom: ids(self.bottom),
+            wild: self.wild.map(|w| w.to_string()),
         })
         .unwrap()
     }
@@ -208,6 +218,10 @@ impl Deal {
                 set("landlord_up", &line.landlord_up, HAND_SIZE)?,
             ],
             bottom: set("bottom", &line.bottom, BOTTOM_SIZE)?,
+            wild: match line.wild.as_deref() {
+                Some(w) => Some(WildRank::parse(w).map_err(|e| DealError::Invalid(format!("wild: {e}").into()))?),
+                None => None,
+            },
         };
         if deal.hands.iter().fold(deal.bottom, |a, h| a.union(*h)).len() != 54 {
             return Err(DealError::Invalid("a card appears in two places".into()));
@@ -273,6 +287,14 @@ mod tests {
                 .contains("landlord: 1 cards")
         );
         assert!(Deal::from_json(r#"{"landlord":[99]}"#).is_err());
+        // A laizi deal may fix its wild rank: kept through the file, a joker refused by name.
+        let fixed = Deal { wild: WildRank::new(4), ..d.clone() };
+        assert!(fixed.to_json().ends_with(r#","wild":"7"}"#), "{}", fixed.to_json());
+        assert_eq!(Deal::from_json(&fixed.to_json()).unwrap(), fixed);
+        assert!(!d.to_json().contains("wild"), "a deal without one writes none");
+        let joker = fixed.to_json().replace(r#""wild":"7""#, r#""wild":"B""#);
+        let e = Deal::from_json(&joker).unwrap_err().to_string();
+        assert!(e.starts_with("wild: "), "{e}");
         let dir = std::env::temp_dir().join(format!("ddz-deals-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("d.jsonl");
