@@ -495,6 +495,31 @@ fn batches_that_stay_non_finite_stop_training_after_a_run_of_skips() {
 
 #[test]
 #[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn a_laizi_run_scoring_only_its_top_plays_learns_and_keeps_the_switch() {
+    use ddz::eval::head_to_head_under;
+    use ddz::game::Rules;
+    let dir = scratch("laizi-top");
+    let mut cfg = tiny(&dir);
+    cfg.game.rules = Rules::Laizi;
+    cfg.model.rules = Rules::Laizi;
+    cfg.model.laizi_top = 20;
+    cfg.budget.max_games = 2000;
+    cfg.reward.lambda = 1.0;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
+    let net = ddz::model::load_network(&s.checkpoint).unwrap();
+    assert_eq!((net.config().rules, net.config().laizi_top), (Rules::Laizi, 20), "the switch travels with the file");
+    let mut model = ModelAgent::new(net, "laizi-top");
+    let deals = generate_deals(150, 99);
+    let (landlord, farmers) = head_to_head_under(Rules::Laizi, &deals, &mut model, &mut RandomAgent::new(5)).unwrap();
+    eprintln!("laizi top-20 network vs random: landlord {}, farmers {}", landlord.wp, farmers.wp);
+    assert!((landlord.wp.mean + farmers.wp.mean) / 2.0 > 0.65, "{} {}", landlord.wp, farmers.wp);
+    assert_eq!(landlord.illegal_plays + farmers.illegal_plays, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn a_laizi_run_learns_laizi_and_its_network_plays_only_laizi() {
     use ddz::eval::head_to_head_under;
     use ddz::game::Rules;

@@ -52,15 +52,21 @@ impl ModelAgent {
         kept.map_or(pick, |(_, index)| index[pick])
     }
 
-    /// The plays the network chooses among when it prunes, and their indices in `plays`;
-    /// `None` when it does not prune.
+    /// The plays the network chooses among when it prunes (or, under laizi, scores only its top
+    /// plays), and their indices in `plays`; `None` when it does neither.
     fn kept(&self, view: &View<'_>, plays: &[Play]) -> Option<(MoveList, Vec<usize>)> {
         let config = self.net.config();
-        if !config.prune {
+        let top = view.wild().filter(|_| config.laizi_top > 0);
+        if !config.prune && top.is_none() {
             return None;
         }
         let mut kept: MoveList = plays.to_vec();
-        prune_plays(view.hand(), &mut kept, config.prune_margin);
+        if config.prune {
+            prune_plays(view.hand(), &mut kept, config.prune_margin);
+        }
+        if let Some(wild) = top {
+            crate::game::laizi::top_plays(view.hand(), wild, &mut kept, config.laizi_top as usize);
+        }
         let mut index = Vec::with_capacity(kept.len());
         let mut from = 0;
         for p in &kept {

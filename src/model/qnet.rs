@@ -89,6 +89,11 @@ pub struct ModelConfig {
     pub prune: bool,
     /// The margin of that pruning, in plays (0: only plays on a best way out).
     pub prune_margin: u32,
+    /// Laizi: the network scores at most this many plays of a decision (besides pass, bombs and
+    /// the rocket), the best by a cheap count over hand decompositions
+    /// (`game::laizi::top_plays`), in training and at play time; 0: every play. Saved with the
+    /// weights, as the pruning margin is.
+    pub laizi_top: u32,
     /// State features the network reads: `STATE_DIM`, or `STATE_DIM_V1` for a network saved
     /// before the later features were added. Not a config key: new networks read them all, and
     /// a saved network's width is read from its first layer.
@@ -117,6 +122,7 @@ impl Default for ModelConfig {
             hand_structure: false,
             prune: false,
             prune_margin: 1,
+            laizi_top: 0,
             inputs: STATE_DIM,
             rules: Rules::Standard,
         }
@@ -160,6 +166,8 @@ impl ModelConfig {
             // Pruning is a value too; its margin's tensor says it is on.
             prune: shapes.iter().any(|(n, _)| n == "prune_margin"),
             prune_margin: ModelConfig::default().prune_margin,
+            // A value too: its tensor says it is on, the weights give the number.
+            laizi_top: u32::from(shapes.iter().any(|(n, _)| n == "laizi_top")),
             // With an LSTM the first layer reads its output in place of the history planes.
             inputs: match history_size {
                 Some(h) => (first_width - h) as usize + HISTORY_LEN * PLANE,
@@ -210,6 +218,18 @@ impl ModelConfig {
                 self.prune_margin
             )));
         }
+        if self.laizi_top > MAX_LAIZI_TOP {
+            return Err(ModelError::Invalid(format!(
+                "laizi_top = {}: at most {MAX_LAIZI_TOP} plays a decision (0: every play)",
+                self.laizi_top
+            )));
+        }
+        if self.laizi_top > 0 && self.rules != Rules::Laizi {
+            return Err(ModelError::Invalid(format!(
+                "laizi_top = {} cuts laizi's plays: set [game] rules = \"laizi\", or leave it 0",
+                self.laizi_top
+            )));
+        }
         if self.inputs != STATE_DIM && self.inputs != STATE_DIM_V1 {
             return Err(ModelError::Invalid(format!(
                 "the network reads {} state features; ddz writes {STATE_DIM} ({STATE_DIM_V1} for networks from before the cards-left one-hot)",
@@ -226,6 +246,9 @@ pub const MAX_MARGIN: f64 = 1000.0;
 
 /// The largest pruning margin: past it every play of a 20-card hand is kept.
 pub const MAX_PRUNE_MARGIN: u32 = 20;
+
+/// The largest `laizi_top`: past it the cut would keep nearly every play of a 20-card lead.
+pub const MAX_LAIZI_TOP: u32 = 10_000;
 
 impl ModelConfig {
     /// How the network's play features are laid out.
@@ -480,6 +503,8 @@ pub struct QNet {
     margin: Option<Tensor>,
     /// The pruning margin, when the network prunes: kept the same way.
     prune: Option<Tensor>,
+    /// Laizi's `laizi_top`, when on: kept the same way.
+    top: Option<Tensor>,
 }
 
 /// libtorch draws initial weights from one process-wide generator: seeding it and drawing
@@ -519,6 +544,11 @@ impl QNet {
             let _ = tch::no_grad(|| m.shallow_clone().fill_(config.prune_margin as i64));
             m
         });
+        let top = (config.laizi_top > 0).then(|| {
+            let m = root.zeros_no_train("laizi_top", &[1]);
+            let _ = tch::no_grad(|| m.shallow_clone().fill_(config.laizi_top as i64));
+            m
+        });
         let variables = vs.variables();
         let tower_params = if config.per_role {
             Role::ALL
@@ -533,12 +563,12 @@ impl QNet {
                 })
                 .collect()
         } else {
-            let untrained = ["score_margin", "prune_margin"];
+            let untrained = ["score_margin", "prune_margin", "laizi_top"];
             vec![
                 variables.into_iter().filter(|(name, _)| !untrained.contains(&name.as_str())).map(|(_, t)| t).collect(),
             ]
         };
-        QNet { vs, config: config.clone(), towers, tower_params, margin, prune }
+        QNet { vs, config: config.clone(), towers, tower_params, margin, prune, top }
     }
 
     /// The layer sizes and options the network was built with.
@@ -568,7 +598,7 @@ impl QNet {
 
     /// Reads the pruning margin back from the weights, as [`QNet::sync_margin`] the score's.
     fn sync_prune(&mut self) -> Result<(), ModelError> {
-        let Some(m) = &self.prune else { return Ok(()) };
+        let Some(m) = &self.prune else { return self.sync_top() };
         let m = m.double_value(&[0]);
         if !(0.0..=MAX_PRUNE_MARGIN as f64).contains(&m) || m.fract() != 0.0 {
             return Err(ModelError::Mismatch(format!(
@@ -576,6 +606,19 @@ impl QNet {
             )));
         }
         self.config.prune_margin = m as u32;
+        self.sync_top()
+    }
+
+    /// Reads `laizi_top` back from the weights, as [`QNet::sync_margin`] the score's margin.
+    fn sync_top(&mut self) -> Result<(), ModelError> {
+        let Some(m) = &self.top else { return Ok(()) };
+        let m = m.double_value(&[0]);
+        if !(1.0..=MAX_LAIZI_TOP as f64).contains(&m) || m.fract() != 0.0 {
+            return Err(ModelError::Mismatch(format!(
+                "laizi_top {m}: a whole number of plays from 1 to {MAX_LAIZI_TOP}"
+            )));
+        }
+        self.config.laizi_top = m as u32;
         Ok(())
     }
     pub(crate) fn device(&self) -> Device {

@@ -316,6 +316,27 @@ mod tests {
     }
 
     #[test]
+    fn laizi_top_travels_with_the_weights_and_needs_laizi() {
+        use crate::game::Rules;
+        let dir = std::env::temp_dir().join(format!("ddz-laizi-top-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let small =
+            ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], rules: Rules::Laizi, ..Default::default() };
+        for top in [0, 1, 100, 10_000] {
+            let net = QNet::cpu(&ModelConfig { laizi_top: top, ..small.clone() }, 3);
+            let path = dir.join(format!("top-{top}.safetensors"));
+            save_weights_file(&net, &path).unwrap();
+            let c = load_network(&path).unwrap().config().clone();
+            assert_eq!((c.rules, c.laizi_top), (Rules::Laizi, top));
+        }
+        let standard = ModelConfig { laizi_top: 100, rules: Rules::Standard, ..small.clone() };
+        assert!(standard.validate().unwrap_err().to_string().contains("laizi_top = 100 cuts laizi's plays"));
+        let e = ModelConfig { laizi_top: 10_001, ..small }.validate().unwrap_err().to_string();
+        assert!(e.contains("at most 10000"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_first_layout_network_widens_into_the_same_values() {
         use crate::encode::{ACTION_DIM, STATE_DIM, STATE_DIM_V1};
         let dir = std::env::temp_dir().join(format!("ddz-widen-{}", std::process::id()));

@@ -16,6 +16,7 @@ use super::pool::Pool;
 use super::trajectory::{BidFrame, Decision, label, points};
 use crate::agents::{RuleAgent, decide, model::greedy};
 use crate::encode::{BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_bid_state, encode_state};
+use crate::game::laizi::top_plays;
 use crate::game::{GameConfig, MoveList, Phase, Seat, State, prune_plays};
 use crate::model::bidnet::BidNet;
 use crate::model::{Frame, QNet, Weights};
@@ -362,6 +363,9 @@ impl Actor {
             if self.cfg.model.prune && !by_rule {
                 // Every network of the actor prunes as the learning one (one model config).
                 prune_plays(slot.state.hand(seat), &mut slot.plays, self.cfg.model.prune_margin);
+            }
+            if let (k @ 1.., Some(wild), false) = (self.cfg.model.laizi_top, slot.state.wild(), by_rule) {
+                top_plays(slot.state.hand(seat), wild, &mut slot.plays, k as usize);
             }
             slot.chosen = if slot.plays.len() == 1 {
                 Some(0)
