@@ -493,18 +493,24 @@ fn batches_that_stay_non_finite_stop_training_after_a_run_of_skips() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// [`tiny`] under laizi: 2,000 games, Monte Carlo returns.
+fn tiny_laizi(dir: &Path) -> TrainConfig {
+    let mut cfg = tiny(dir);
+    cfg.game.rules = ddz::game::Rules::Laizi;
+    cfg.model.rules = ddz::game::Rules::Laizi;
+    cfg.budget.max_games = 2000;
+    cfg.reward.lambda = 1.0;
+    cfg
+}
+
 #[test]
 #[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn a_laizi_run_scoring_only_its_top_plays_learns_and_keeps_the_switch() {
     use ddz::eval::head_to_head_under;
     use ddz::game::Rules;
     let dir = scratch("laizi-top");
-    let mut cfg = tiny(&dir);
-    cfg.game.rules = Rules::Laizi;
-    cfg.model.rules = Rules::Laizi;
+    let mut cfg = tiny_laizi(&dir);
     cfg.model.laizi_top = 20;
-    cfg.budget.max_games = 2000;
-    cfg.reward.lambda = 1.0;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
     let net = ddz::model::load_network(&s.checkpoint).unwrap();
@@ -524,11 +530,7 @@ fn a_laizi_run_learns_laizi_and_its_network_plays_only_laizi() {
     use ddz::eval::head_to_head_under;
     use ddz::game::Rules;
     let dir = scratch("laizi");
-    let mut cfg = tiny(&dir);
-    cfg.game.rules = Rules::Laizi;
-    cfg.model.rules = Rules::Laizi;
-    cfg.budget.max_games = 2000;
-    cfg.reward.lambda = 1.0;
+    let cfg = tiny_laizi(&dir);
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.games >= 2000 && s.steps > 30, "{s:?}");
     assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);

@@ -208,7 +208,10 @@ impl Game {
 
 /// Ids of the action table under `rules`.
 pub fn num_plays(rules: Rules) -> usize {
-    sp::num_distinct_actions(rules) - sp::FIRST_PLAY as usize - if rules == Rules::Laizi { 13 } else { 0 }
+    match rules {
+        Rules::Standard => ddz_engine::game::NUM_ACTIONS,
+        Rules::Laizi => ddz_engine::game::laizi::ids::NUM_LAIZI_ACTIONS,
+    }
 }
 
 /// A state dealt from `seed` with the rules of `config` (the deal of `ddz.VecEnv`'s games;

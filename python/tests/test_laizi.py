@@ -17,19 +17,6 @@ LAIZI_NET = "checkpoint:models/laizi-1h/model.safetensors"
 NUM_LAIZI_PLAYS = 7_409_259
 
 
-def random_game(game, seed):
-    """Plays a game of random actions (chance nodes by their probabilities); the final state."""
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(actions, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
-    return state
-
-
 def test_the_game_names_its_rules_and_sizes():
     game = ddz.Game(rules="laizi")
     assert game.rules == "laizi" and ddz.Game().rules == "standard"

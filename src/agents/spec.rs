@@ -763,9 +763,7 @@ impl AgentSpec {
             return Err(refuse(format!("under {rules} rules only random, rule and checkpoint:NET agents play")));
         }
         let Some(path) = self.network() else { return Ok(()) };
-        let file =
-            if crate::run::checkpoints_dir(path).is_dir() { crate::run::latest(path)? } else { path.to_path_buf() };
-        let net = crate::model::load_network(&file)?.config().rules;
+        let net = crate::model::load_network(&network_file(path)?)?.config().rules;
         if net != rules {
             return Err(refuse(format!(
                 "the network was trained for {net} rules and cannot play {rules} games (train one with [game] rules = \"{rules}\")"
@@ -827,10 +825,16 @@ impl AgentSpec {
     }
 }
 
+/// The weights a network spec's PATH names: the file or checkpoint folder itself, or a run
+/// folder's newest checkpoint.
+fn network_file(path: &Path) -> Result<PathBuf, AgentError> {
+    Ok(if crate::run::checkpoints_dir(path).is_dir() { crate::run::latest(path)? } else { path.to_path_buf() })
+}
+
 /// The network agent of PATH; a run folder stands for its newest checkpoint. A folder that
 /// holds a bidding network (`bid.safetensors`, from a run with bidding) gives the agent its bids.
 fn network(path: &Path, name: &str) -> Result<ModelAgent, AgentError> {
-    let file = if crate::run::checkpoints_dir(path).is_dir() { crate::run::latest(path)? } else { path.to_path_buf() };
+    let file = network_file(path)?;
     let mut agent = ModelAgent::new(crate::model::load_network(&file)?, name);
     let bid = file.join(crate::run::BID_FILE);
     if file.is_dir() && bid.is_file() {
