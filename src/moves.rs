@@ -107,7 +107,7 @@ fn check_one_deck(hand: Counts, rival: Option<&Play>) -> Result<(), RequestError
 /// Serves requests of `rules` until end of input. Returns the number of lines that were errors.
 pub fn serve(rules: Rules, input: impl BufRead, output: impl Write) -> std::io::Result<usize> {
     serve_json_lines(input, output, None, |line| match rules {
-        Rules::Standard => answer(line).map(|legal| serde_json::json!({ "legal": legal })),
+        Rules::Standard | Rules::TwoPlayer => answer(line).map(|legal| serde_json::json!({ "legal": legal })),
         Rules::Laizi => answer_laizi(line).map(|legal| serde_json::json!({ "legal": legal })),
     })
 }

@@ -2,7 +2,7 @@
 
 use ddz::agents::{Agent, RuleAgent, Turn};
 use ddz::cards::{Card, CardSet};
-use ddz::game::{MoveList, Play, Role, State, classify, generate_deals};
+use ddz::game::{MoveList, Play, Role, State, Table, classify, generate_deals};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
@@ -123,7 +123,7 @@ fn botzone_session_in_keep_running_mode() {
                 let play = if s == seat {
                     let request = serde_json::json!({
                         "own": ids(own),
-                        "history": [last[s.next().index()].clone(), last[s.prev().index()].clone()],
+                        "history": [last[Table::THREE.next(s).index()].clone(), last[Table::THREE.prev(s).index()].clone()],
                         "publiccard": ids(deal.bottom),
                     });
                     let line =

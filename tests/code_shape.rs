@@ -343,9 +343,9 @@ fn rust_files_under(dirs: &[&str]) -> Vec<(String, String)> {
 
 #[test]
 fn seats_are_typed_outside_the_engine() {
-    // Seats are `ddz::game::Seat` everywhere but inside the engine, and the turn order is
-    // `Seat::next`/`prev`/`others`, not arithmetic modulo 3. The `% 3`s left are not seats:
-    // a test's feature pattern and a fuzz case's choice.
+    // Seats are `ddz::game::Seat` everywhere but inside the engine, and the turn order is the
+    // game's `Table` (`next`/`prev`/`others`: a table of three or two), not arithmetic modulo
+    // 3. The `% 3`s left are not seats: a test's feature pattern and a fuzz case's choice.
     let allowed_mod_3 = ["src/model/qnet.rs", "tests/fuzz.rs"];
     let (mut typed, mut modulo) = (Vec::new(), Vec::new());
     let mut dirs = SOURCE_DIRS.to_vec();
@@ -365,5 +365,5 @@ fn seats_are_typed_outside_the_engine() {
         }
     }
     assert!(typed.is_empty(), "`seat: u8` outside the engine's game/ (use Seat):\n{}", typed.join("\n"));
-    assert!(modulo.is_empty(), "`% 3` outside the engine's game/ (use Seat's turn order):\n{}", modulo.join("\n"));
+    assert!(modulo.is_empty(), "`% 3` outside the engine's game/ (use Table's turn order):\n{}", modulo.join("\n"));
 }

@@ -551,3 +551,41 @@ fn a_laizi_run_learns_laizi_and_its_network_plays_only_laizi() {
     assert!(err.to_string().contains("trained for laizi rules and cannot play a game of standard rules"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn a_two_player_run_with_bidding_learns_and_its_network_plays_only_two_player_games() {
+    use ddz::eval::head_to_head_under;
+    use ddz::game::{Rules, generate_deals_for};
+    let dir = scratch("two-player");
+    let mut cfg = tiny(&dir);
+    cfg.game.rules = Rules::TwoPlayer;
+    cfg.model.rules = Rules::TwoPlayer;
+    cfg.game.bidding = true;
+    cfg.budget.max_games = 3000;
+    cfg.reward.lambda = 1.0;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert!(s.games >= 3000 && s.steps > 30, "{s:?}");
+    assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
+
+    // The file says two-player, and a bidding network was saved beside it.
+    let net = ddz::model::load_network(&s.checkpoint).unwrap();
+    assert_eq!(net.config().rules, Rules::TwoPlayer);
+    let mut model = ModelAgent::new(net, "two-player");
+    let deals = generate_deals_for(Rules::TwoPlayer, 150, 99);
+    let (landlord, farmers) =
+        head_to_head_under(Rules::TwoPlayer, &deals, &mut model, &mut RandomAgent::new(5)).unwrap();
+    let wp = (landlord.wp.mean + farmers.wp.mean) / 2.0;
+    eprintln!("two-player network vs random: landlord {}, farmers {}", landlord.wp, farmers.wp);
+    assert!(wp > 0.65, "a margin over random: landlord {} farmers {}", landlord.wp, farmers.wp);
+    assert_eq!(landlord.illegal_plays + farmers.illegal_plays, 0);
+
+    // In a standard game it refuses to guess, and a standard network in a two-player game.
+    let standard = generate_deals(1, 99);
+    let err = head_to_head_under(Rules::Standard, &standard, &mut model, &mut RandomAgent::new(5)).unwrap_err();
+    assert!(err.to_string().contains("trained for two_player rules and cannot play a game of standard rules"), "{err}");
+    let mut plain = ModelAgent::new(QNet::cpu(&ddz::model::ModelConfig::default(), 1), "standard");
+    let err = head_to_head_under(Rules::TwoPlayer, &deals[..1], &mut plain, &mut RandomAgent::new(5)).unwrap_err();
+    assert!(err.to_string().contains("cannot play a game of two_player rules"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

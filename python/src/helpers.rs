@@ -45,8 +45,7 @@ pub fn legal_plays(hand: &str, rival: Option<&str>, wild: Option<&str>) -> PyRes
 /// The state features (float32, `STATE_DIM`) of `state` for `player`.
 #[pyfunction]
 pub fn encode_state<'py>(py: Python<'py>, state: &State, player: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
-    let seat = ddz_engine::game::Seat::try_from(player)
-        .map_err(|_| value_error(format!("player {player} is not 0, 1 or 2")))?;
+    let seat = state.inner.table().seat(player).map_err(|e| value_error(format!("player {player}: {e}")))?;
     let mut v = vec![0.0; STATE_DIM];
     ddz_engine::encode::encode_state(&state.inner, seat, &mut v);
     Ok(PyArray1::from_vec(py, v))
@@ -116,7 +115,11 @@ impl RandomAgent {
 fn deal_dict<'py>(py: Python<'py>, deal: &Deal) -> PyResult<Bound<'py, PyDict>> {
     let ids = |set: CardSet| set.iter().map(|c| c.id() as u32).collect::<Vec<u32>>();
     let d = PyDict::new(py);
-    for (name, hand) in ["landlord", "landlord_down", "landlord_up"].iter().zip(deal.hands) {
+    let names: &[&str] = match deal.table().len() {
+        2 => &["landlord", "farmer"],
+        _ => &["landlord", "landlord_down", "landlord_up"],
+    };
+    for (name, hand) in names.iter().zip(deal.hands) {
         d.set_item(*name, ids(hand))?;
     }
     d.set_item("bottom", ids(deal.bottom))?;
@@ -136,14 +139,22 @@ pub(crate) fn deal_of(d: &Bound<'_, PyDict>) -> PyResult<Deal> {
         Some(w) => Some(WildRank::parse(&w.extract::<String>()?).map_err(|e| value_error(format!("wild: {e}")))?),
         None => None,
     };
-    Ok(Deal { hands: [set("landlord")?, set("landlord_down")?, set("landlord_up")?], bottom: set("bottom")?, wild })
+    // A two-player deal names the farmer's hand; the last slot stays empty.
+    let hands = match d.contains("farmer")? {
+        true => [set("landlord")?, set("farmer")?, CardSet::EMPTY],
+        false => [set("landlord")?, set("landlord_down")?, set("landlord_up")?],
+    };
+    Ok(Deal { hands, bottom: set("bottom")?, wild })
 }
 
-/// `n` deals from `seed`, as dicts of card ids (the deal-file format of `ddz deals`).
+/// `n` deals from `seed`, as dicts of card ids (the deal-file format of `ddz deals`); with
+/// `rules="two_player"` two hands (`landlord`, `farmer`) of the 46-card deck.
 #[pyfunction]
-pub fn generate_deals<'py>(py: Python<'py>, n: usize, seed: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
+#[pyo3(signature = (n, seed, rules="standard"))]
+pub fn generate_deals<'py>(py: Python<'py>, n: usize, seed: u64, rules: &str) -> PyResult<Vec<Bound<'py, PyDict>>> {
     ddz_engine::limits::check("generate_deals(n)", n).map_err(|e| value_error(e.to_string()))?;
-    ddz_engine::game::generate_deals(n, seed).iter().map(|d| deal_dict(py, d)).collect()
+    let rules: ddz_engine::game::Rules = rules.parse().map_err(value_error)?;
+    ddz_engine::game::generate_deals_for(rules, n, seed).iter().map(|d| deal_dict(py, d)).collect()
 }
 
 /// The deals of a deal file (JSONL); a bad line is a `ValueError` naming the file and line.

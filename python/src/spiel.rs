@@ -5,7 +5,7 @@
 use ddz_engine::encode::{STATE_DIM, WILD_SLOTS, information_state_tensor};
 use ddz_engine::game::laizi::ids::play_notation;
 use ddz_engine::game::spiel as sp;
-use ddz_engine::game::{Action, GameConfig, Role, Rules, Scoring, Seat, State as Inner};
+use ddz_engine::game::{Action, GameConfig, Rules, Scoring, Seat, State as Inner};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -21,8 +21,8 @@ pub fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// The rules of a game: standard or laizi, bidding on or off, how it is scored, and the fixed
-/// landlord without bidding.
+/// The rules of a game: standard, laizi or two-player, bidding on or off, how it is scored, and
+/// the fixed landlord without bidding (two-player: and the conceded cards).
 #[pyclass(module = "ddz._ddz", frozen)]
 #[derive(Clone)]
 pub struct Game {
@@ -35,7 +35,7 @@ const SOFT_BOMB_MOST: u8 = 8;
 /// Length of the state features under `rules`: laizi adds the wild rank, one-hot over 3 to 2.
 pub fn state_dim(rules: Rules) -> usize {
     match rules {
-        Rules::Standard => STATE_DIM,
+        Rules::Standard | Rules::TwoPlayer => STATE_DIM,
         Rules::Laizi => STATE_DIM + WILD_SLOTS,
     }
 }
@@ -63,13 +63,16 @@ fn scoring_name(s: Scoring) -> &'static str {
 #[pymethods]
 impl Game {
     /// `Game(bidding=False, scoring="win_loss", spring=True, landlord_seat=0, first_bidder=0,
-    /// rules="standard", soft_bomb_multiplier=2)`. `scoring` is `"win_loss"` (±1) or `"points"`
-    /// (the bid × 2 per bomb or rocket × 2 for a spring, the landlord's amount doubled);
-    /// `first_bidder` is the seat that bids first; `rules="laizi"` draws a wild rank after the
-    /// landlord is known (a chance node of 13 outcomes) and `soft_bomb_multiplier` is what a soft
-    /// bomb multiplies the points by (docs/rules.md).
+    /// rules="standard", soft_bomb_multiplier=2, conceded=0, max_robs=4)`. `scoring` is
+    /// `"win_loss"` (±1) or `"points"` (the bid × 2 per bomb or rocket × 2 for a spring, the
+    /// landlord's amount doubled); `first_bidder` is the seat that bids first; `rules="laizi"`
+    /// draws a wild rank after the landlord is known (a chance node of 13 outcomes) and
+    /// `soft_bomb_multiplier` is what a soft bomb multiplies the points by; `rules="two_player"`
+    /// is the two-seat game of 46 cards, where `conceded` (without bidding) is how many cards
+    /// the farmer may still hold and win, and `max_robs` caps the robs of its bidding
+    /// (docs/rules.md).
     #[new]
-    #[pyo3(signature = (bidding=false, scoring="win_loss", spring=true, landlord_seat=0, first_bidder=0, rules="standard", soft_bomb_multiplier=2))]
+    #[pyo3(signature = (bidding=false, scoring="win_loss", spring=true, landlord_seat=0, first_bidder=0, rules="standard", soft_bomb_multiplier=2, conceded=0, max_robs=4))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         bidding: bool,
@@ -79,6 +82,8 @@ impl Game {
         first_bidder: i64,
         rules: &str,
         soft_bomb_multiplier: i64,
+        conceded: i64,
+        max_robs: i64,
     ) -> PyResult<Game> {
         let scoring = match scoring {
             "win_loss" => Scoring::WinLoss,
@@ -94,11 +99,28 @@ impl Game {
             u8::try_from(soft_bomb_multiplier).ok().filter(|m| (1..=SOFT_BOMB_MOST).contains(m)).ok_or_else(|| {
                 value_error(format!("soft_bomb_multiplier {soft_bomb_multiplier}: use 1 to {SOFT_BOMB_MOST}"))
             })?;
-        let config = GameConfig { bidding, landlord_seat, scoring, spring, first_bidder, rules, soft_bomb_multiplier };
+        let small = |name: &str, n: i64| {
+            u8::try_from(n)
+                .map_err(|_| value_error(format!("{name} {n}: use 0 to {}", ddz_engine::game::MOST_CONCEDED)))
+        };
+        let (conceded, max_robs) = (small("conceded", conceded)?, small("max_robs", max_robs)?);
+        let config = GameConfig {
+            bidding,
+            landlord_seat,
+            scoring,
+            spring,
+            first_bidder,
+            rules,
+            soft_bomb_multiplier,
+            conceded,
+            max_robs,
+        };
+        config.check().map_err(value_error)?;
         Ok(Game { config })
     }
+    /// 3, or 2 for `rules="two_player"`.
     fn num_players(&self) -> usize {
-        3
+        self.config.rules.table().len()
     }
     fn num_distinct_actions(&self) -> usize {
         sp::num_distinct_actions(self.config.rules)
@@ -107,7 +129,7 @@ impl Game {
     fn num_plays(&self) -> usize {
         num_plays(self.config.rules)
     }
-    /// `"standard"` or `"laizi"`.
+    /// `"standard"`, `"laizi"` or `"two_player"`.
     #[getter]
     fn rules(&self) -> &'static str {
         self.config.rules.name()
@@ -120,7 +142,7 @@ impl Game {
         sp::MAX_GAME_LENGTH
     }
     fn max_chance_nodes_in_history(&self) -> usize {
-        sp::MAX_CHANCE_NODES + usize::from(self.config.rules == Rules::Laizi)
+        self.config.rules.deck_size() + usize::from(self.config.rules == Rules::Laizi)
     }
     fn min_utility(&self) -> f64 {
         sp::utility_bounds(&self.config).0
@@ -150,14 +172,21 @@ impl Game {
     }
     /// A state after dealing `deal` (a dict of card ids, as `generate_deals` and `read_deals`
     /// give): without bidding each hand goes to the seat of its role (the landlord's to
-    /// `landlord_seat`), as `ddz eval` seats a deal; with bidding, the three hands go to seats
-    /// 0, 1 and 2 in the deal's order. Under laizi without bidding a deal's `"wild"` is its wild
+    /// `landlord_seat`), as `ddz eval` seats a deal; with bidding, the hands go to seats 0, 1
+    /// (and 2) in the deal's order. Under laizi without bidding a deal's `"wild"` is its wild
     /// rank (without one the state is at the wild rank's chance node).
     fn new_state_from_deal(&self, deal: Bound<'_, PyDict>) -> PyResult<State> {
         let deal = crate::helpers::deal_of(&deal)?;
+        let table = self.config.rules.table();
+        if deal.table() != table {
+            let (n, rules) = (deal.table().len(), self.config.rules);
+            return Err(value_error(format!("a deal of {n} hands is no deal of a {rules} game")));
+        }
         let mut hands = deal.hands;
         if !self.config.bidding {
-            hands.rotate_right(self.config.landlord_seat.index());
+            for (k, &hand) in deal.hands[..table.len()].iter().enumerate() {
+                hands[table.after(self.config.landlord_seat, k as u64)] = hand;
+            }
         }
         let mut inner = Inner::new(self.config.clone());
         inner.try_deal_hands(hands, deal.bottom).map_err(value_error)?;
@@ -176,6 +205,8 @@ impl Game {
         d.set_item("first_bidder", self.config.first_bidder.number())?;
         d.set_item("rules", self.config.rules.name())?;
         d.set_item("soft_bomb_multiplier", self.config.soft_bomb_multiplier)?;
+        d.set_item("conceded", self.config.conceded)?;
+        d.set_item("max_robs", self.config.max_robs)?;
         Ok(d)
     }
     /// The state that `State.serialize` wrote (its rules are in the text).
@@ -194,6 +225,7 @@ impl Game {
         let laizi = match c.rules {
             Rules::Standard => String::new(),
             Rules::Laizi => format!(", rules='laizi', soft_bomb_multiplier={}", c.soft_bomb_multiplier),
+            Rules::TwoPlayer => format!(", rules='two_player', conceded={}, max_robs={}", c.conceded, c.max_robs),
         };
         format!(
             "Game(bidding={}, scoring='{}', spring={}, landlord_seat={}, first_bidder={}{laizi})",
@@ -209,7 +241,7 @@ impl Game {
 /// Ids of the action table under `rules`.
 pub fn num_plays(rules: Rules) -> usize {
     match rules {
-        Rules::Standard => ddz_engine::game::NUM_ACTIONS,
+        Rules::Standard | Rules::TwoPlayer => ddz_engine::game::NUM_ACTIONS,
         Rules::Laizi => ddz_engine::game::laizi::ids::NUM_LAIZI_ACTIONS,
     }
 }
@@ -231,10 +263,10 @@ pub struct State {
 }
 
 impl State {
-    /// `player` as a seat, where None is the player to act.
+    /// `player` as a seat of this game, where None is the player to act.
     fn seat(&self, player: Option<i64>) -> PyResult<Seat> {
         match player {
-            Some(p) => Seat::try_from(p).map_err(|_| value_error(format!("player {p} is not 0, 1 or 2"))),
+            Some(p) => self.inner.table().seat(p).map_err(|e| value_error(format!("player {p}: {e}"))),
             None => self
                 .inner
                 .current_player()
@@ -261,8 +293,9 @@ impl State {
     fn is_player_node(&self) -> bool {
         self.inner.current_player().is_some()
     }
+    /// 3, or 2 in a two-player game.
     fn num_players(&self) -> usize {
-        3
+        self.inner.table().len()
     }
     /// `[(action, probability)]` at a chance node (each undealt card, equally likely).
     fn chance_outcomes(&self) -> PyResult<Vec<(u32, f64)>> {
@@ -324,12 +357,22 @@ impl State {
     fn wild(&self) -> Option<String> {
         self.inner.wild().map(|w| w.to_string())
     }
+    /// Two-player: how many times the landlord was robbed (each doubles the stake).
+    fn robs(&self) -> u8 {
+        self.inner.robs()
+    }
+    /// Two-player: the farmer wins once no more cards than this are left (the robs with
+    /// bidding, the game's `conceded` without); 0 under other rules.
+    fn conceded(&self) -> u8 {
+        self.inner.conceded()
+    }
+    /// One return per player.
     fn returns(&self) -> Vec<f64> {
-        self.inner.returns().to_vec()
+        self.inner.returns()[..self.num_players()].to_vec()
     }
     /// The rewards of the last transition: the returns at the end, zero before.
     fn rewards(&self) -> Vec<f64> {
-        if self.inner.is_terminal() { self.inner.returns().to_vec() } else { vec![0.0; 3] }
+        if self.inner.is_terminal() { self.returns() } else { vec![0.0; self.num_players()] }
     }
     fn player_return(&self, player: i64) -> PyResult<f64> {
         let seat = self.seat(Some(player))?;
@@ -414,9 +457,10 @@ impl State {
     fn __deepcopy__(&self, _memo: Bound<'_, PyAny>) -> State {
         Clone::clone(self)
     }
-    /// The cards `player` holds now, in notation.
+    /// The cards `player` holds now, in notation (`""` for an empty hand).
     fn hand(&self, player: i64) -> PyResult<String> {
-        Ok(self.inner.hand(self.seat(Some(player))?).to_string())
+        let hand = self.inner.hand(self.seat(Some(player))?);
+        Ok(if hand.is_empty() { String::new() } else { hand.to_string() })
     }
     /// The landlord's seat once known.
     fn landlord(&self) -> Option<u8> {
@@ -450,7 +494,7 @@ impl State {
     }
     fn __str__(&self) -> String {
         let s = &self.inner;
-        let hands: Vec<String> = Seat::ALL.iter().map(|&q| format!("seat {q}: {}", s.hand(q))).collect();
+        let hands: Vec<String> = s.table().seats().iter().map(|&q| format!("seat {q}: {}", s.hand(q))).collect();
         format!("{}\n{}", hands.join("\n"), s.observation_string(s.current_player().unwrap_or(Seat::S0)))
     }
     fn __repr__(&self) -> String {
@@ -478,15 +522,27 @@ impl View {
     fn to_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.inner).map_err(value_error)
     }
-    /// The seat whose view this is (0 to 2).
+    /// The seat whose view this is (0 to 2; 0 or 1 in a two-player game).
     #[getter]
     fn seat(&self) -> u8 {
         self.inner.seat().number()
     }
-    /// Its role (`landlord`, `landlord_down`, `landlord_up`), None while bidding.
+    /// Its role (`landlord`, `landlord_down`, `landlord_up`; two-player: `landlord`, `farmer`),
+    /// None while bidding.
     #[getter]
     fn role(&self) -> Option<&'static str> {
-        self.inner.role().map(Role::name)
+        let table = self.inner.table();
+        self.inner.role().map(|r| r.name_at(table))
+    }
+    /// The rules: `"standard"`, `"laizi"` or `"two_player"`.
+    #[getter]
+    fn rules(&self) -> &'static str {
+        self.inner.config().rules.name()
+    }
+    /// Two-player: the conceded cards (public); 0 under other rules.
+    #[getter]
+    fn conceded(&self) -> u8 {
+        self.inner.conceded()
     }
     /// Its cards now, in notation.
     #[getter]
@@ -515,7 +571,7 @@ impl View {
     }
     /// How many cards `player` holds now.
     fn cards_left(&self, player: i64) -> PyResult<u32> {
-        let seat = Seat::try_from(player).map_err(|_| value_error(format!("player {player} is not 0, 1 or 2")))?;
+        let seat = self.inner.table().seat(player).map_err(|e| value_error(format!("player {player}: {e}")))?;
         Ok(self.inner.cards_left(seat))
     }
     /// The seat's legal plays in notation (laizi plays with wild cards as `reading/stands`);

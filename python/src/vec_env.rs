@@ -16,7 +16,9 @@
 use crate::spiel::{Game, State as PyState, dealt, value_error};
 use ddz_agents::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent, Turn};
 use ddz_engine::encode::{STATE_DIM, encode_state};
-use ddz_engine::game::{ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State, View};
+use ddz_engine::game::{
+    ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State, Table, View,
+};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use std::time::Duration;
@@ -99,7 +101,7 @@ impl VecEnv {
         self.dealt += 1;
         let seat = match self.seat {
             SeatChoice::Fixed(s) => s,
-            SeatChoice::Rotate => Seat::S0.after(k),
+            SeatChoice::Rotate => Table::THREE.after(Seat::S0, k),
             SeatChoice::All => Seat::S0,
         };
         Slot { state: dealt(&self.config, self.seed.wrapping_add(k)), seat, legal: MoveList::new() }
@@ -308,9 +310,9 @@ impl VecEnv {
             return Err(value_error("VecEnv plays games without bidding (Game(bidding=False))"));
         }
         if config.rules != ddz_engine::game::Rules::Standard {
-            // A mask row over laizi's 7,409,259 ids is 7 MB: use DouDizhuEnv(rules="laizi").
+            // A mask row over laizi's 7,409,259 ids is 7 MB; two-player games are of another shape.
             return Err(value_error(format!(
-                "VecEnv plays the standard rules, not {}: use ddz.env.DouDizhuEnv(rules=\"laizi\")",
+                "VecEnv plays the standard rules, not {0}: use ddz.env.DouDizhuEnv(rules=\"{0}\")",
                 config.rules
             )));
         }
@@ -321,7 +323,7 @@ impl VecEnv {
                 let role =
                     Role::parse(s).ok_or_else(|| value_error(format!("seat {s:?}: a role name or \"rotate\"")))?;
                 // No bidding: the landlord sits where the rules put it, the farmers follow.
-                SeatChoice::Fixed(config.landlord_seat.after(role.index() as u64))
+                SeatChoice::Fixed(Table::THREE.after(config.landlord_seat, role.index() as u64))
             }
         };
         let opponents = match opponents {

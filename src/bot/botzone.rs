@@ -5,7 +5,7 @@
 use super::{BotError, bid_for, play_for};
 use crate::agents::Agent;
 use crate::cards::{Card, CardSet, Counts};
-use crate::game::{Play, Role, Seat, View};
+use crate::game::{Play, Role, Seat, Table, View};
 use crate::lines::RequestError;
 use serde::Deserialize;
 
@@ -161,7 +161,7 @@ impl BotzoneSession {
             self.own = req.own.ok_or_else(|| missing("own"))?;
             self.public = req.publiccard.ok_or_else(|| missing("publiccard"))?;
             self.role = match (req.landlord.map(Seat::try_from), req.pos.map(Seat::try_from)) {
-                (Some(Ok(l)), Some(Ok(p))) => Some(Role::of_seat(p, l)),
+                (Some(Ok(l)), Some(Ok(p))) => Some(Role::of_seat(Table::THREE, p, l)),
                 (None, None) => None,
                 _ => return Err(field("landlord", "landlord and pos must both be given, each 0, 1 or 2".into())),
             };

@@ -253,8 +253,9 @@ pub struct EvalArgs {
     /// that ADP compares with published fixed-landlord figures; --bidding always doubles them).
     #[arg(long, conflicts_with_all = ["bidding", "league", "run"])]
     pub spring: bool,
-    /// The rules of the games: standard, or laizi (each deal's wild rank drawn from its cards
-    /// with a fixed seed, so every run and both seatings see the same; docs/rules.md).
+    /// The rules of the games: standard, laizi (each deal's wild rank drawn from its cards with
+    /// a fixed seed, so every run and both seatings see the same) or two_player (the deal set
+    /// dealt from the 46-card deck, no cards conceded); docs/rules.md. With --run, the run's.
     #[arg(long, default_value = "standard", conflicts_with_all = ["bidding", "league", "run"])]
     pub rules: ddz::game::Rules,
     /// With --bidding: when every seat passes, deal again (redeal) or count a drawn game (draw).

@@ -5,7 +5,7 @@ use super::args::{EvalArgs, LadderArgs};
 use super::report::{self, Curve, Decisions, Evaluation, Hands, Replay, Report};
 use anyhow::{Context, Result, bail};
 use ddz::agents::{Agent, AgentSpec};
-use ddz::game::{Deal, DealSource};
+use ddz::game::{Deal, DealSource, Rules};
 use ddz::runtime;
 use std::path::Path;
 
@@ -25,10 +25,10 @@ fn distinct_deals(deals: &[Deal], source: &DealSource, allow: bool) -> Result<()
     Ok(())
 }
 
-/// The deals a command plays: the set, its first `n`, refused if it repeats a deal unless
-/// allowed.
-fn load_deals(source: &DealSource, n: Option<usize>, allow_duplicates: bool) -> Result<Vec<Deal>> {
-    let mut deals = source.load()?;
+/// The deals a command plays under `rules`: the set, its first `n`, refused if it repeats a
+/// deal unless allowed.
+fn load_deals(source: &DealSource, rules: Rules, n: Option<usize>, allow_duplicates: bool) -> Result<Vec<Deal>> {
+    let mut deals = source.load_for(rules)?;
     if let Some(n) = n {
         deals.truncate(n);
     }
@@ -44,7 +44,9 @@ pub fn threads_or_all(threads: Option<usize>) -> usize {
 /// A match, a bidding match, a league, or every checkpoint of a run (`--run`).
 pub fn eval(args: EvalArgs) -> Result<()> {
     runtime::configure_threads(1);
-    let deals = load_deals(&args.deals, args.n, args.allow_duplicates)?;
+    // A run's checkpoints play the rules they were trained for, on that rules' deals.
+    let rules = args.run.as_deref().map_or(args.rules, ddz::eval::curve::run_rules);
+    let deals = load_deals(&args.deals, rules, args.n, args.allow_duplicates)?;
     let threads = threads_or_all(args.threads);
     let (illegal, markdown, mut json) = if let Some(run) = &args.run {
         let opponents =
@@ -124,7 +126,7 @@ pub fn ladder(args: LadderArgs) -> Result<()> {
     } else {
         args.agents
     };
-    let deals = load_deals(&args.deals, args.n, args.allow_duplicates)?;
+    let deals = load_deals(&args.deals, Rules::Standard, args.n, args.allow_duplicates)?;
     let config = LadderConfig {
         deal_set: args.deals.to_string(),
         slow_deals: args.slow_deals,

@@ -25,7 +25,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let specs =
         parse_agents(agents_or_default(&args.agents, args.rules)).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
     let (deal, seed) = person_deal(args.deal, args.seed)?;
-    let seat = parse_seat(&args.seat, seed).map_err(|e| anyhow::anyhow!("--seat: {e}"))?;
+    let seat = parse_seat(&args.seat, args.rules, seed).map_err(|e| anyhow::anyhow!("--seat: {e}"))?;
     let rules = ddz::play::rules(args.bidding, args.rules, seed);
     let mut session = Session::with_rules(&deal, seat, &specs, seed, "human:terminal", rules)
         .map_err(|e| anyhow::anyhow!("--agents: {e}"))?;

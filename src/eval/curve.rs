@@ -7,7 +7,7 @@
 use super::ladder::Entry;
 use super::{EvalError, content};
 use crate::agents::AgentSpec;
-use crate::game::{Deal, default_deals};
+use crate::game::{Deal, DealSet, Rules};
 use crate::run::{self, eval_dir};
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
@@ -169,6 +169,15 @@ fn read_curve(run: &Path) -> Result<Vec<CurvePoint>, EvalError> {
     }
 }
 
+/// The rules a run's networks play, as its latest checkpoint says (standard when it has none
+/// that loads: the evaluation then says what is wrong with it).
+pub fn run_rules(run: &Path) -> Rules {
+    run::latest(run)
+        .ok()
+        .and_then(|dir| crate::model::load_network(&dir).ok())
+        .map_or(Rules::Standard, |net| net.config().rules)
+}
+
 /// One checkpoint against each of `opponents`.
 fn evaluate_checkpoint(
     dir: &Path,
@@ -181,8 +190,8 @@ fn evaluate_checkpoint(
     let hidden = ProgressBar::hidden(); // evaluate_run reports each checkpoint instead
     let mut vs = Vec::new();
     let mut illegal = 0;
-    // A laizi run's checkpoints play laizi games: the network's file says which rules.
-    let rules = crate::model::load_network(dir).map_or(crate::game::Rules::Standard, |net| net.config().rules);
+    // A variant run's checkpoints play its games: the network's file says which rules.
+    let rules = crate::model::load_network(dir).map_or(Rules::Standard, |net| net.config().rules);
     for o in opponents {
         let m = crate::eval::evaluate_under(rules, &me, &o.spec, deals, threads, &hidden, false)?;
         illegal += m.illegal_plays();
@@ -229,7 +238,7 @@ impl BackgroundEval {
         }
         let (run, n) = (self.run.clone(), self.deals);
         self.worker = Some(std::thread::spawn(move || {
-            let deals: Vec<Deal> = default_deals().into_iter().take(n).collect();
+            let deals: Vec<Deal> = DealSet::Dev.deals_for(run_rules(&run)).into_iter().take(n).collect();
             if let Err(e) = evaluate_run(&run, "dev", &deals, &default_opponents(), 1, |_| {}) {
                 eprintln!("evaluation during training: {e}");
             }

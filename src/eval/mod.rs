@@ -34,6 +34,16 @@ pub enum EvalError {
     /// The deal set is empty.
     #[error("no deals to play")]
     NoDeals,
+    /// A deal of another table than the rules' (three hands for a two-player game, or two).
+    #[error("deal {deal} has {hands} hands: it is no deal of a {rules} game")]
+    WrongDeal {
+        /// The deal's number in the set, from 1.
+        deal: usize,
+        /// How many hands it deals.
+        hands: usize,
+        /// The rules of the evaluation.
+        rules: Rules,
+    },
     /// A run folder or checkpoint could not be read.
     #[error(transparent)]
     Run(#[from] crate::run::RunError),
@@ -70,6 +80,11 @@ pub const RULES_SPRING: &str = "no bidding (seat 0 of each deal is the landlord)
 pub const RULES_LAIZI: &str = "laizi (the wild rank drawn from each deal), no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb (soft ones too) or rocket, no spring doubling, landlord twice";
 /// [`RULES_SPRING`] under laizi.
 pub const RULES_LAIZI_SPRING: &str = "laizi (the wild rank drawn from each deal), no bidding (seat 0 of each deal is the landlord), points: 1 × 2 per bomb (soft ones too) or rocket × 2 for a spring or anti-spring, landlord twice";
+
+/// [`RULES`] under the two-player rules.
+pub const RULES_TWO_PLAYER: &str = "two-player (46 cards, 9 set aside), no bidding (seat 0 of each deal is the landlord), no cards conceded, points: 1 × 2 per bomb or rocket, no spring doubling";
+/// [`RULES_SPRING`] under the two-player rules.
+pub const RULES_TWO_PLAYER_SPRING: &str = "two-player (46 cards, 9 set aside), no bidding (seat 0 of each deal is the landlord), no cards conceded, points: 1 × 2 per bomb or rocket × 2 for a spring or anti-spring";
 
 /// The outcome of one game from the landlord's side.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -120,7 +135,9 @@ pub fn play_deal_under(
     match play_out(&mut state, &mut Sides { landlord, farmers }, |_, _, _, _| {}) {
         Ok(illegal) => Ok(outcome(state.winner() == Some(landlord_seat), state.returns()[landlord_seat], illegal)),
         Err(SeatFault { seat, fault: Fault::Forfeit(_) }) => {
-            let stake = 2.0 * ((state.base() as u64) << state.bombs_played()) as f64; // no spring: unfinished
+            // The landlord's stake against every farmer; no spring: the game is unfinished.
+            let farmers = (state.table().len() - 1) as f64;
+            let stake = farmers * ((state.base() as u64) << (state.bombs_played() + state.robs())) as f64;
             let by_landlord = seat == landlord_seat;
             let points = if by_landlord { -stake } else { stake };
             Ok(GameOutcome { forfeit_by_landlord: Some(by_landlord), ..outcome(!by_landlord, points, 0) })
@@ -282,6 +299,9 @@ pub fn evaluate_under(
     if deals.is_empty() {
         return Err(EvalError::NoDeals);
     }
+    if let Some(k) = deals.iter().position(|d| d.table() != rules.table()) {
+        return Err(EvalError::WrongDeal { deal: k + 1, hands: deals[k].table().len(), rules });
+    }
     let start = Instant::now();
     let threads = threads.max(1).min(deals.len().max(1));
     let chunk = deals.len().div_ceil(threads).max(1);
@@ -309,6 +329,8 @@ pub fn evaluate_under(
             (Rules::Standard, true) => RULES_SPRING,
             (Rules::Laizi, false) => RULES_LAIZI,
             (Rules::Laizi, true) => RULES_LAIZI_SPRING,
+            (Rules::TwoPlayer, false) => RULES_TWO_PLAYER,
+            (Rules::TwoPlayer, true) => RULES_TWO_PLAYER_SPRING,
         },
         a: a.to_string(),
         b: b.to_string(),
@@ -470,6 +492,29 @@ mod tests {
         assert_eq!(off.overall.wp.mean, on.overall.wp.mean, "the same games");
         // Rule nearly always wins; the few springs and anti-springs double its points.
         assert!(on.overall.adp.mean > off.overall.adp.mean, "{} vs {}", on.overall.adp, off.overall.adp);
+    }
+
+    #[test]
+    fn two_player_games_on_two_player_deals_and_rule_beats_random_in_both_seats() {
+        let deals = crate::game::generate_deals_for(Rules::TwoPlayer, 200, 4);
+        let hidden = ProgressBar::hidden();
+        let r =
+            evaluate_under(Rules::TwoPlayer, &AgentSpec::Rule, &AgentSpec::Random, &deals, 2, &hidden, false).unwrap();
+        assert_eq!((r.rules, r.overall.games, r.overall.illegal_plays), (RULES_TWO_PLAYER, 400, 0));
+        assert!(r.a_as_landlord.wp.mean > 0.8 && r.a_as_farmers.wp.mean > 0.8, "{}", r.markdown());
+        // A deal set of three hands is refused by name, not dealt.
+        let e = evaluate_under(
+            Rules::TwoPlayer,
+            &AgentSpec::Rule,
+            &AgentSpec::Random,
+            &generate_deals(3, 1),
+            1,
+            &hidden,
+            false,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(e, "deal 1 has 3 hands: it is no deal of a two_player game");
     }
 
     #[test]

@@ -173,7 +173,12 @@ impl ModelConfig {
                 Some(h) => (first_width - h) as usize + HISTORY_LEN * PLANE,
                 None => first_width as usize,
             },
-            rules: if layout.laizi { Rules::Laizi } else { Rules::Standard },
+            // A laizi network is known by its plays' width, a two-player one by its marker.
+            rules: match (layout.laizi, shapes.iter().any(|(n, _)| n == TWO_PLAYER_MARK)) {
+                (true, _) => Rules::Laizi,
+                (false, true) => Rules::TwoPlayer,
+                (false, false) => Rules::Standard,
+            },
         };
         config.validate()?;
         Ok(config)
@@ -249,6 +254,10 @@ pub const MAX_PRUNE_MARGIN: u32 = 20;
 
 /// The largest `laizi_top`: past it the cut would keep nearly every play of a 20-card lead.
 pub const MAX_LAIZI_TOP: u32 = 10_000;
+
+/// The name of the untrained variable that marks a two-player network: its features are as
+/// wide as a standard network's (encode's two-player rows), so its file says which it is.
+const TWO_PLAYER_MARK: &str = "two_player";
 
 impl ModelConfig {
     /// How the network's play features are laid out.
@@ -549,6 +558,9 @@ impl QNet {
             let _ = tch::no_grad(|| m.shallow_clone().fill_(config.laizi_top as i64));
             m
         });
+        if config.rules == Rules::TwoPlayer {
+            let _mark = root.zeros_no_train(TWO_PLAYER_MARK, &[1]); // held by the var store
+        }
         let variables = vs.variables();
         let tower_params = if config.per_role {
             Role::ALL
@@ -563,7 +575,7 @@ impl QNet {
                 })
                 .collect()
         } else {
-            let untrained = ["score_margin", "prune_margin", "laizi_top"];
+            let untrained = ["score_margin", "prune_margin", "laizi_top", TWO_PLAYER_MARK];
             vec![
                 variables.into_iter().filter(|(name, _)| !untrained.contains(&name.as_str())).map(|(_, t)| t).collect(),
             ]

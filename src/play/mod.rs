@@ -63,7 +63,7 @@ pub fn rules(bidding: bool, variant: Rules, seed: u64) -> GameConfig {
         scoring: Scoring::Score,
         spring: true,
         bidding,
-        first_bidder: Seat::S0.after(seed),
+        first_bidder: variant.table().after(Seat::S0, seed),
         rules: variant,
         ..GameConfig::default()
     }
@@ -169,7 +169,7 @@ impl Session {
     fn redeal_if_all_passed(&mut self, made: &mut Vec<Event>) {
         if self.state.is_terminal() && self.state.landlord().is_none() {
             let mut config = self.state.config().clone();
-            config.first_bidder = config.first_bidder.next();
+            config.first_bidder = self.state.table().next(config.first_bidder);
             self.state = State::new(config);
             let seed = crate::seeds::redeal(self.seed, self.deals);
             self.state.deal_random(&mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed));
@@ -627,14 +627,15 @@ pub enum SetupError {
     AgentCount(usize),
 }
 
-/// A seat by role name, or `random` (drawn from `seed`).
-pub fn parse_seat(text: &str, seed: u64) -> Result<Seat, SetupError> {
+/// A seat of a game under `rules` by role name, or `random` (drawn from `seed`).
+pub fn parse_seat(text: &str, rules: Rules, seed: u64) -> Result<Seat, SetupError> {
     // Roles name seats as the deal's rules place them: the landlord first, then turn order.
     let landlord = GameConfig::default().landlord_seat;
+    let table = rules.table();
     match text {
-        "random" => Ok(Seat::S0.after(seed)),
-        _ => Role::parse(text)
-            .map(|r| landlord.after(r.index() as u64))
+        "random" => Ok(table.after(Seat::S0, seed)),
+        _ => Role::parse_at(table, text)
+            .map(|r| table.after(landlord, r.index() as u64))
             .ok_or_else(|| SetupError::Seat(text.to_string())),
     }
 }

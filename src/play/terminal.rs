@@ -49,9 +49,10 @@ impl Screen {
 /// A seat by its role once the landlord is known; during the bidding by its place beside you.
 fn seat_name(session: &Session, seat: Seat) -> String {
     match session.state().role(seat) {
-        Some(role) => role.name().to_string(),
-        None if seat == session.human().next() => "the player after you".into(),
-        None if seat == session.human().prev() => "the player before you".into(),
+        Some(role) => role.name_at(session.state().table()).to_string(),
+        None if session.state().table().len() == 2 && seat != session.human() => "the other player".into(),
+        None if seat == session.state().table().next(session.human()) => "the player after you".into(),
+        None if seat == session.state().table().prev(session.human()) => "the player before you".into(),
         None => "you".into(),
     }
 }

@@ -451,7 +451,7 @@ mod tests {
             (deal.landlord(), deal.winner(), deal.bids())
         );
         let mut wrong = log.clone();
-        wrong.first_bidder = Seat::new(log.first_bidder).map_or(0, |s| s.next().number());
+        wrong.first_bidder = Seat::new(log.first_bidder).map_or(0, |s| crate::game::Table::THREE.next(s).number());
         let e = wrong.replay().unwrap_err().reason;
         assert!(e.contains("the landlord, not seat") || e.contains("out of turn") || e.contains("bid"), "{e}");
     }

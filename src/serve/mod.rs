@@ -385,7 +385,7 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
         })?,
         None => generate_deals(1, seed).remove(0),
     };
-    let seat = parse_seat(body.seat.as_deref().unwrap_or("random"), seed)
+    let seat = parse_seat(body.seat.as_deref().unwrap_or("random"), app.config.rules, seed)
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
     make_room(&app)?;
     let agents = app.config.agents.clone();

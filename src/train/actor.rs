@@ -326,7 +326,7 @@ impl Actor {
         let (index, state) = loop {
             let index = self.shared.next_game.fetch_add(1, Ordering::Relaxed);
             // With bidding, the first bidder goes round with the game index.
-            let first_bidder = Seat::S0.after(index);
+            let first_bidder = self.game_config.rules.table().after(Seat::S0, index);
             let mut state = State::new(GameConfig { first_bidder, ..self.game_config.clone() });
             state.deal_random(&mut SmallRng::seed_from_u64(seeds::nth(self.cfg.run.seed, index)));
             let skip = self.curator.as_mut().is_some_and(|c| c.skips(&state, &mut self.rng));

@@ -525,14 +525,20 @@ impl TrainConfig {
             let (m, g) = (self.model.rules, self.game.rules);
             return Err(ConfigError::Value(format!("the network plays {m} rules but [game] rules = \"{g}\"")));
         }
-        if self.game.rules == Rules::Laizi {
-            let unsupported = [
+        let rules = self.game.rules;
+        let unsupported = match rules {
+            Rules::Standard => vec![],
+            Rules::Laizi => vec![
                 (self.model.prune, "model.prune (its hand decomposition knows no wild cards)"),
                 (!self.curation.evaluator.as_os_str().is_empty(), "curation.evaluator (a standard-game evaluator)"),
-            ];
-            if let Some((_, what)) = unsupported.iter().find(|(on, _)| *on) {
-                return Err(ConfigError::Value(format!("[game] rules = \"laizi\" does not take {what} yet")));
-            }
+            ],
+            Rules::TwoPlayer => vec![
+                (!self.curation.evaluator.as_os_str().is_empty(), "curation.evaluator (a standard-game evaluator)"),
+                (self.model.oracle || self.model.hand_prediction, "the oracle and hand prediction (two other hands)"),
+            ],
+        };
+        if let Some((_, what)) = unsupported.iter().find(|(on, _)| *on) {
+            return Err(ConfigError::Value(format!("[game] rules = \"{rules}\" does not take {what} yet")));
         }
         Ok(())
     }

@@ -68,7 +68,7 @@ pub fn label(decisions: Vec<Decision>, finished: &State, cfg: &RewardConfig) -> 
     // The chain a decision's λ-return runs along: the seat's own later decisions, or with a
     // farmer team the side's (both farmers' in play order).
     let chain = |seat: Seat| match landlord {
-        Some(l) if cfg.farmer_team && seat != l => l.next().index(),
+        Some(l) if cfg.farmer_team && seat != l => finished.table().next(l).index(),
         _ => seat.index(),
     };
     let targets = lambda_returns(&decisions, cfg.lambda, chain, |d| d.q, |seat| reward(finished, seat, cfg));

@@ -18,7 +18,10 @@ use super::config::MAX_POINTS;
 use super::trajectory::BidFrame;
 use crate::cards::{NUM_RANKS, RANK_BLACK_JOKER, RANK_RED_JOKER};
 use crate::encode::{ACTION_DIM, BID_DIM, HIDDEN_RANKS, HiddenHands, STATE_DIM};
-use crate::game::NUM_PLAYERS;
+use crate::game::MOST_CONCEDED;
+
+/// The most bids of a deal: three seats once each; two-player a pass, a call and its robs.
+const MOST_BIDS: usize = 2 + MOST_CONCEDED as usize;
 use crate::game::Role;
 use crate::game::spiel::MAX_PLAY_DECISIONS;
 use crate::model::Frame;
@@ -238,8 +241,8 @@ fn impossible_hidden(hidden: &HiddenHands) -> Option<String> {
 
 fn read_bids(r: &mut Reader, layout: Layout) -> Result<Vec<BidFrame>, WireError> {
     let n = u16::from_le_bytes(r.array()?);
-    if n as usize > NUM_PLAYERS {
-        return Err(WireError::Invalid(format!("{n} bids: a deal has at most {NUM_PLAYERS} (each seat once)")));
+    if n as usize > MOST_BIDS {
+        return Err(WireError::Invalid(format!("{n} bids: a deal has at most {MOST_BIDS}")));
     }
     (0..n)
         .map(|_| {
@@ -463,8 +466,8 @@ mod tests {
         long.frames = vec![frame; 20_000];
         assert!(check(&long).unwrap_err().contains("20000 decisions: a game has at most 160"));
         let mut bids = game(3);
-        bids.bids = vec![bids.bids[0].clone(); 4];
-        assert!(check(&bids).unwrap_err().contains("4 bids"));
+        bids.bids = vec![bids.bids[0].clone(); 19];
+        assert!(check(&bids).unwrap_err().contains("19 bids: a deal has at most 18"));
         // Decisions of a side that did not learn.
         let mut side = game(4);
         side.learning = Learning::Landlord;

@@ -1,7 +1,7 @@
 //! Properties of the move generator and of whole games.
 
 use ddz_engine::cards::{CardSet, Counts};
-use ddz_engine::game::{ActionTable, GameConfig, Phase, Play, Scoring, Seat, State, classify, legal_plays_vec};
+use ddz_engine::game::{ActionTable, GameConfig, Phase, Play, Scoring, Seat, State, Table, classify, legal_plays_vec};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
@@ -63,10 +63,10 @@ fn random_games_conserve_cards_and_finish() {
     for game in 0..300u64 {
         let config = GameConfig {
             bidding: game % 2 == 1,
-            landlord_seat: Seat::S0.after(game),
+            landlord_seat: Table::THREE.after(Seat::S0, game),
             scoring: if game % 4 < 2 { Scoring::WinLoss } else { Scoring::Score },
             spring: true,
-            first_bidder: Seat::S0.after(game / 3),
+            first_bidder: Table::THREE.after(Seat::S0, game / 3),
             ..GameConfig::default()
         };
         let mut s = State::new(config);

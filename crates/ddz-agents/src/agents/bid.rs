@@ -1,7 +1,9 @@
 //! The rule bidder: a hand-strength score (rocket, jokers, bombs, 2s, aces, a long chain) and
-//! three thresholds. Every agent without a bidding model bids with it ([`super::Agent::bid`]).
+//! three thresholds (two-player: a threshold to call and a rising one to rob). Every agent
+//! without a bidding model bids with it ([`super::Agent::bid`]).
 
 use ddz_engine::cards::{Counts, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
+use ddz_engine::game::{Rules, View};
 
 /// Strength of a hand for taking the landlord: about 4 for an ordinary 17-card hand, 10 or
 /// more for one that usually wins with the bottom.
@@ -37,6 +39,28 @@ pub fn wanted_bid(strength: f32) -> u8 {
 pub fn rule_bid(hand: Counts, legal: &[u8]) -> u8 {
     let want = wanted_bid(hand_strength(hand));
     if legal.contains(&want) { want } else { 0 }
+}
+
+/// Two-player: the strength from which the rule bidder calls (about half of the 17-card hands
+/// of the 46-card deck reach it), and from which it robs once someone called (about a quarter);
+/// each earlier rob raises the bar, since every rob concedes the farmer a card.
+pub const TWO_PLAYER_CALL: f32 = 9.0;
+/// See [`TWO_PLAYER_CALL`].
+pub const TWO_PLAYER_ROB: f32 = 11.0;
+/// How much each earlier rob raises [`TWO_PLAYER_ROB`].
+pub const TWO_PLAYER_ROB_STEP: f32 = 1.5;
+
+/// The rule bidder's bid at `view`'s bidding decision among `legal`, under the game's rules.
+pub fn rule_bid_at(view: &View<'_>, legal: &[u8]) -> u8 {
+    if view.config().rules != Rules::TwoPlayer {
+        return rule_bid(view.hand(), legal);
+    }
+    let called = view.bids().contains(&1);
+    let bar = match called {
+        false => TWO_PLAYER_CALL,
+        true => TWO_PLAYER_ROB + TWO_PLAYER_ROB_STEP * view.robs() as f32,
+    };
+    u8::from(hand_strength(view.hand()) >= bar && legal.contains(&1))
 }
 
 #[cfg(test)]

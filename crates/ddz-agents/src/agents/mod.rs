@@ -73,7 +73,7 @@ pub trait Agent: Send {
     /// The bid at a bidding decision (0 = pass), one of `turn.legal`. By default the rule
     /// bidder's ([`bid::rule_bid`]), so that every agent can play the whole game.
     fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
-        bid::rule_bid(turn.view.hand(), turn.legal)
+        bid::rule_bid_at(turn.view, turn.legal)
     }
     /// [`Agent::bid`] for an agent that can fail to answer; the game loop asks this.
     fn try_bid(&mut self, turn: BidTurn<'_>) -> Result<u8, Fault> {

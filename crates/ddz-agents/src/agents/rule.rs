@@ -5,12 +5,17 @@
 //! Under laizi it first gives each wild card the rank that helps the split most (a trio made a
 //! bomb, a chain's gap filled, a pair made a trio; [`decompose_laizi`]), and then plays that
 //! split as above: a wild card stays in the combination it completes.
+//!
+//! In two-player games it knows the farmer's target: a seat is as close to winning as the
+//! cards it must still shed (the farmer's cards left less the conceded ones), so the farmer
+//! takes any play that gets it there, and the landlord treats a farmer that close as about to
+//! go out: it breaks combinations and bombs to stop it, and leads high.
 
 use super::{Agent, Turn};
 use crate::search::HandShapeLeaf;
 use ddz_engine::cards::{Counts, NUM_RANKS, RANK_ACE, RANK_BLACK_JOKER, RANK_RED_JOKER, RANK_TWO};
 use ddz_engine::game::laizi::{WildRank, read_play};
-use ddz_engine::game::{Kind, Play, Seat, classify};
+use ddz_engine::game::{Kind, Play, Rules, Seat, View, classify};
 
 /// The deterministic rule-based player this module describes.
 #[derive(Default)]
@@ -174,6 +179,16 @@ fn cost(play: &Play, split: &[Play]) -> u32 {
     play.main as u32 + 100 * broken as u32
 }
 
+/// How many cards `seat` must still shed to win: all it holds, but the two-player farmer's
+/// conceded cards.
+fn to_go(view: &View<'_>, seat: Seat) -> u32 {
+    let conceded = match view.config().rules == Rules::TwoPlayer && view.landlord() != Some(seat) {
+        true => view.conceded() as u32,
+        false => 0,
+    };
+    view.cards_left(seat).saturating_sub(conceded)
+}
+
 fn index_of(plays: &[Play], cards: Counts) -> Option<usize> {
     plays.iter().position(|p| p.cards == cards)
 }
@@ -194,8 +209,10 @@ impl Agent for RuleAgent {
             return 0;
         }
         let hand = view.hand();
-        // Win at once when the whole hand is one play.
-        if let Some(i) = index_of(plays, hand) {
+        // Win at once when the whole hand is one play, or (two-player farmer) when a play sheds
+        // the cards still to go.
+        let mine = to_go(view, seat);
+        if let Some(i) = index_of(plays, hand).or_else(|| plays.iter().position(|p| p.cards.len() >= mine.max(1))) {
             return i;
         }
         let split = match view.wild() {
@@ -204,8 +221,11 @@ impl Agent for RuleAgent {
         };
         let me_landlord = view.landlord() == Some(seat);
         let enemies: Vec<Seat> =
-            seat.others().into_iter().filter(|&s| me_landlord || view.landlord() == Some(s)).collect();
-        let enemy_min = enemies.iter().map(|&s| view.cards_left(s)).min().unwrap_or(20);
+            view.table().others(seat).filter(|&s| me_landlord || view.landlord() == Some(s)).collect();
+        let enemy_min = enemies.iter().map(|&s| to_go(view, s)).min().unwrap_or(20);
+        // An enemy holding one card answers only solos; one that must shed one card of several
+        // (a two-player farmer with conceded cards) wins with any play it can make.
+        let enemy_on_one_card = enemy_min == 1 && enemies.iter().any(|&s| view.cards_left(s) == 1);
 
         let Some(rival) = view.rival() else {
             // Lead: the combination holding the lowest card; against an enemy about to go out
@@ -214,8 +234,11 @@ impl Agent for RuleAgent {
             if leads.is_empty() {
                 leads = split.iter().collect();
             }
-            let pick = if enemy_min == 1 {
+            let pick = if enemy_on_one_card {
                 leads.iter().find(|p| p.kind != Kind::Solo).or_else(|| leads.iter().max_by_key(|p| p.main))
+            } else if view.config().rules == Rules::TwoPlayer && enemy_min <= 2 {
+                // A farmer two cards from its target: lead what it can least answer.
+                leads.iter().max_by_key(|p| p.main)
             } else {
                 leads.first()
             };
@@ -274,6 +297,23 @@ mod tests {
         let all: u32 =
             decompose_laizi(Counts::parse("3345678999JQKK2BR").unwrap(), wild).iter().map(|p| p.cards.len()).sum();
         assert_eq!(all, 17, "every card in one combination");
+    }
+
+    #[test]
+    fn the_two_player_farmer_takes_a_play_that_reaches_its_target() {
+        use ddz_engine::game::{MoveList, View};
+        // 17 cards, 15 conceded: any play of two cards wins, here only the rocket does.
+        let request = r#"{"rules":"two_player","seat":"farmer","hand":"66778899TTJQKA2BR","bottom":"QKA","history":[["landlord","5"]],"conceded":15}"#;
+        let view = View::from_json(request).unwrap();
+        let mut plays = MoveList::new();
+        view.legal_plays_into(&mut plays);
+        let turn = Turn::new(&view, &plays).unwrap();
+        assert_eq!(plays[RuleAgent.choose(turn)].to_string(), "BR");
+        // Without conceded cards the same hand answers the solo cheaply, keeping the rocket.
+        let plain = View::from_json(&request.replace(r#","conceded":15"#, "")).unwrap();
+        plain.legal_plays_into(&mut plays);
+        let pick = plays[RuleAgent.choose(Turn::new(&plain, &plays).unwrap())];
+        assert_eq!(pick.kind, Kind::Solo, "{pick}");
     }
 
     #[test]

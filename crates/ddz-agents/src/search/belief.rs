@@ -361,9 +361,11 @@ enum Proposal {
 
 fn propose(current: &State, seat: Seat, rng: &mut SmallRng) -> Proposal {
     // The two other seats in seat order, not turn order: a seed proposes the swaps it did.
-    let [a, b] = match seat.others() {
+    // Two other hands to swap between: a table of three (search is refused at a table of two).
+    let [a, b] = match current.table().others(seat).collect::<Vec<_>>()[..] {
         [x, y] if x < y => [x, y],
         [x, y] => [y, x],
+        _ => return Proposal::Stop,
     };
     let (Some(x), Some(y)) = (swappable(current, a, rng), swappable(current, b, rng)) else { return Proposal::Stop };
     if x.rank() == y.rank() {

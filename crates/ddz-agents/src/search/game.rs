@@ -34,7 +34,7 @@ pub trait SearchState: Clone {
 impl SearchState for State {
     type Action = Action;
     fn num_players(&self) -> usize {
-        ddz_engine::game::NUM_PLAYERS
+        self.table().len()
     }
     fn current_player(&self) -> Option<usize> {
         State::current_player(self).map(usize::from)

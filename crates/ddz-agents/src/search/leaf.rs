@@ -144,7 +144,7 @@ impl Evaluator<State> for HandShapeLeaf {
     }
     fn evaluate(&mut self, state: &State, _actions: &[Action]) -> Evaluation {
         let landlord = state.landlord().expect("a landlord");
-        let farmers = landlord.others().into_iter();
+        let farmers = state.table().others(landlord);
         let turns = |seat: Seat| (self.plays_needed)(state.hand(seat)) as f64;
         let landlord_turns = turns(landlord);
         let farmer_turns = farmers.map(turns).fold(f64::INFINITY, f64::min);

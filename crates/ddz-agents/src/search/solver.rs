@@ -10,7 +10,7 @@
 //! same search with the third seat left out of the turn order.
 
 use ddz_engine::cards::Counts;
-use ddz_engine::game::{MoveList, Play, Role, State, legal_plays};
+use ddz_engine::game::{MoveList, Play, Role, State, Table, legal_plays};
 use rustc_hash::FxHashMap;
 
 /// What makes a position impossible.
@@ -91,8 +91,12 @@ impl Position {
     /// benchmark, never for a player's decision), its seats named by their roles. `None` outside
     /// the play phase.
     pub fn of_state(state: &State) -> Option<Position> {
+        // The solver plays the three-seat game, where a side wins by emptying a hand.
+        if state.table() != Table::THREE {
+            return None;
+        }
         let landlord = state.landlord()?;
-        let role = |seat| Role::of_seat(seat, landlord);
+        let role = |seat| Role::of_seat(Table::THREE, seat, landlord);
         let to_move = role(state.current_player()?);
         let hands = Role::ALL.map(|r| state.seat_of(r).map(|s| state.hand(s)));
         let rival = state.rival().map(|r| (r.play, role(r.seat)));

@@ -58,7 +58,7 @@ impl Infoset {
     /// The infoset of a view; None before the landlord is known (DouZero has no bidding).
     pub fn of(view: &View<'_>) -> Option<Infoset> {
         let landlord = view.landlord()?;
-        let role = |s: crate::game::Seat| Role::of_seat(s, landlord);
+        let role = |s: crate::game::Seat| Role::of_seat(view.table(), s, landlord);
         Some(Infoset {
             role: role(view.seat()),
             hand: view.hand(),

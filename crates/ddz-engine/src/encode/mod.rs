@@ -26,6 +26,18 @@
 //! | 1274   | 63   | cards left one-hot (0..=20, 21 each): own, next, prev |
 //! | 1337   | 2    | who made the play to beat: next, prev (zero when leading) |
 //!
+//! A two-player seat has one opponent: the "next" rows describe it, and the "prev" rows, which
+//! no seat fills at a table of two, carry the two-player facts instead ([`write_two_player`]):
+//!
+//! | offset | size | two-player feature |
+//! |-------:|-----:|---------|
+//! | 120    | 21   | the farmer's cards to go: cards left − conceded, one-hot 0..=20 |
+//! | 180    | 60   | unseen cards: the 46-card deck − own hand − everything played (the opponent's hand and the 9 set aside) |
+//! | 1262   | 1    | unseen cards' count ÷ 37 |
+//! | 1270   | 1    | robs so far ÷ 4 (at most 1) |
+//! | 1273   | 1    | whether anyone has called |
+//! | 1316   | 21   | conceded cards, one-hot 0..=20 |
+//!
 //! The last two rows came later: the scalar cards-left feature makes "one card left" and "two
 //! cards left" differ by 0.05, which the network learns to tell apart only slowly, and whether
 //! the play to beat is the teammate's was only implied by the passes in the history. Networks
@@ -74,7 +86,7 @@
 pub mod douzero;
 
 use crate::cards::{Counts, NUM_RANKS};
-use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Seat, State, View, WildRank, min_plays};
+use crate::game::{ActionTable, Kind, MoveList, NUM_ACTIONS, Play, Rules, Seat, State, View, WildRank, min_plays};
 
 /// Floats per card plane (15 ranks × 4 slots).
 pub const PLANE: usize = NUM_RANKS * 4;
@@ -257,14 +269,19 @@ pub fn encode_view(view: &View<'_>, out: &mut [f32]) {
     assert_eq!(out.len(), STATE_DIM);
     out.fill(0.0);
     let seat = view.seat();
-    let next = seat.next();
-    let prev = seat.prev();
+    let table = view.table();
+    let next = table.next(seat);
+    // At a table of two the opponent is next (and prev): its "prev" rows carry other facts.
+    let prev = (table.len() == 3).then(|| table.prev(seat));
     let hand = view.hand();
     write_plane(hand, &mut out[OFF_HAND..]);
     write_plane(view.played_by(next), &mut out[OFF_PLAYED_NEXT..]);
-    write_plane(view.played_by(prev), &mut out[OFF_PLAYED_PREV..]);
-    let played = view.played_by(Seat::S0).plus(view.played_by(Seat::S1)).plus(view.played_by(Seat::S2));
-    write_plane(Counts::full_deck().minus(hand).minus(played), &mut out[OFF_UNSEEN..]);
+    if let Some(prev) = prev {
+        write_plane(view.played_by(prev), &mut out[OFF_PLAYED_PREV..]);
+    }
+    let played = table.seats().iter().fold(Counts::EMPTY, |c, &q| c.plus(view.played_by(q)));
+    let unseen = view.config().rules.deck_counts().minus(hand).minus(played);
+    write_plane(unseen, &mut out[OFF_UNSEEN..]);
     if let Some(bottom) = view.bottom() {
         write_plane(bottom, &mut out[OFF_BOTTOM..]);
     }
@@ -272,7 +289,7 @@ pub fn encode_view(view: &View<'_>, out: &mut [f32]) {
         write_plane(r.play.cards, &mut out[OFF_RIVAL..]);
         if r.seat == next {
             out[OFF_RIVAL_SEAT] = 1.0;
-        } else if r.seat == prev {
+        } else if Some(r.seat) == prev {
             out[OFF_RIVAL_SEAT + 1] = 1.0;
         }
     }
@@ -280,7 +297,8 @@ pub fn encode_view(view: &View<'_>, out: &mut [f32]) {
     for (i, r) in record.iter().rev().take(HISTORY_LEN).enumerate() {
         write_plane(r.play.cards, &mut out[OFF_HISTORY + i * PLANE..]);
     }
-    for (i, s) in [seat, next, prev].into_iter().enumerate() {
+    for (i, s) in [Some(seat), Some(next), prev].into_iter().enumerate() {
+        let Some(s) = s else { continue };
         let left = view.cards_left(s) as usize;
         out[OFF_CARDS_LEFT + i] = left as f32 / 20.0;
         out[OFF_CARDS_LEFT_ONE_HOT + i * CARDS_LEFT_SLOTS + left] = 1.0; // a hand holds at most 20
@@ -294,6 +312,26 @@ pub fn encode_view(view: &View<'_>, out: &mut [f32]) {
         out[OFF_ROLE + role.index()] = 1.0;
     }
     out[OFF_ROUND] = (record.len() as f32 / 100.0).min(1.0);
+    if view.config().rules == Rules::TwoPlayer {
+        write_two_player(view, unseen, out);
+    }
+}
+
+/// The two-player facts in the rows no seat fills at a table of two (see the module's table):
+/// what the farmer must still shed to win, the unseen cards' count, the robs and the conceded
+/// cards. All public.
+fn write_two_player(view: &View<'_>, unseen: Counts, out: &mut [f32]) {
+    let table = view.table();
+    let conceded = view.conceded() as usize;
+    let farmer = view.landlord().map(|l| table.next(l));
+    if let Some(farmer) = farmer {
+        let to_go = (view.cards_left(farmer) as usize).saturating_sub(conceded);
+        out[OFF_PLAYED_PREV + to_go.min(CARDS_LEFT_SLOTS - 1)] = 1.0;
+    }
+    out[OFF_CARDS_LEFT + 2] = unseen.len() as f32 / 37.0;
+    out[OFF_BIDS + 2] = (view.robs() as f32 / 4.0).min(1.0);
+    out[OFF_HAS_BID + 2] = view.bids().contains(&1) as u8 as f32;
+    out[OFF_CARDS_LEFT_ONE_HOT + 2 * CARDS_LEFT_SLOTS + conceded.min(CARDS_LEFT_SLOTS - 1)] = 1.0;
 }
 
 /// Ranks of the two other hands in [`HiddenHands`]: next's 15 counts, then prev's.
@@ -313,7 +351,7 @@ impl HiddenHands {
     /// The next and the previous seat's hands as `seat` would see them if it could.
     pub fn of(state: &State, seat: Seat) -> HiddenHands {
         let mut out = [0u8; HIDDEN_RANKS];
-        for (k, other) in seat.others().into_iter().enumerate() {
+        for (k, other) in state.table().others(seat).enumerate() {
             out[k * NUM_RANKS..(k + 1) * NUM_RANKS].copy_from_slice(&state.hand(other).to_array());
         }
         HiddenHands(out)
@@ -369,7 +407,9 @@ pub fn encode_hand(hand: Counts, bottom: Option<Counts>, out: &mut [f32]) {
 
 /// Features of a bidding decision: the seat's 17 cards; what the next seat and the one after
 /// it have bid (one-hot: not yet, pass, 1, 2, 3); the seat's turn in the bidding (first,
-/// second, third).
+/// second, third). Two-player: the opponent's last bid (not yet, pass, call or rob) in the
+/// first block, the robs so far in the second (one-hot 0..=4, clamped), and the turn as bids
+/// so far (0, 1, 2 or more).
 pub const BID_DIM: usize = PLANE + 2 * 5 + 3;
 
 /// The bidding decision of `seat` at `state` into `out`: that of its [`View`].
@@ -382,11 +422,15 @@ pub fn encode_bid_view(view: &View<'_>, out: &mut [f32]) {
     assert_eq!(out.len(), BID_DIM);
     out.fill(0.0);
     write_plane(view.hand(), &mut out[..PLANE]);
-    for (i, other) in view.seat().others().into_iter().enumerate() {
+    let table = view.table();
+    for (i, other) in table.others(view.seat()).enumerate() {
         let slot = view.bid_of(other).map_or(0, |b| b as usize + 1);
         out[PLANE + i * 5 + slot] = 1.0;
     }
-    let turn = Seat::ALL.iter().filter(|&&s| view.bid_of(s).is_some()).count().min(2);
+    if table.len() == 2 {
+        out[PLANE + 5 + (view.robs() as usize).min(4)] = 1.0;
+    }
+    let turn = view.bids().len().min(2);
     out[PLANE + 10 + turn] = 1.0;
 }
 
@@ -403,8 +447,8 @@ pub fn legal_mask(state: &State) -> Result<Vec<bool>, MaskError> {
     let table = ActionTable::get();
     // Laizi's ids extend the standard table's (a 7 MB mask: prefer the list of legal ids).
     let ids = match state.config().rules {
-        crate::game::Rules::Standard => NUM_ACTIONS,
-        crate::game::Rules::Laizi => crate::game::laizi::ids::NUM_LAIZI_ACTIONS,
+        Rules::Standard | Rules::TwoPlayer => NUM_ACTIONS,
+        Rules::Laizi => crate::game::laizi::ids::NUM_LAIZI_ACTIONS,
     };
     let mut mask = vec![false; ids];
     for p in &plays {
@@ -435,6 +479,7 @@ pub enum MaskError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Table;
 
     #[test]
     fn layout_adds_up() {
@@ -486,7 +531,7 @@ mod tests {
             s.deal_random(&mut rng);
             while let Some(seat) = s.current_player() {
                 encode_state(&s, seat, &mut st);
-                for (i, who) in [seat, seat.next(), seat.prev()].into_iter().enumerate() {
+                for (i, who) in [seat, Table::THREE.next(seat), Table::THREE.prev(seat)].into_iter().enumerate() {
                     let slots = &st[OFF_CARDS_LEFT_ONE_HOT + i * CARDS_LEFT_SLOTS..][..CARDS_LEFT_SLOTS];
                     assert_eq!(slots.iter().sum::<f32>(), 1.0);
                     assert_eq!(slots[s.cards_left(who) as usize], 1.0);
@@ -494,8 +539,8 @@ mod tests {
                 let flags = [st[OFF_RIVAL_SEAT], st[OFF_RIVAL_SEAT + 1]];
                 match s.rival() {
                     None => assert_eq!(flags, [0.0, 0.0]),
-                    Some(r) if r.seat == seat.next() => (assert_eq!(flags, [1.0, 0.0]), by_next += 1).1,
-                    Some(r) => (assert_eq!((r.seat, flags), (seat.prev(), [0.0, 1.0])), by_prev += 1).1,
+                    Some(r) if r.seat == Table::THREE.next(seat) => (assert_eq!(flags, [1.0, 0.0]), by_next += 1).1,
+                    Some(r) => (assert_eq!((r.seat, flags), (Table::THREE.prev(seat), [0.0, 1.0])), by_prev += 1).1,
                 }
                 let mask = legal_mask(&s).unwrap();
                 let legal: Vec<usize> = (0..NUM_ACTIONS).filter(|&i| mask[i]).collect();

@@ -4,10 +4,13 @@
 //! "landlord_up":[…17],"bottom":[…3]}` with card ids 0–53 (id/4 = rank index 3..2, 52 = black
 //! joker, 53 = red joker, as Botzone numbers them). The landlord gets the bottom on top of its 17.
 //! A laizi deal may fix its wild rank, `"wild":"7"` (docs/rules.md); without it a laizi game
-//! draws one, and a standard game ignores it.
+//! draws one, and a standard game ignores it. A two-player deal names two hands,
+//! `{"landlord":[…17],"farmer":[…17],"bottom":[…3]}`, of the 46 cards without 3s and 4s (ids
+//! 8–53); the 9 cards it does not name are set aside.
 
 use super::laizi::WildRank;
-use super::state::{BOTTOM_SIZE, HAND_SIZE};
+use super::seat::Table;
+use super::state::{BOTTOM_SIZE, HAND_SIZE, Rules};
 use crate::cards::{Card, CardSet};
 use crate::error::Cause;
 use crate::lines::{Line, split_lines};
@@ -44,10 +47,12 @@ pub enum DealError {
     },
 }
 
-/// Three 17-card hands (seat 0 is the landlord) and the 3-card bottom.
+/// Three 17-card hands (seat 0 is the landlord) and the 3-card bottom; or a two-player deal:
+/// two hands (the last slot empty), the bottom, and the rest of its deck set aside.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deal {
-    /// The 17-card hands by seat: landlord, landlord_down, landlord_up (without the bottom).
+    /// The 17-card hands by seat: landlord, landlord_down, landlord_up (without the bottom);
+    /// two-player: landlord, farmer and an empty slot.
     pub hands: [CardSet; 3],
     /// The 3 bottom cards, which go to the landlord.
     pub bottom: CardSet,
@@ -60,14 +65,41 @@ pub struct Deal {
 #[serde(deny_unknown_fields)]
 struct DealLine {
     landlord: Vec<u32>,
-    landlord_down: Vec<u32>,
-    landlord_up: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    landlord_down: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    landlord_up: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    farmer: Option<Vec<u32>>,
     bottom: Vec<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     wild: Option<String>,
 }
 
-/// `n` deals from `seed` (deal i uses its own generator, so a prefix is stable).
+/// `n` deals of the rules' deck from `seed` (deal i uses its own generator, so a prefix is
+/// stable); standard and laizi deals are [`generate_deals`]'.
+pub fn generate_deals_for(rules: Rules, n: usize, seed: u64) -> Vec<Deal> {
+    if rules.table() == Table::THREE {
+        return generate_deals(n, seed);
+    }
+    (0..n as u64)
+        .map(|i| {
+            let mut rng = StdRng::seed_from_u64(crate::seeds::deal(seed, i));
+            let mut cards: Vec<Card> = rules.deck().iter().collect();
+            for k in (1..cards.len()).rev() {
+                cards.swap(k, rng.random_range(0..=k));
+            }
+            let hand = |s: usize| cards[s * HAND_SIZE..(s + 1) * HAND_SIZE].iter().copied().collect();
+            Deal {
+                hands: [hand(0), hand(1), CardSet::EMPTY],
+                bottom: cards[2 * HAND_SIZE..2 * HAND_SIZE + BOTTOM_SIZE].iter().copied().collect(),
+                wild: None,
+            }
+        })
+        .collect()
+}
+
+/// `n` standard deals from `seed` (deal i uses its own generator, so a prefix is stable).
 pub fn generate_deals(n: usize, seed: u64) -> Vec<Deal> {
     (0..n as u64)
         .map(|i| {
@@ -120,6 +152,10 @@ impl DealSet {
     pub fn deals(self) -> Vec<Deal> {
         generate_deals(DEAL_SET_SIZE, self.seed())
     }
+    /// The set's deals for games under `rules`: the same seed, that rules' deck.
+    pub fn deals_for(self, rules: Rules) -> Vec<Deal> {
+        generate_deals_for(rules, DEAL_SET_SIZE, self.seed())
+    }
 }
 
 /// Where the deals of an evaluation come from, as the command line names it: `dev`, `test`,
@@ -155,9 +191,28 @@ impl std::fmt::Display for DealSource {
 impl DealSource {
     /// The deals; a file's error names it, the line and the reason.
     pub fn load(&self) -> Result<Vec<Deal>, DealError> {
+        self.load_for(Rules::Standard)
+    }
+    /// The deals of games under `rules`; a file's deal of another deck is an error naming the
+    /// file, the line and the reason.
+    pub fn load_for(&self, rules: Rules) -> Result<Vec<Deal>, DealError> {
         match self {
-            DealSource::Set(set) => Ok(set.deals()),
-            DealSource::File(path) => read_deals(path),
+            DealSource::Set(set) => Ok(set.deals_for(rules)),
+            DealSource::File(path) => {
+                let deals = read_deals(path)?;
+                match deals.iter().position(|d| d.table() != rules.table()) {
+                    Some(k) => Err(DealError::Read {
+                        path: path.clone(),
+                        reason: format!(
+                            "deal {} is a deal of {} seats, not of {rules} rules",
+                            k + 1,
+                            deals[k].table().len()
+                        )
+                        .into(),
+                    }),
+                    None => Ok(deals),
+                }
+            }
         }
     }
 }
@@ -180,12 +235,19 @@ fn ids(set: CardSet) -> Vec<u32> {
 }
 
 impl Deal {
+    /// The table the deal is for: two seats when its last hand is empty.
+    pub fn table(&self) -> Table {
+        if self.hands[2].is_empty() { Table::TWO } else { Table::THREE }
+    }
+
     /// The deal as one line of the file format (no newline), card ids ascending within each field.
     pub fn to_json(&self) -> String {
+        let two = self.table() == Table::TWO;
         serde_json::to_string(&DealLine {
             landlord: ids(self.hands[0]),
-            landlord_down: ids(self.hands[1]),
-            landlord_up: ids(self.hands[2]),
+            landlord_down: (!two).then(|| ids(self.hands[1])),
+            landlord_up: (!two).then(|| ids(self.hands[2])),
+            farmer: two.then(|| ids(self.hands[1])),
             bottom: ids(self.bottom),
             wild: self.wild.map(|w| w.to_string()),
         })
@@ -211,20 +273,40 @@ impl Deal {
             }
             Ok(s)
         };
-        let deal = Deal {
-            hands: [
+        let missing = |name: &str| DealError::Invalid(format!("missing field `{name}`").into());
+        let hands = match (&line.landlord_down, &line.landlord_up, &line.farmer) {
+            (Some(down), Some(up), None) => [
                 set("landlord", &line.landlord, HAND_SIZE)?,
-                set("landlord_down", &line.landlord_down, HAND_SIZE)?,
-                set("landlord_up", &line.landlord_up, HAND_SIZE)?,
+                set("landlord_down", down, HAND_SIZE)?,
+                set("landlord_up", up, HAND_SIZE)?,
             ],
+            (None, None, Some(farmer)) => {
+                [set("landlord", &line.landlord, HAND_SIZE)?, set("farmer", farmer, HAND_SIZE)?, CardSet::EMPTY]
+            }
+            (None, None, None) => return Err(missing("landlord_down")),
+            (Some(_), None, None) => return Err(missing("landlord_up")),
+            (None, Some(_), None) => return Err(missing("landlord_down")),
+            (_, _, Some(_)) => {
+                let reason = "a deal names `farmer` (two-player) or `landlord_down` and `landlord_up`, not both";
+                return Err(DealError::Invalid(reason.into()));
+            }
+        };
+        let deal = Deal {
+            hands,
             bottom: set("bottom", &line.bottom, BOTTOM_SIZE)?,
             wild: match line.wild.as_deref() {
                 Some(w) => Some(WildRank::parse(w).map_err(|e| DealError::Invalid(format!("wild: {e}").into()))?),
                 None => None,
             },
         };
-        if deal.hands.iter().fold(deal.bottom, |a, h| a.union(*h)).len() != 54 {
+        let parts = 3 * HAND_SIZE + BOTTOM_SIZE - if deal.table() == Table::TWO { HAND_SIZE } else { 0 };
+        let all = deal.hands.iter().fold(deal.bottom, |a, h| a.union(*h));
+        if all.len() as usize != parts {
             return Err(DealError::Invalid("a card appears in two places".into()));
+        }
+        if deal.table() == Table::TWO && !all.minus(Rules::TwoPlayer.deck()).is_empty() {
+            let reason = "a two-player deal has no 3s or 4s (card ids 0 to 7)";
+            return Err(DealError::Invalid(reason.into()));
         }
         Ok(deal)
     }

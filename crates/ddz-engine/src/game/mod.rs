@@ -16,15 +16,15 @@ pub mod view;
 pub use action_table::{ActionId, ActionTable, NUM_ACTIONS};
 pub use deals::{
     DEAL_SET_SIZE, Deal, DealError, DealSet, DealSource, MOST_DEALS, default_deals, first_repeat, generate_deals,
-    read_deals, write_deals,
+    generate_deals_for, read_deals, write_deals,
 };
 pub use laizi::{LaiziError, WildRank};
 pub use movegen::{MoveList, legal_plays, legal_plays_vec};
 pub use play::{BombTier, Kind, Play, PlayError, Wilds, classify};
-pub use seat::{Seat, SeatError, by_seat};
+pub use seat::{MAX_SEATS, Seat, SeatError, Table, TableSeatError, by_seat};
 pub use state::{
-    Action, GameConfig, GameError, NUM_PLAYERS, Phase, PlayRecord, Role, Rules, Scoring, State, UnknownRules,
-    new_initial_state,
+    Action, ConfigError, GameConfig, GameError, MAX_ROBS, MOST_CONCEDED, Phase, PlayRecord, Role, Rules, Scoring, Slot,
+    State, UnknownRules, new_initial_state,
 };
 pub use structure::{min_plays, prune_plays};
 pub use view::{View, ViewError};

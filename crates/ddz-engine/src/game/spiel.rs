@@ -10,7 +10,7 @@ use super::action_table::{ActionId, ActionTable, NUM_ACTIONS};
 use super::laizi::WildRank;
 use super::laizi::ids::{NUM_LAIZI_ACTIONS, parse_notation};
 use super::seat::Seat;
-use super::state::{Action, GameConfig, NUM_PLAYERS, Rules, Scoring, State};
+use super::state::{Action, GameConfig, Rules, Scoring, State};
 use crate::cards::{Card, NUM_CARDS};
 
 /// Chance outcomes at a deal node: the 54 cards.
@@ -29,18 +29,19 @@ pub const LAIZI_NUM_DISTINCT_ACTIONS: usize = FIRST_WILD as usize + 13;
 /// Distinct action integers of a game under `rules`.
 pub fn num_distinct_actions(rules: Rules) -> usize {
     match rules {
-        Rules::Standard => NUM_DISTINCT_ACTIONS,
+        Rules::Standard | Rules::TwoPlayer => NUM_DISTINCT_ACTIONS,
         Rules::Laizi => LAIZI_NUM_DISTINCT_ACTIONS,
     }
 }
 /// Most play decisions in a game: at most 54 plays of cards with at most two passes between
 /// consecutive ones.
 pub const MAX_PLAY_DECISIONS: usize = NUM_CARDS + 2 * (NUM_CARDS - 1);
-/// Most player decisions in a game: three bids, then the plays.
-pub const MAX_GAME_LENGTH: usize = NUM_PLAYERS + MAX_PLAY_DECISIONS;
+/// Most player decisions in a game: three bids, then the plays (two-player games are shorter:
+/// at most 2 + 16 bids and 73 plays and passes).
+pub const MAX_GAME_LENGTH: usize = 3 + MAX_PLAY_DECISIONS;
 /// Chance nodes in a history: one per card.
 pub const MAX_CHANCE_NODES: usize = NUM_CARDS;
-/// Bombs and rockets a game can hold: 13 bombs and the rocket.
+/// Bombs and rockets a game can hold: 13 bombs and the rocket (two-player: 11 and the rocket).
 const MAX_BOMBS: u32 = 14;
 
 /// An action integer that is no action of the game: the integer and the game's rules.
@@ -128,17 +129,18 @@ fn card_of_text(text: &str) -> Result<Card, String> {
 }
 
 /// The utility bounds of a game under `config`: win/loss is ±1; with points the landlord can
-/// win or lose twice the largest stake (bid 3 × 2 per bomb or rocket × 2 for a spring).
+/// win or lose twice the largest stake (bid 3 × 2 per bomb or rocket × 2 for a spring), or in
+/// two-player the largest stake (2 per rob × 2 per bomb or rocket × 2 for a spring).
 pub fn utility_bounds(config: &GameConfig) -> (f64, f64) {
     match config.scoring {
         Scoring::WinLoss => (-1.0, 1.0),
         Scoring::Score => {
             let spring = if config.spring { 2.0 } else { 1.0 };
-            let per_bomb = match config.rules {
-                Rules::Laizi => f64::from(config.soft_bomb_multiplier.max(2)),
-                Rules::Standard => 2.0,
-            };
-            let most = 2.0 * 3.0 * per_bomb.powi(MAX_BOMBS as i32) * spring;
+            let most = match config.rules {
+                Rules::Laizi => 2.0 * 3.0 * f64::from(config.soft_bomb_multiplier.max(2)).powi(MAX_BOMBS as i32),
+                Rules::Standard => 2.0 * 3.0 * 2f64.powi(MAX_BOMBS as i32),
+                Rules::TwoPlayer => 2f64.powi(i32::from(config.max_robs) + MAX_BOMBS as i32 - 2),
+            } * spring;
             (-most, most)
         }
     }
@@ -153,13 +155,16 @@ impl State {
         let mut s = String::new();
         let _ = writeln!(s, "seat {seat}");
         let _ = writeln!(s, "hand {}", self.hand(seat).as_hand());
-        let left: Vec<String> = Seat::ALL.iter().map(|&q| self.cards_left(q).to_string()).collect();
+        let left: Vec<String> = self.table().seats().iter().map(|&q| self.cards_left(q).to_string()).collect();
         let _ = writeln!(s, "cards left {}", left.join(" "));
         if let Some(l) = self.landlord() {
             let _ = writeln!(s, "landlord {l} bottom {}", self.bottom().counts());
         }
         if let Some(w) = self.wild() {
             let _ = writeln!(s, "wild {w}");
+        }
+        if self.config().rules == Rules::TwoPlayer {
+            let _ = writeln!(s, "conceded {}", self.conceded());
         }
         // A laizi play with wild cards as its id notation (`5555/5`), so the reading shows.
         let text = super::laizi::ids::play_notation;

@@ -1,7 +1,8 @@
 //! The game as a state machine, in the shape of OpenSpiel's State API.
 //!
-//! Phases: deal (54 chance nodes, one card each: positions 0..51 go round the seats, 51..54 to
-//! the bottom) → optional bidding → the bottom joins the landlord's hand, shown to all → play.
+//! Phases: deal (one chance node per card of the deck: positions 0..51 go round the seats, 51..54
+//! to the bottom; two-player: 0..34 round the two seats, 34..37 the bottom, 37..46 set aside)
+//! → optional bidding → the bottom joins the landlord's hand, shown to all → play.
 //!
 //! Hands are rank counts: the rules only see ranks. The physical cards with their suits live in
 //! the deal (each chance outcome is one card), so suits never carry information in play.
@@ -10,18 +11,19 @@ use super::action_table::{ActionId, ActionTable};
 use super::laizi::{self, WildRank};
 use super::movegen::{MoveList, legal_plays};
 use super::play::{BombTier, Kind, Play};
-use super::seat::{Seat, by_seat};
-use crate::cards::{Card, CardSet, Counts, NUM_CARDS};
+use super::seat::{MAX_SEATS, Seat, Table, by_seat};
+use crate::cards::{Card, CardSet, Counts};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Number of players; seats are 0..2.
-pub const NUM_PLAYERS: usize = 3;
-/// Cards dealt to each player before the bottom is handed out.
+/// Cards dealt to each player before the bottom is handed out (under every rules setting).
 pub const HAND_SIZE: usize = 17;
 /// Size of the landlord's bottom (kitty).
 pub const BOTTOM_SIZE: usize = 3;
-const DEALT_TO_PLAYERS: usize = NUM_PLAYERS * HAND_SIZE;
+/// Two-player: the cards set aside face down for the whole game, seen by neither seat.
+pub const SET_ASIDE_SIZE: usize = 9;
+/// Two-player: the most robs the bidding allows by default ([`GameConfig::max_robs`]).
+pub const MAX_ROBS: u8 = 4;
 
 /// How a finished game is scored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -30,8 +32,9 @@ pub enum Scoring {
     /// +1 for each winner, −1 for each loser.
     #[default]
     WinLoss,
-    /// base (the winning bid, 1 without bidding) × 2 per bomb or rocket played × 2 for a
-    /// spring / anti-spring (when enabled); the landlord wins or loses twice a farmer's amount.
+    /// base (the winning bid, 1 without bidding) × 2 per bomb or rocket played (two-player:
+    /// and per rob) × 2 for a spring / anti-spring (when enabled); the landlord wins or loses
+    /// a farmer's amount for each farmer (twice it at a table of three).
     Score,
 }
 
@@ -45,16 +48,83 @@ pub enum Rules {
     /// Laizi (癞子): the four cards of one rank, drawn after the deal, are wild
     /// ([`crate::game::laizi`]).
     Laizi,
+    /// Two-player Dou Dizhu (二人斗地主): 46 cards (no 3s or 4s), two seats, 17 cards each, the
+    /// bottom of 3 to the landlord and 9 cards set aside unseen; calling and robbing for the
+    /// landlord, and the farmer wins once no more cards are left than were conceded
+    /// ([`State::conceded`]).
+    TwoPlayer,
 }
 
 impl Rules {
     /// Every rules setting, in the order `--help` lists them.
-    pub const ALL: [Rules; 2] = [Rules::Standard, Rules::Laizi];
+    pub const ALL: [Rules; 3] = [Rules::Standard, Rules::Laizi, Rules::TwoPlayer];
     /// The setting's name, as configs and flags spell it.
     pub const fn name(self) -> &'static str {
         match self {
             Rules::Standard => "standard",
             Rules::Laizi => "laizi",
+            Rules::TwoPlayer => "two_player",
+        }
+    }
+    /// The seats of a game under these rules.
+    pub const fn table(self) -> Table {
+        match self {
+            Rules::Standard | Rules::Laizi => Table::THREE,
+            Rules::TwoPlayer => Table::TWO,
+        }
+    }
+    /// The cards dealt: all 54, or two-player's 46 (no 3s or 4s).
+    pub const fn deck(self) -> CardSet {
+        // A card's bit is rank × 4 + suit: 52 cards of 3..2, the jokers at bits 52 and 56.
+        const FULL: u64 = ((1 << 53) - 1) | (1 << 56);
+        match self {
+            Rules::Standard | Rules::Laizi => CardSet(FULL),
+            Rules::TwoPlayer => CardSet(FULL & !0xFF), // bits 0..8: the 3s and 4s
+        }
+    }
+    /// The deck's ranks: every rank's cards, or none of rank 3 and 4 in two-player.
+    pub fn deck_counts(self) -> Counts {
+        self.deck().counts()
+    }
+    /// How many cards the deck holds: 54, or 46.
+    pub const fn deck_size(self) -> usize {
+        self.deck().0.count_ones() as usize
+    }
+    /// Cards set aside unseen after the hands and the bottom: 9 in two-player, else none.
+    pub const fn set_aside_size(self) -> usize {
+        match self {
+            Rules::Standard | Rules::Laizi => 0,
+            Rules::TwoPlayer => SET_ASIDE_SIZE,
+        }
+    }
+    /// Cards dealt to the seats before the bottom: 17 a seat.
+    pub const fn dealt_to_seats(self) -> usize {
+        self.table().len() * HAND_SIZE
+    }
+}
+
+/// Where the card dealt at some position of the deal goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// A seat's hand.
+    Seat(Seat),
+    /// The landlord's bottom.
+    Bottom,
+    /// Two-player: the cards set aside, unseen by both seats.
+    SetAside,
+}
+
+impl Slot {
+    /// Where the card dealt at `position` (0 = the first) goes under `rules`: round the seats
+    /// 17 times, then 3 to the bottom, then the rest set aside.
+    pub fn of_position(rules: Rules, position: usize) -> Slot {
+        let table = rules.table();
+        if position < rules.dealt_to_seats() {
+            Slot::Seat(Seat::ALL[position % table.len()])
+        } else if position < rules.dealt_to_seats() + BOTTOM_SIZE {
+            Slot::Bottom
+        } else {
+            Slot::SetAside
         }
     }
 }
@@ -67,7 +137,7 @@ impl fmt::Display for Rules {
 
 /// A rules name that is none of [`Rules::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown rules {0:?} (expected one of: standard, laizi)")]
+#[error("unknown rules {0:?} (expected one of: standard, laizi, two_player)")]
 pub struct UnknownRules(pub String);
 
 impl std::str::FromStr for Rules {
@@ -95,6 +165,74 @@ pub struct GameConfig {
     pub rules: Rules,
     /// Laizi: what a soft bomb multiplies the stake by in score mode (every other bomb doubles).
     pub soft_bomb_multiplier: u8,
+    /// Two-player without bidding: the cards conceded to the farmer, who wins once no more
+    /// cards than this are left in their hand (with bidding, each rob concedes one instead).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub conceded: u8,
+    /// Two-player bidding: the most robs; the robber who makes the last one is the landlord.
+    #[serde(skip_serializing_if = "is_default_robs")]
+    pub max_robs: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+fn is_default_robs(n: &u8) -> bool {
+    *n == MAX_ROBS
+}
+
+/// Most cards a two-player game may concede: the farmer must still hold more at the start.
+pub const MOST_CONCEDED: u8 = (HAND_SIZE - 1) as u8;
+
+/// A [`GameConfig`] whose settings do not make a game; names the setting and the value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A seat that is not at the rules' table.
+    #[error("{field} = {seat}: {rules} games have seats 0 to {}", rules.table().len() - 1)]
+    Seat {
+        /// `landlord_seat` or `first_bidder`.
+        field: &'static str,
+        /// The seat given.
+        seat: Seat,
+        /// The rules.
+        rules: Rules,
+    },
+    /// Conceded cards where no game can have them, or more than a farmer could ever be short of.
+    #[error("conceded = {conceded}: {reason}")]
+    Conceded {
+        /// The value given.
+        conceded: u8,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// More robs than any game could concede.
+    #[error("max_robs = {0}: at most {MOST_CONCEDED} (each rob concedes a card of the farmer's 17)")]
+    MaxRobs(u8),
+}
+
+impl GameConfig {
+    /// Whether these settings make a game under their rules, or the setting that does not.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let table = self.rules.table();
+        for (field, seat) in [("landlord_seat", self.landlord_seat), ("first_bidder", self.first_bidder)] {
+            if !table.has(seat) {
+                return Err(ConfigError::Seat { field, seat, rules: self.rules });
+            }
+        }
+        if self.conceded > 0 && self.rules != Rules::TwoPlayer {
+            let reason = format!("only two-player games concede cards, not {}", self.rules);
+            return Err(ConfigError::Conceded { conceded: self.conceded, reason });
+        }
+        if self.conceded > MOST_CONCEDED {
+            let reason = format!("at most {MOST_CONCEDED}, or the farmer would win before the first play");
+            return Err(ConfigError::Conceded { conceded: self.conceded, reason });
+        }
+        if self.max_robs > MOST_CONCEDED {
+            return Err(ConfigError::MaxRobs(self.max_robs));
+        }
+        Ok(())
+    }
 }
 
 impl Default for GameConfig {
@@ -107,19 +245,24 @@ impl Default for GameConfig {
             first_bidder: Seat::S0,
             rules: Rules::Standard,
             soft_bomb_multiplier: 2,
+            conceded: 0,
+            max_robs: MAX_ROBS,
         }
     }
 }
 
 /// A seat's role once the landlord is known.
+///
+/// At a table of two the one farmer is [`Role::LandlordDown`]: it plays right after the
+/// landlord (and right before); no seat is [`Role::LandlordUp`] there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
-    /// The seat that took the bottom and plays alone against the two farmers.
+    /// The seat that took the bottom and plays alone against the farmers.
     Landlord,
-    /// The farmer who plays right after the landlord.
+    /// The farmer who plays right after the landlord (two-player: the farmer).
     LandlordDown,
-    /// The farmer who plays right before the landlord.
+    /// The farmer who plays right before the landlord (at a table of three).
     LandlordUp,
 }
 
@@ -142,17 +285,34 @@ impl Role {
     pub fn parse(s: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|r| r.name() == s)
     }
-    /// The role of `seat` when `landlord` holds the landlord's seat: turn order decides the rest.
-    pub fn of_seat(seat: Seat, landlord: Seat) -> Role {
-        Role::ALL[seat.turns_after(landlord)]
+    /// The role's name at `table`: [`Role::name`], but `farmer` for the one farmer of a table
+    /// of two.
+    pub const fn name_at(self, table: Table) -> &'static str {
+        match (self, table.len()) {
+            (Role::LandlordDown, 2) => "farmer",
+            _ => self.name(),
+        }
     }
-    /// The role that plays right after this one.
+    /// The role of a game at `table` that [`Role::name_at`] names, if any.
+    pub fn parse_at(table: Table, s: &str) -> Option<Role> {
+        Role::at(table).iter().copied().find(|r| r.name_at(table) == s)
+    }
+    /// The role of `seat` at `table` when `landlord` holds the landlord's seat: turn order
+    /// decides the rest.
+    pub fn of_seat(table: Table, seat: Seat, landlord: Seat) -> Role {
+        Role::ALL[table.turns_after(seat, landlord)]
+    }
+    /// The roles of a game at `table`, in play order from the landlord.
+    pub fn at(table: Table) -> &'static [Role] {
+        &Role::ALL[..table.len()]
+    }
+    /// The role that plays right after this one at a table of three.
     pub fn next(self) -> Role {
-        Role::ALL[(self.index() + 1) % NUM_PLAYERS]
+        Role::ALL[(self.index() + 1) % 3]
     }
-    /// The role that plays right before this one.
+    /// The role that plays right before this one at a table of three.
     pub fn prev(self) -> Role {
-        Role::ALL[(self.index() + 2) % NUM_PLAYERS]
+        Role::ALL[(self.index() + 2) % 3]
     }
     /// Whether the role is a farmer (not the landlord).
     pub fn is_farmer(self) -> bool {
@@ -278,15 +438,17 @@ pub struct State {
     config: GameConfig,
     phase: Phase,
     /// Physical cards dealt to each seat (before the bottom joins the landlord).
-    dealt: [CardSet; NUM_PLAYERS],
+    dealt: [CardSet; MAX_SEATS],
     bottom: CardSet,
+    /// Two-player: the cards set aside, which nobody sees.
+    set_aside: CardSet,
     undealt: CardSet,
     dealt_count: u8,
     /// Current hands, rank counts.
-    hands: [Counts; NUM_PLAYERS],
-    played: [Counts; NUM_PLAYERS],
+    hands: [Counts; MAX_SEATS],
+    played: [Counts; MAX_SEATS],
     /// Non-pass plays per seat (spring detection).
-    plays_made: [u16; NUM_PLAYERS],
+    plays_made: [u16; MAX_SEATS],
     bids: Vec<u8>,
     landlord: Option<Seat>,
     /// The winning bid, 1 without bidding.
@@ -322,15 +484,16 @@ impl State {
     /// A new game under `config`, at the first chance node (nothing dealt yet).
     pub fn new(config: GameConfig) -> State {
         State {
+            undealt: config.rules.deck(),
             config,
             phase: Phase::Deal,
-            dealt: [CardSet::EMPTY; NUM_PLAYERS],
+            dealt: [CardSet::EMPTY; MAX_SEATS],
             bottom: CardSet::EMPTY,
-            undealt: CardSet::full_deck(),
+            set_aside: CardSet::EMPTY,
             dealt_count: 0,
-            hands: [Counts::EMPTY; NUM_PLAYERS],
-            played: [Counts::EMPTY; NUM_PLAYERS],
-            plays_made: [0; NUM_PLAYERS],
+            hands: [Counts::EMPTY; MAX_SEATS],
+            played: [Counts::EMPTY; MAX_SEATS],
+            plays_made: [0; MAX_SEATS],
             bids: Vec::new(),
             landlord: None,
             base: 1,
@@ -351,6 +514,10 @@ impl State {
     /// The rules of this game.
     pub fn config(&self) -> &GameConfig {
         &self.config
+    }
+    /// The seats of this game and their turn order (the rules').
+    pub fn table(&self) -> Table {
+        self.config.rules.table()
     }
     /// The current phase.
     pub fn phase(&self) -> Phase {
@@ -444,7 +611,7 @@ impl State {
             }
             (Phase::Deal, Action::Deal(_)) => Ok(None),
             (Phase::Bid, Action::Bid(bid)) if !self.legal_bids().any(|b| b == bid) => {
-                Err(self.illegal(action, format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3")))
+                Err(self.illegal(action, bid_rule(self.config.rules, bid)))
             }
             (Phase::Bid, Action::Bid(_)) => Ok(None),
             (Phase::Wild, Action::Wild(_)) => Ok(None),
@@ -477,25 +644,31 @@ impl State {
         match (self.config.rules, self.wild) {
             (Rules::Laizi, Some(wild)) => laizi::ids::play_of(id, wild),
             (Rules::Laizi, None) => None,
-            (Rules::Standard, _) => ActionTable::get().plays().get(id.index()).copied(),
+            (Rules::Standard | Rules::TwoPlayer, _) => ActionTable::get().plays().get(id.index()).copied(),
         }
     }
 
-    /// Returns per seat (zero until the game is over, and for a game nobody bid on).
-    pub fn returns(&self) -> [f64; NUM_PLAYERS] {
+    /// Returns per seat (zero until the game is over, for a game nobody bid on, and for a seat
+    /// that is not at the table).
+    pub fn returns(&self) -> [f64; MAX_SEATS] {
         let (Some(winner), Some(landlord)) = (self.winner, self.landlord) else {
-            return [0.0; NUM_PLAYERS];
+            return [0.0; MAX_SEATS];
         };
+        let table = self.table();
         let landlord_won = winner == landlord;
         let amount = match self.config.scoring {
             Scoring::WinLoss => 1.0,
             Scoring::Score => self.multiplier() as f64,
         };
+        // In score mode the landlord settles with each farmer.
         let landlord_share = match self.config.scoring {
             Scoring::WinLoss => amount,
-            Scoring::Score => 2.0 * amount,
+            Scoring::Score => (table.len() - 1) as f64 * amount,
         };
         by_seat(|seat| {
+            if !table.has(seat) {
+                return 0.0;
+            }
             let is_landlord = seat == landlord;
             let won = is_landlord == landlord_won;
             let value = if is_landlord { landlord_share } else { amount };
@@ -504,9 +677,10 @@ impl State {
     }
 
     /// A farmer's stake in score mode: base × 2^(bombs + rockets) × 2 for a spring; under laizi a
-    /// soft bomb multiplies by the configured soft-bomb multiplier instead of 2.
+    /// soft bomb multiplies by the configured soft-bomb multiplier instead of 2; two-player
+    /// doubles it once more per rob.
     pub fn multiplier(&self) -> u64 {
-        let doubling = self.bombs - self.soft_bombs;
+        let doubling = self.bombs - self.soft_bombs + self.robs();
         let soft = (self.config.soft_bomb_multiplier as u64).pow(self.soft_bombs as u32);
         let mut m = ((self.base as u64) << doubling) * soft;
         if self.config.spring && self.is_spring() {
@@ -519,7 +693,7 @@ impl State {
     /// the landlord played only once.
     pub fn is_spring(&self) -> bool {
         let (Some(winner), Some(l)) = (self.winner, self.landlord) else { return false };
-        if winner == l { l.others().iter().all(|&s| self.plays_made[s] == 0) } else { self.plays_made[l] == 1 }
+        if winner == l { self.table().others(l).all(|s| self.plays_made[s] == 0) } else { self.plays_made[l] == 1 }
     }
 
     /// Every action applied since the start, in order: deals, bids, plays.
@@ -564,10 +738,11 @@ impl State {
         self.draw_wild(rng);
     }
 
-    /// Deals fixed hands: `hands[s]` to seat s (17 cards each) and `bottom` (3 cards), or says
-    /// why it cannot (not a fresh state, or not a partition of the deck; the state is then
+    /// Deals fixed hands: `hands[s]` to seat s (17 cards each; at a table of two the last slot
+    /// empty) and `bottom` (3 cards), the rest of the deck set aside (two-player), or says why
+    /// it cannot (not a fresh state, or not a deal of the rules' deck; the state is then
     /// unchanged).
-    pub fn try_deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
+    pub fn try_deal_hands(&mut self, hands: [CardSet; MAX_SEATS], bottom: CardSet) -> Result<(), GameError> {
         self.check_deal(&hands, bottom)?;
         self.commit_deal(&hands, bottom);
         Ok(())
@@ -578,7 +753,7 @@ impl State {
     /// # Panics
     ///
     /// If they cannot be dealt, with the message of the error [`State::try_deal_hands`] returns.
-    pub fn deal_hands(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) {
+    pub fn deal_hands(&mut self, hands: [CardSet; MAX_SEATS], bottom: CardSet) {
         if let Err(e) = self.try_deal_hands(hands, bottom) {
             panic!("{e}");
         }
@@ -587,60 +762,79 @@ impl State {
     /// Deals a deal the caller knows is valid (one of a checked [`crate::game::DealSet`] or of
     /// [`crate::game::generate_deals`]) onto a fresh state, without checking it; the state update
     /// is the one [`State::try_deal_hands`] makes (debug builds assert the check).
-    pub fn deal_hands_unchecked(&mut self, hands: [CardSet; NUM_PLAYERS], bottom: CardSet) {
+    pub fn deal_hands_unchecked(&mut self, hands: [CardSet; MAX_SEATS], bottom: CardSet) {
         debug_assert!(self.check_deal(&hands, bottom).is_ok(), "unchecked invalid deal");
         self.commit_deal(&hands, bottom);
     }
 
-    fn check_deal(&self, hands: &[CardSet; NUM_PLAYERS], bottom: CardSet) -> Result<(), GameError> {
+    fn check_deal(&self, hands: &[CardSet; MAX_SEATS], bottom: CardSet) -> Result<(), GameError> {
+        let rules = self.config.rules;
+        let table = rules.table();
         let all = hands.iter().fold(bottom, |acc, h| acc.union(*h));
-        let sizes_ok = hands.iter().all(|h| h.len() as usize == HAND_SIZE) && bottom.len() as usize == BOTTOM_SIZE;
-        if self.dealt_count != 0 || !sizes_ok || all.len() as usize != NUM_CARDS {
+        let parts: u32 = hands.iter().map(|h| h.len()).sum::<u32>() + bottom.len();
+        let sizes_ok = Seat::ALL.iter().all(|&s| hands[s].len() as usize == if table.has(s) { HAND_SIZE } else { 0 })
+            && bottom.len() as usize == BOTTOM_SIZE;
+        let deck = rules.deck();
+        if self.dealt_count != 0 || !sizes_ok || all.len() != parts || !all.minus(deck).is_empty() {
+            let reason = match rules {
+                Rules::TwoPlayer => {
+                    "a two-player deal needs two disjoint 17-card hands and a 3-card bottom of the \
+                                     46 cards without 3s and 4s, at the start"
+                }
+                Rules::Standard | Rules::Laizi => {
+                    "a deal needs three disjoint 17-card hands and a 3-card bottom, at the start"
+                }
+            };
             return Err(GameError::Illegal {
                 action: "deal".into(),
                 player: None,
                 phase: self.phase,
-                reason: "a deal needs three disjoint 17-card hands and a 3-card bottom, at the start".into(),
+                reason: reason.into(),
             });
         }
         Ok(())
     }
 
-    fn commit_deal(&mut self, hands: &[CardSet; NUM_PLAYERS], bottom: CardSet) {
+    fn commit_deal(&mut self, hands: &[CardSet; MAX_SEATS], bottom: CardSet) {
+        let rules = self.config.rules;
+        let n = rules.table().len();
         let by_seat: Vec<Vec<Card>> = hands.iter().map(|h| h.iter().collect()).collect();
-        for i in 0..DEALT_TO_PLAYERS {
-            self.deal_card(by_seat[i % NUM_PLAYERS][i / NUM_PLAYERS]);
+        for i in 0..rules.dealt_to_seats() {
+            self.deal_card(by_seat[i % n][i / n]);
         }
-        for card in bottom.iter() {
+        let rest = rules.deck().minus(hands.iter().fold(bottom, |acc, h| acc.union(*h)));
+        for card in bottom.iter().chain(rest.iter()) {
             self.deal_card(card);
         }
     }
 
-    /// Deals hands given as rank multisets (17 each) and the bottom (3), giving the cards suits.
-    pub fn try_deal_counts(&mut self, hands: [Counts; NUM_PLAYERS], bottom: Counts) -> Result<(), GameError> {
-        let sets =
-            crate::cards::assign_suits(&[hands[0], hands[1], hands[2], bottom]).ok_or_else(|| GameError::Illegal {
-                action: "deal".into(),
-                player: None,
-                phase: self.phase,
-                reason: "the hands and bottom hold more cards of some rank than the deck".into(),
-            })?;
+    /// Deals hands given as rank multisets (17 each; at a table of two the last empty) and the
+    /// bottom (3), giving the cards suits; the rest of the deck is set aside (two-player).
+    pub fn try_deal_counts(&mut self, hands: [Counts; MAX_SEATS], bottom: Counts) -> Result<(), GameError> {
+        let too_many = || GameError::Illegal {
+            action: "deal".into(),
+            player: None,
+            phase: self.phase,
+            reason: "the hands and bottom hold more cards of some rank than the deck".into(),
+        };
+        let sets = crate::cards::assign_suits(&[hands[0], hands[1], hands[2], bottom]).ok_or_else(too_many)?;
         self.try_deal_hands([sets[0], sets[1], sets[2]], sets[3])
     }
 
     fn deal_card(&mut self, card: Card) {
         let position = self.dealt_count as usize;
-        if position < DEALT_TO_PLAYERS {
-            let seat = position % NUM_PLAYERS;
-            self.dealt[seat].insert(card);
-            self.hands[seat].add(card.rank(), 1);
-        } else {
-            self.bottom.insert(card);
+        match Slot::of_position(self.config.rules, position) {
+            Slot::Seat(seat) => {
+                self.dealt[seat].insert(card);
+                self.hands[seat].add(card.rank(), 1);
+            }
+            Slot::Bottom => self.bottom.insert(card),
+            Slot::SetAside => self.set_aside.insert(card),
         }
         self.undealt.remove(card);
         self.dealt_count += 1;
         self.history.push(Action::Deal(card));
-        if self.dealt_count as usize == NUM_CARDS {
+        if self.dealt_count as usize == self.config.rules.deck_size() {
             if self.config.bidding {
                 self.phase = Phase::Bid;
                 self.current = self.config.first_bidder;
@@ -652,13 +846,8 @@ impl State {
 
     // ---- bidding ----
 
-    fn highest_bid(&self) -> u8 {
-        self.bids.iter().copied().max().unwrap_or(0)
-    }
-
-    fn legal_bids(&self) -> impl Iterator<Item = u8> + '_ {
-        let high = self.highest_bid();
-        std::iter::once(0).chain(high + 1..=3)
+    fn legal_bids(&self) -> impl Iterator<Item = u8> + use<> {
+        legal_bids_after(self.config.rules, &self.bids)
     }
 
     /// The bids the seat to act may make (0 = pass), empty outside bidding.
@@ -666,9 +855,22 @@ impl State {
         if self.phase == Phase::Bid { self.legal_bids().collect() } else { Vec::new() }
     }
 
-    /// The bid `seat` made, if it has bid (bids are made in turn from the first bidder).
+    /// The last bid `seat` made, if it has bid (bids are made in turn from the first bidder;
+    /// in two-player a seat may call and then rob).
     pub fn bid_of(&self, seat: Seat) -> Option<u8> {
-        self.bids.get(seat.turns_after(self.config.first_bidder)).copied()
+        last_bid_of(self.table(), self.config.first_bidder, &self.bids, seat)
+    }
+
+    /// Two-player: how many times the landlord was robbed in the bidding (each doubles the stake
+    /// and concedes a card); 0 under other rules and before a call.
+    pub fn robs(&self) -> u8 {
+        robs_in(self.config.rules, &self.bids)
+    }
+
+    /// Two-player: the farmer wins once no more than this many cards are left in their hand:
+    /// the robs with bidding, [`GameConfig::conceded`] without; 0 under other rules.
+    pub fn conceded(&self) -> u8 {
+        conceded_in(&self.config, &self.bids)
     }
 
     /// Makes bid `bid` (0 = pass) for the seat to act, or says why it is illegal (the state is then
@@ -696,24 +898,18 @@ impl State {
         self.bids.push(bid);
         self.history.push(Action::Bid(bid));
         let bidder = self.current;
-        if bid == 3 {
-            self.base = 3;
-            self.start_play(bidder);
-            return;
-        }
-        if self.bids.len() == NUM_PLAYERS {
-            // The first of equal bids wins, hence the strict comparison.
-            let (turn, high) =
-                self.bids.iter().enumerate().fold((0, 0), |best, (i, &b)| if b > best.1 { (i, b) } else { best });
-            if high == 0 {
-                self.phase = Phase::Over; // nobody bid: no contest, zero returns
-                return;
+        let outcome = match self.config.rules {
+            Rules::TwoPlayer => two_player_bidding(&self.bids, self.config.first_bidder, self.config.max_robs),
+            Rules::Standard | Rules::Laizi => standard_bidding(&self.bids, self.config.first_bidder),
+        };
+        match outcome {
+            Bidding::Open => self.current = self.table().next(bidder),
+            Bidding::Void => self.phase = Phase::Over, // nobody bid: no contest, zero returns
+            Bidding::Landlord { seat, base } => {
+                self.base = base;
+                self.start_play(seat);
             }
-            self.base = high;
-            self.start_play(self.config.first_bidder.after(turn as u64));
-            return;
         }
-        self.current = bidder.next();
     }
 
     fn start_play(&mut self, landlord: Seat) {
@@ -722,7 +918,7 @@ impl State {
         self.current = landlord;
         self.phase = match self.config.rules {
             Rules::Laizi => Phase::Wild,
-            Rules::Standard => Phase::Play,
+            Rules::Standard | Rules::TwoPlayer => Phase::Play,
         };
     }
 
@@ -835,7 +1031,7 @@ impl State {
         self.record.push(PlayRecord { seat, play });
         if play.is_pass() {
             self.passes += 1;
-            if self.passes == 2 {
+            if self.passes as usize == self.table().len() - 1 {
                 self.rival = None; // the last player to play leads next
                 self.passes = 0;
             }
@@ -849,13 +1045,19 @@ impl State {
             }
             self.rival = Some(PlayRecord { seat, play });
             self.passes = 0;
-            if self.hands[seat].is_empty() {
+            if self.hands[seat].len() <= self.goal(seat) {
                 self.winner = Some(seat);
                 self.phase = Phase::Over;
                 return;
             }
         }
-        self.current = self.current.next();
+        self.current = self.table().next(self.current);
+    }
+
+    /// How few cards `seat` must get down to to win: 0 (an empty hand), or for the two-player
+    /// farmer the conceded cards.
+    fn goal(&self, seat: Seat) -> u32 {
+        if self.config.rules == Rules::TwoPlayer && Some(seat) != self.landlord { self.conceded() as u32 } else { 0 }
     }
 
     fn illegal(&self, action: Action, reason: String) -> GameError {
@@ -877,8 +1079,13 @@ impl State {
         self.dealt[seat]
     }
     /// The physical cards dealt to each seat (without the bottom): what `deal_hands` takes.
-    pub fn dealt_hands(&self) -> [CardSet; NUM_PLAYERS] {
+    pub fn dealt_hands(&self) -> [CardSet; MAX_SEATS] {
         self.dealt
+    }
+    /// Two-player: the 9 cards set aside, which neither seat ever sees (empty under other rules,
+    /// and until they are dealt).
+    pub fn set_aside(&self) -> CardSet {
+        self.set_aside
     }
     /// The bottom cards dealt so far (3 once the deal is done), kept after they join the landlord.
     pub fn bottom(&self) -> CardSet {
@@ -905,13 +1112,16 @@ impl State {
     pub fn same_side(&self, a: Seat, b: Seat) -> bool {
         (Some(a) == self.landlord) == (Some(b) == self.landlord)
     }
-    /// The role of `seat`, `None` until the landlord is known.
+    /// The role of `seat`, `None` until the landlord is known (and for a seat not at the table).
     pub fn role(&self, seat: Seat) -> Option<Role> {
-        self.landlord.map(|l| Role::of_seat(seat, l))
+        let table = self.table();
+        self.landlord.filter(|_| table.has(seat)).map(|l| Role::of_seat(table, seat, l))
     }
-    /// The seat that has `role`, `None` until the landlord is known.
+    /// The seat that has `role`, `None` until the landlord is known (and for a role nobody has
+    /// at this table: two-player has no landlord_up).
     pub fn seat_of(&self, role: Role) -> Option<Seat> {
-        self.landlord.map(|l| l.after(role.index() as u64))
+        let table = self.table();
+        self.landlord.filter(|_| role.index() < table.len()).map(|l| table.after(l, role.index() as u64))
     }
     /// The bids made so far, in turn from the first bidder (0 = pass).
     pub fn bids(&self) -> &[u8] {
@@ -929,11 +1139,12 @@ impl State {
     pub fn play_record(&self) -> &[PlayRecord] {
         &self.record
     }
-    /// The seat that emptied its hand, `None` while the game runs or if nobody bid.
+    /// The seat that won: it emptied its hand (or, the two-player farmer, got down to the
+    /// conceded cards); `None` while the game runs or if nobody bid.
     pub fn winner(&self) -> Option<Seat> {
         self.winner
     }
-    /// How many cards have been dealt, 0..=54.
+    /// How many cards have been dealt, 0 to the deck's size (54, or 46 in two-player).
     pub fn dealt_count(&self) -> usize {
         self.dealt_count as usize
     }
@@ -950,6 +1161,87 @@ impl State {
     }
 }
 
+/// How the bidding stands after a bid.
+enum Bidding {
+    /// Someone is still to bid.
+    Open,
+    /// Nobody bid: the deal is void.
+    Void,
+    /// Over: `seat` is the landlord and the stake's base is `base`.
+    Landlord { seat: Seat, base: u8 },
+}
+
+/// The standard 1-2-3 bidding after `bids`: a 3 ends it, else each seat bids once and the
+/// highest bid wins (the first of equal bids, hence the strict comparison).
+fn standard_bidding(bids: &[u8], first_bidder: Seat) -> Bidding {
+    let table = Table::THREE;
+    if bids.last() == Some(&3) {
+        return Bidding::Landlord { seat: table.after(first_bidder, bids.len() as u64 - 1), base: 3 };
+    }
+    if bids.len() < table.len() {
+        return Bidding::Open;
+    }
+    let (turn, high) = bids.iter().enumerate().fold((0, 0), |best, (i, &b)| if b > best.1 { (i, b) } else { best });
+    match high {
+        0 => Bidding::Void,
+        base => Bidding::Landlord { seat: table.after(first_bidder, turn as u64), base },
+    }
+}
+
+/// Two-player bidding after `bids` (1 = call, or rob once someone called; 0 = pass): the seats
+/// alternate; two passes before a call void the deal; after a call a pass ends the bidding, and
+/// so does the `max_robs`-th rob; the last to call or rob is the landlord.
+fn two_player_bidding(bids: &[u8], first_bidder: Seat, max_robs: u8) -> Bidding {
+    let table = Table::TWO;
+    let Some(last_call) = bids.iter().rposition(|&b| b == 1) else {
+        return if bids.len() == table.len() { Bidding::Void } else { Bidding::Open };
+    };
+    let landlord = Bidding::Landlord { seat: table.after(first_bidder, last_call as u64), base: 1 };
+    let passed_after_call = bids.last() == Some(&0);
+    if passed_after_call || robs_in(Rules::TwoPlayer, bids) >= max_robs { landlord } else { Bidding::Open }
+}
+
+/// The bids open after `bids` (0 = pass always among them): standard, a number above the
+/// highest bid up to 3; two-player, 1 (a call, or a rob after one).
+pub(super) fn legal_bids_after(rules: Rules, bids: &[u8]) -> impl Iterator<Item = u8> + use<> {
+    let (high, top) = match rules {
+        Rules::TwoPlayer => (0, 1),
+        Rules::Standard | Rules::Laizi => (bids.iter().copied().max().unwrap_or(0), 3),
+    };
+    std::iter::once(0).chain(high + 1..=top)
+}
+
+/// Why `bid` is not a legal bid under `rules`.
+fn bid_rule(rules: Rules, bid: u8) -> String {
+    match rules {
+        Rules::TwoPlayer => format!("bid {bid} is not 0 (pass) or 1 (call, or rob once someone called)"),
+        Rules::Standard | Rules::Laizi => format!("bid {bid} is not 0 (pass) or above the highest bid, at most 3"),
+    }
+}
+
+/// The last of `bids` that `seat` made, bids going round `table` from `first_bidder`.
+pub(super) fn last_bid_of(table: Table, first_bidder: Seat, bids: &[u8], seat: Seat) -> Option<u8> {
+    let first = table.turns_after(seat, first_bidder);
+    bids.iter().skip(first).step_by(table.len()).next_back().copied()
+}
+
+/// Two-player: the robs among `bids` (every call after the first); 0 under other rules.
+pub(super) fn robs_in(rules: Rules, bids: &[u8]) -> u8 {
+    match rules {
+        Rules::TwoPlayer => bids.iter().filter(|&&b| b == 1).count().saturating_sub(1) as u8,
+        Rules::Standard | Rules::Laizi => 0,
+    }
+}
+
+/// Two-player: the conceded cards of a game under `config` after `bids`.
+pub(super) fn conceded_in(config: &GameConfig, bids: &[u8]) -> u8 {
+    match (config.rules, config.bidding) {
+        (Rules::TwoPlayer, true) => robs_in(config.rules, bids),
+        (Rules::TwoPlayer, false) => config.conceded,
+        (Rules::Standard | Rules::Laizi, _) => 0,
+    }
+}
+
 fn kind_of(action: Action) -> &'static str {
     match action {
         Action::Deal(_) => "deal",
@@ -963,13 +1255,15 @@ fn kind_of(action: Action) -> &'static str {
 impl State {
     pub(super) fn replace_hidden(
         &mut self,
-        dealt: [CardSet; NUM_PLAYERS],
+        dealt: [CardSet; MAX_SEATS],
         bottom: CardSet,
+        set_aside: CardSet,
         undealt: CardSet,
-        hands: [Counts; NUM_PLAYERS],
+        hands: [Counts; MAX_SEATS],
     ) {
         self.dealt = dealt;
         self.bottom = bottom;
+        self.set_aside = set_aside;
         self.undealt = undealt;
         self.hands = hands;
     }

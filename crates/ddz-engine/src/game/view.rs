@@ -15,8 +15,11 @@
 //! reading and the ranks its wild cards stand for (`"5555/5"`, see [`crate::game::laizi::ids`]).
 
 use super::laizi::{self, WildRank};
-use super::seat::{Seat, by_seat};
-use super::state::{Action, GameConfig, HAND_SIZE, NUM_PLAYERS, Phase, PlayRecord, Role, Rules, State};
+use super::seat::{MAX_SEATS, Seat, Table, by_seat};
+use super::state::{
+    Action, GameConfig, HAND_SIZE, Phase, PlayRecord, Role, Rules, Slot, State, conceded_in, last_bid_of,
+    legal_bids_after, robs_in,
+};
 use super::{MoveList, Play, legal_plays};
 use crate::cards::{CardSet, Counts, NUM_RANKS};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -56,8 +59,8 @@ pub struct View<'a> {
     base: u8,
     bids: Cow<'a, [u8]>,
     record: Cow<'a, [PlayRecord]>,
-    cards_left: [u32; NUM_PLAYERS],
-    played: [Counts; NUM_PLAYERS],
+    cards_left: [u32; MAX_SEATS],
+    played: [Counts; MAX_SEATS],
     rival: Option<PlayRecord>,
     current: Option<Seat>,
     bombs: u8,
@@ -126,6 +129,19 @@ impl<'a> View<'a> {
     pub fn config(&self) -> &GameConfig {
         &self.config
     }
+    /// The seats of the game and their turn order.
+    pub fn table(&self) -> Table {
+        self.config.rules.table()
+    }
+    /// Two-player: how many times the landlord was robbed (0 under other rules).
+    pub fn robs(&self) -> u8 {
+        robs_in(self.config.rules, &self.bids)
+    }
+    /// Two-player: the farmer wins once no more than this many cards are left in their hand
+    /// (public: the robs, or the game's setting); 0 under other rules.
+    pub fn conceded(&self) -> u8 {
+        conceded_in(&self.config, &self.bids)
+    }
     /// Where the game stands.
     pub fn phase(&self) -> Phase {
         self.phase
@@ -146,9 +162,10 @@ impl<'a> View<'a> {
     pub fn wild(&self) -> Option<WildRank> {
         self.wild
     }
-    /// The role of `seat`, `None` until the landlord is known.
+    /// The role of `seat`, `None` until the landlord is known (and for a seat not at the table).
     pub fn role_of(&self, seat: Seat) -> Option<Role> {
-        self.landlord.map(|l| Role::of_seat(seat, l))
+        let table = self.table();
+        self.landlord.filter(|_| table.has(seat)).map(|l| Role::of_seat(table, seat, l))
     }
     /// The role of the view's seat, `None` until the landlord is known.
     pub fn role(&self) -> Option<Role> {
@@ -162,9 +179,9 @@ impl<'a> View<'a> {
     pub fn bids(&self) -> &[u8] {
         &self.bids
     }
-    /// The bid `seat` made, if it has bid.
+    /// The last bid `seat` made, if it has bid.
     pub fn bid_of(&self, seat: Seat) -> Option<u8> {
-        self.bids.get(seat.turns_after(self.config.first_bidder)).copied()
+        last_bid_of(self.table(), self.config.first_bidder, &self.bids, seat)
     }
     /// The base stake: the winning bid once bidding ends, 1 before it and without bidding.
     pub fn base(&self) -> u8 {
@@ -194,7 +211,8 @@ impl<'a> View<'a> {
     pub fn bombs_played(&self) -> u8 {
         self.bombs
     }
-    /// The seat that emptied its hand, `None` while the game runs or if nobody bid.
+    /// The seat that won (emptied its hand, or the two-player farmer got down to the conceded
+    /// cards), `None` while the game runs or if nobody bid.
     pub fn winner(&self) -> Option<Seat> {
         self.winner
     }
@@ -230,8 +248,7 @@ impl<'a> View<'a> {
         if self.phase != Phase::Bid || self.current != Some(self.seat) {
             return Vec::new();
         }
-        let high = self.bids.iter().copied().max().unwrap_or(0);
-        std::iter::once(0).chain(high + 1..=3).collect()
+        legal_bids_after(self.config.rules, &self.bids).collect()
     }
 
     /// Everything the seat knows, as text: its own hand, the bottom once shown, bids, every
@@ -242,7 +259,7 @@ impl<'a> View<'a> {
         let _ = writeln!(s, "seat {} phase {:?}", self.seat, self.phase);
         let _ = writeln!(s, "hand {}", self.hand.as_hand());
         let _ = write!(s, "cards left");
-        for q in Seat::ALL {
+        for &q in self.table().seats() {
             let _ = write!(s, " {}", self.cards_left[q]);
         }
         let _ = writeln!(s, "\ndealt {}", self.dealt);
@@ -255,6 +272,9 @@ impl<'a> View<'a> {
         }
         if let Some(w) = self.wild {
             let _ = writeln!(s, "wild {w}");
+        }
+        if self.config.rules == Rules::TwoPlayer {
+            let _ = writeln!(s, "conceded {}", self.conceded());
         }
         s.push_str("plays");
         for r in self.record.iter() {
@@ -308,12 +328,16 @@ impl<'a> View<'a> {
     /// The native request's form of this view.
     fn wire(&self) -> Wire {
         let hand = Some(self.hand.to_string());
+        let table = self.table();
+        let two_player = self.config.rules == Rules::TwoPlayer;
+        let rules = two_player.then_some(Rules::TwoPlayer);
         let Some(landlord) = self.landlord else {
-            let seat_index = Some(self.seat.turns_after(self.config.first_bidder) as u8);
-            return Wire { seat_index, hand, bids: Some(self.bids.to_vec()), ..Wire::default() };
+            let seat_index = Some(table.turns_after(self.seat, self.config.first_bidder) as u8);
+            return Wire { rules, seat_index, hand, bids: Some(self.bids.to_vec()), ..Wire::default() };
         };
-        let role = |s: Seat| Role::of_seat(s, landlord).name().to_string();
+        let role = |s: Seat| Role::of_seat(table, s, landlord).name_at(table).to_string();
         Wire {
+            rules,
             seat: Some(role(self.seat)),
             hand,
             bottom: self.bottom.map(|b| b.to_string()),
@@ -321,6 +345,7 @@ impl<'a> View<'a> {
             bids: self.config.bidding.then(|| self.bids.to_vec()),
             seat_index: None,
             wild: self.wild.map(|w| w.to_string()),
+            conceded: (two_player && !self.config.bidding && self.config.conceded > 0).then_some(self.config.conceded),
         }
     }
 }
@@ -338,10 +363,12 @@ impl<'de> Deserialize<'de> for View<'static> {
 }
 
 /// The native request as JSON holds it: a play request has `seat` (a role), a bid request
-/// `seat_index`.
+/// `seat_index`; a two-player request says `"rules":"two_player"`.
 #[derive(Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Wire {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rules: Option<Rules>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     seat: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -355,6 +382,8 @@ struct Wire {
     bids: Option<Vec<u8>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     wild: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    conceded: Option<u8>,
 }
 
 fn counts(name: &str, text: &str) -> Result<Counts, ViewError> {
@@ -366,13 +395,30 @@ impl Wire {
     fn view(self) -> Result<View<'static>, ViewError> {
         let hand = counts("hand", self.hand.as_deref().ok_or_else(|| ViewError::Json("missing field `hand`".into()))?)?;
         let wild = self.wild.as_deref().map(WildRank::parse).transpose().map_err(|e| field("wild", e))?;
+        let rules = match (self.rules, wild) {
+            (Some(Rules::Laizi) | None, Some(_)) => Rules::Laizi,
+            (Some(rules), Some(_)) => return Err(field("wild", format!("{rules} games have no wild rank"))),
+            (Some(rules), None) => rules,
+            (None, None) => Rules::Standard,
+        };
+        let conceded = self.conceded.unwrap_or(0);
+        if conceded > 0 && (rules != Rules::TwoPlayer || self.bids.is_some()) {
+            return Err(field("conceded", "only two-player games without bidding set the conceded cards"));
+        }
         match (self.seat, self.seat_index) {
             (None, Some(_)) if wild.is_some() => Err(field("wild", "the wild rank is drawn after the bidding")),
-            (None, Some(index)) => View::bidding(index, hand, &self.bids.unwrap_or_default()),
+            (None, Some(index)) => View::bidding_under(rules, index, hand, &self.bids.unwrap_or_default()),
             (Some(role), None) => {
                 let bottom = self.bottom.ok_or_else(|| ViewError::Json("missing field `bottom`".into()))?;
                 let history = self.history.unwrap_or_default();
-                play_view(&role, hand, counts("bottom", &bottom)?, history, self.bids, wild)
+                let public = Public {
+                    landlord: None,
+                    bottom: Some(counts("bottom", &bottom)?),
+                    bids: &self.bids.clone().unwrap_or_default(),
+                    wild,
+                };
+                let config = GameConfig { bidding: self.bids.is_some(), rules, conceded, ..GameConfig::default() };
+                play_view(config, &role, hand, public, history)
             }
             (Some(_), Some(_)) => Err(ViewError::Json("a request has `seat` (a play) or `seat_index` (a bid)".into())),
             (None, None) => Err(ViewError::Json("missing field `seat`".into())),
@@ -384,15 +430,26 @@ impl View<'static> {
     /// The view of a bid request: the seat at `index` in the bidding order (0 bids first) with
     /// its 17 cards, after the `bids` before its own; the default seating.
     pub fn bidding(index: u8, hand: Counts, bids: &[u8]) -> Result<View<'static>, ViewError> {
-        let config = GameConfig { bidding: true, ..GameConfig::default() };
-        let Some(seat) = Seat::new(index).map(|k| config.first_bidder.after(k.index() as u64)) else {
-            return Err(field("seat_index", format!("{index} is not 0, 1 or 2")));
+        View::bidding_under(Rules::Standard, index, hand, bids)
+    }
+
+    /// [`View::bidding`] under `rules` (standard, laizi or two-player).
+    pub fn bidding_under(rules: Rules, index: u8, hand: Counts, bids: &[u8]) -> Result<View<'static>, ViewError> {
+        let config = GameConfig { bidding: true, rules, ..GameConfig::default() };
+        let table = rules.table();
+        let Some(seat) =
+            Seat::new(index).filter(|&k| table.has(k)).map(|k| table.after(config.first_bidder, k.index() as u64))
+        else {
+            return Err(field(
+                "seat_index",
+                format!("{index} is not a seat of a {rules} game (0 to {})", table.len() - 1),
+            ));
         };
-        if bids.len() != index as usize {
+        if bids.len() % table.len() != index as usize {
             let n = bids.len();
-            return Err(field("bids", format!("{n} bids so far, but seat {index} bids after {index} of them")));
+            return Err(field("bids", format!("{n} bids so far, so seat {} bids next, not {index}", n % table.len())));
         }
-        if hand.len() != 17 {
+        if hand.len() as usize != HAND_SIZE {
             return Err(field("hand", format!("{} cards, not the 17 dealt", hand.len())));
         }
         let public = Public { landlord: None, bottom: None, bids, wild: None };
@@ -412,44 +469,47 @@ impl View<'static> {
         history: &[(Role, Play)],
         bids: Option<&[u8]>,
     ) -> Result<View<'static>, ViewError> {
-        View::playing_under(me, hand, bottom, history, bids, None)
+        let config = GameConfig { bidding: bids.is_some(), ..GameConfig::default() };
+        let public = Public { landlord: None, bottom: Some(bottom), bids: bids.unwrap_or(&[]), wild: None };
+        View::playing_under(config, me, hand, public, history)
     }
 
-    /// [`View::playing`] under laizi rules when `wild` is given.
+    /// [`View::playing`] in a game under `config` (its rules, bidding and conceded cards), with
+    /// the public facts of `public` (its landlord is found from the bids or the config).
     fn playing_under(
+        config: GameConfig,
         me: Role,
         hand: Counts,
-        bottom: Counts,
+        public: Public,
         history: &[(Role, Play)],
-        bids: Option<&[u8]>,
-        wild: Option<WildRank>,
     ) -> Result<View<'static>, ViewError> {
-        let rules = if wild.is_some() { Rules::Laizi } else { Rules::Standard };
-        let config = GameConfig { bidding: bids.is_some(), rules, ..GameConfig::default() };
-        let landlord = match bids {
-            Some(bids) => bid_winner(bids)?,
-            None => config.landlord_seat,
+        let table = config.rules.table();
+        let landlord = match config.bidding {
+            true => bid_winner(config.rules, public.bids)?,
+            false => config.landlord_seat,
         };
-        let seat_of = |r: Role| landlord.after(r.index() as u64);
+        let seat_of = |r: Role| table.after(landlord, r.index() as u64);
         let record: Vec<PlayRecord> = history.iter().map(|&(r, play)| PlayRecord { seat: seat_of(r), play }).collect();
-        let public = Public { landlord: Some(landlord), bottom: Some(bottom), bids: bids.unwrap_or(&[]), wild };
+        let public = Public { landlord: Some(landlord), ..public };
         let state = world(&config, seat_of(me), hand, public, &record)?;
         Ok(View::of(&state, seat_of(me)).into_owned())
     }
 }
 
-/// A play request's fields parsed: the seat of `role` with `hand`, the bottom and the plays.
+/// A play request's fields parsed: the seat of `role` with `hand`, the public facts and the plays.
 fn play_view(
+    config: GameConfig,
     role: &str,
     hand: Counts,
-    bottom: Counts,
+    public: Public,
     history: Vec<(String, String)>,
-    bids: Option<Vec<u8>>,
-    wild: Option<WildRank>,
 ) -> Result<View<'static>, ViewError> {
+    let table = config.rules.table();
     let role_of = |name: &str, s: &str| {
-        Role::parse(s)
-            .ok_or_else(|| field(name, format!("unknown seat {s:?}: use landlord, landlord_down or landlord_up")))
+        Role::parse_at(table, s).ok_or_else(|| {
+            let names: Vec<&str> = Role::at(table).iter().map(|r| r.name_at(table)).collect();
+            field(name, format!("unknown seat {s:?}: use {}", names.join(", ")))
+        })
     };
     let me = role_of("seat", role)?;
     let plays = history
@@ -457,18 +517,19 @@ fn play_view(
         .enumerate()
         .map(|(k, (s, p))| {
             let name = format!("history {}", k + 1);
-            Ok((role_of(&name, s)?, laizi::ids::parse_play_notation(p, wild).map_err(|e| field(name, e))?))
+            Ok((role_of(&name, s)?, laizi::ids::parse_play_notation(p, public.wild).map_err(|e| field(name, e))?))
         })
         .collect::<Result<Vec<_>, ViewError>>()?;
-    View::playing_under(me, hand, bottom, &plays, bids.as_deref(), wild)
+    View::playing_under(config, me, hand, public, &plays)
 }
 
-/// The seat the bids make the landlord (seats counted from the default first bidder).
-fn bid_winner(bids: &[u8]) -> Result<Seat, ViewError> {
-    let config = GameConfig { bidding: true, ..GameConfig::default() };
+/// The seat the bids make the landlord under `rules` (seats counted from the default first
+/// bidder).
+fn bid_winner(rules: Rules, bids: &[u8]) -> Result<Seat, ViewError> {
+    let config = GameConfig { bidding: true, rules, ..GameConfig::default() };
     let mut state = State::new(config);
     // Any deal: the bids alone decide who is landlord.
-    let deal = &crate::game::generate_deals(1, 0)[0];
+    let deal = &crate::game::generate_deals_for(rules, 1, 0)[0];
     state.deal_hands_unchecked(deal.hands, deal.bottom);
     for (k, &bid) in bids.iter().enumerate() {
         state.try_apply_bid(bid).map_err(|e| field("bids", format!("bid {}: {e}", k + 1)))?;
@@ -504,16 +565,17 @@ fn world(
     record: &[PlayRecord],
 ) -> Result<State, ViewError> {
     let Public { landlord, bottom, bids, wild } = public;
-    let deck = Counts::full_deck();
+    let deck = config.rules.deck_counts();
     if !hand.is_subset_of(deck) {
-        return Err(field("hand", format!("{hand} holds more of a rank than the deck")));
+        let reason = match config.rules {
+            Rules::TwoPlayer => format!("{hand} is not in the two-player deck (no 3s or 4s)"),
+            Rules::Standard | Rules::Laizi => format!("{hand} holds more of a rank than the deck"),
+        };
+        return Err(field("hand", reason));
     }
     let (dealt, bottom) = match (landlord, bottom) {
-        (Some(l), Some(bottom)) => (starting_hands(seat, l, hand, bottom, record)?, bottom),
-        _ => {
-            let dealt = bidding_hands(seat, hand);
-            (dealt, deck.minus(dealt.iter().fold(Counts::EMPTY, |c, h| c.plus(*h))))
-        }
+        (Some(l), Some(bottom)) => (starting_hands(config.rules, seat, l, hand, bottom, record)?, bottom),
+        _ => bidding_hands(config.rules, seat, hand),
     };
     let mut state = State::new(config.clone());
     state.try_deal_counts(dealt, bottom).map_err(|e| impossible(e.to_string()))?;
@@ -533,10 +595,10 @@ fn world(
 /// A deal `dealt` cards in, `seat` holding `hand`: the others' cards in deck order.
 fn dealing(config: &GameConfig, seat: Seat, hand: Counts, dealt: u8) -> State {
     let own = crate::cards::assign_suits(&[hand]).map_or(CardSet::EMPTY, |sets| sets[0]);
-    let (mut mine, mut rest) = (own.iter(), CardSet::full_deck().minus(own).iter());
+    let (mut mine, mut rest) = (own.iter(), config.rules.deck().minus(own).iter());
     let mut state = State::new(config.clone());
     for position in 0..dealt as usize {
-        let to_seat = position < NUM_PLAYERS * HAND_SIZE && position % NUM_PLAYERS == seat.index();
+        let to_seat = Slot::of_position(config.rules, position) == Slot::Seat(seat);
         if let Some(card) = if to_seat { mine.next() } else { rest.next() } {
             state.apply_action_unchecked(Action::Deal(card)); // each card once
         }
@@ -544,17 +606,25 @@ fn dealing(config: &GameConfig, seat: Seat, hand: Counts, dealt: u8) -> State {
     state
 }
 
-/// Seat `seat` holds `hand` (17 cards before the bottom is shown); the others get the rest in
-/// rank order, in seat order, the bottom last.
-fn bidding_hands(seat: Seat, hand: Counts) -> [Counts; NUM_PLAYERS] {
-    let mut pool = Counts::full_deck().minus(hand).iter().flat_map(|(r, n)| std::iter::repeat_n(r, n as usize));
-    by_seat(|q| if q == seat { hand } else { pool.by_ref().take(17).fold(Counts::EMPTY, |c, r| c.with(r, 1)) })
+/// Seat `seat` holds `hand` (17 cards before the bottom is shown); the other seats get the rest
+/// of the deck in rank order, in seat order, then the bottom (the set-aside is what is left).
+fn bidding_hands(rules: Rules, seat: Seat, hand: Counts) -> ([Counts; MAX_SEATS], Counts) {
+    let table = rules.table();
+    let mut pool = rules.deck_counts().minus(hand).iter().flat_map(|(r, n)| std::iter::repeat_n(r, n as usize));
+    let mut take = |n: usize| pool.by_ref().take(n).fold(Counts::EMPTY, |c, r| c.with(r, 1));
+    let hands = by_seat(|q| match q {
+        q if q == seat => hand,
+        q if table.has(q) => take(HAND_SIZE),
+        _ => Counts::EMPTY,
+    });
+    (hands, take(super::state::BOTTOM_SIZE))
 }
 
 /// The plays of `record` in order, each checked: in turn, and legal.
 fn replay(state: &mut State, record: &[PlayRecord]) -> Result<(), ViewError> {
+    let table = state.table();
     for (k, r) in record.iter().enumerate() {
-        let name = |s: Seat| state.role(s).map_or("nobody", Role::name);
+        let name = |s: Seat| state.role(s).map_or("nobody", |role| role.name_at(table));
         let turn =
             state.current_player().ok_or_else(|| impossible(format!("play {}: the game is already over", k + 1)))?;
         if turn != r.seat {
@@ -569,20 +639,22 @@ fn replay(state: &mut State, record: &[PlayRecord]) -> Result<(), ViewError> {
 
 /// The cards each seat was dealt, for a view in play: `seat`'s hand and plays as given, the
 /// others' plays (and the bottom, for the landlord) topped up from the unseen cards in rank
-/// order.
+/// order (two-player: what is left over is set aside).
 fn starting_hands(
+    rules: Rules,
     seat: Seat,
     landlord: Seat,
     hand: Counts,
     bottom: Counts,
     record: &[PlayRecord],
-) -> Result<[Counts; NUM_PLAYERS], ViewError> {
-    let name = |s: Seat| Role::of_seat(s, landlord).name();
+) -> Result<[Counts; MAX_SEATS], ViewError> {
+    let table = rules.table();
+    let name = |s: Seat| Role::of_seat(table, s, landlord).name_at(table);
     if bottom.len() != 3 {
         return Err(field("bottom", format!("{bottom} has {} cards, expected 3", bottom.len())));
     }
     let played = |q: Seat| record.iter().filter(|r| r.seat == q).fold(Counts::EMPTY, |c, r| c.plus(r.play.cards));
-    let deck = Counts::full_deck();
+    let deck = rules.deck_counts();
     let mine = hand.plus(played(seat));
     if !mine.is_subset_of(deck) {
         return Err(impossible(format!("hand {hand} plus the plays of {} is more than the deck holds", name(seat))));
@@ -609,7 +681,7 @@ fn starting_hands(
         return Err(impossible("the hand, bottom and plays hold more cards of some rank than the deck"));
     }
     let mut pool = deck.minus(known).iter().flat_map(|(r, n)| std::iter::repeat_n(r, n as usize));
-    for q in seat.others() {
+    for q in table.others(seat) {
         let need = start_size(q, landlord)
             .checked_sub(start[q].len())
             .ok_or_else(|| impossible(format!("{} played more cards than it held", name(q))))?;
@@ -633,19 +705,22 @@ mod tests {
     fn views(check: &mut dyn FnMut(&State, Seat)) {
         let mut rng = StdRng::seed_from_u64(11);
         let mut plays = MoveList::new();
-        for game in 0..30 {
-            let config = GameConfig { bidding: game % 2 == 1, ..GameConfig::default() };
+        for game in 0..45 {
+            let rules = if game % 3 == 2 { Rules::TwoPlayer } else { Rules::Standard };
+            let conceded = if rules == Rules::TwoPlayer && game % 2 == 0 { 2 } else { 0 };
+            let config = GameConfig { bidding: game % 2 == 1, rules, conceded, ..GameConfig::default() };
             let mut state = State::new(config);
-            let mut deck: Vec<_> = crate::cards::CardSet::full_deck().iter().collect();
+            let seats = state.table().seats();
+            let mut deck: Vec<_> = rules.deck().iter().collect();
             rand::seq::SliceRandom::shuffle(&mut deck[..], &mut rng);
             for (k, card) in deck.into_iter().enumerate() {
                 if k % 20 == 7 {
-                    Seat::ALL.into_iter().for_each(|q| check(&state, q));
+                    seats.iter().for_each(|&q| check(&state, q));
                 }
                 state.apply_action(Action::Deal(card));
             }
             while state.current_player().is_some() {
-                for q in Seat::ALL {
+                for &q in seats {
                     check(&state, q);
                 }
                 if state.phase() == Phase::Bid {
@@ -656,7 +731,7 @@ mod tests {
                 state.legal_plays_into(&mut plays);
                 state.apply_play(plays[rng.random_range(0..plays.len())]);
             }
-            for q in Seat::ALL {
+            for &q in seats {
                 check(&state, q);
             }
         }
@@ -724,5 +799,27 @@ mod tests {
         assert!(e.contains("already over"), "{e}");
         let e = err(r#"{"seat":"landlord","hand":"3","bottom":"3BR","history":[],"bids":[0,0,0]}"#);
         assert!(e.starts_with("bids:") && e.contains("nobody"), "{e}");
+        // Two-player requests: two roles, no 3s or 4s, conceded cards only without bidding.
+        let e = err(r#"{"rules":"two_player","seat":"landlord_up","hand":"5","bottom":"5BR","history":[]}"#);
+        assert!(e.starts_with("seat: unknown seat \"landlord_up\": use landlord, farmer"), "{e}");
+        let e = err(r#"{"rules":"two_player","seat":"farmer","hand":"35566778899TTJJQQ","bottom":"KBR","history":[]}"#);
+        assert!(e.starts_with("hand:") && e.contains("no 3s or 4s"), "{e}");
+        let e = err(
+            r#"{"rules":"two_player","seat":"farmer","hand":"5","bottom":"5BR","history":[],"bids":[1],"conceded":1}"#,
+        );
+        assert!(e.starts_with("conceded:"), "{e}");
+        let e = err(r#"{"rules":"two_player","seat_index":1,"hand":"55667788999TTJJQQ","bids":[1,1]}"#);
+        assert!(e.starts_with("bids:"), "seat 1 bids after an even number of bids: {e}");
+        let farmer = r#"{"rules":"two_player","seat":"farmer","hand":"55667788999TTJJQQ","bottom":"KBR","history":[["landlord","6"]],"conceded":3}"#;
+        let view = View::from_json(farmer).unwrap();
+        assert_eq!(
+            (view.table(), view.role(), view.conceded(), view.cards_left(Seat::S0)),
+            (Table::TWO, Some(Role::LandlordDown), 3, 19)
+        );
+        assert_eq!(serde_json::to_string(&view).unwrap(), farmer);
+        let bidder =
+            View::from_json(r#"{"rules":"two_player","seat_index":0,"hand":"55667788999TTJJQQ","bids":[1,1]}"#)
+                .unwrap();
+        assert_eq!((bidder.robs(), bidder.legal_bids_vec()), (1, vec![0, 1]));
     }
 }
