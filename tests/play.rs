@@ -802,6 +802,63 @@ fn a_whole_game_in_headless_chromium_by_clicking() {
 }
 
 #[test]
+fn the_web_api_plays_two_player_games_with_calls_robs_and_the_conceded_cards() {
+    let dir = scratch("api-two-player");
+    let log_dir = dir.to_str().unwrap();
+    let server = Server::start(&["--rules", "two_player", "--bidding", "--agents", "rule", "--log-dir", log_dir]);
+    let page = client().get(&format!("{}/", server.base)).call().unwrap().body_mut().read_to_string().unwrap();
+    assert!(page.contains(r#"<body data-rules="two_player">"#), "the page draws a table of two");
+    let (s, e) = call("POST", &format!("{}/api/games", server.base), Some(r#"{"seat":"landlord_up"}"#));
+    assert_eq!(s, 400);
+    assert!(e["error"].as_str().unwrap().contains("use landlord, farmer or random"), "{e}");
+    let mut finished = 0;
+    for deal in 0..6 {
+        let body = json!({ "seat": "farmer", "deal": deal }).to_string();
+        let (s, mut game) = call("POST", &format!("{}/api/games", server.base), Some(&body));
+        assert_eq!(s, 201, "{game}");
+        let id = game["id"].as_str().unwrap().to_string();
+        loop {
+            let view = &game["view"];
+            assert_eq!((view["rules"].as_str(), view["seats"].as_array().unwrap().len()), (Some("two_player"), 2));
+            if view["result"].is_object() {
+                assert!(view["conceded"].is_u64(), "{view}");
+                finished += 1;
+                break;
+            }
+            let entry = if view["landlord"].is_null() {
+                let called = view["bids"].as_array().unwrap().iter().any(|b| b[1] == 1);
+                if called { "rob" } else { "call" }.to_string()
+            } else {
+                let hand: String =
+                    view["hand"].as_array().unwrap().iter().map(|c| c["rank"].as_str().unwrap()).collect();
+                let rival = view["rival"]["play"].as_str().and_then(|p| Play::parse(p).ok());
+                let mut plays = MoveList::new();
+                legal_plays(Counts::parse(&hand).unwrap(), rival.as_ref(), &mut plays);
+                plays[plays.len() - 1].to_string()
+            };
+            let (s, next) = call(
+                "POST",
+                &format!("{}/api/games/{id}/play", server.base),
+                Some(&json!({ "play": entry }).to_string()),
+            );
+            assert_eq!(s, 200, "{entry}: {next}");
+            game = next;
+        }
+    }
+    assert_eq!(finished, 6);
+    // Advice on a two-player position: the request names the rules and the conceded cards.
+    let request = json!({"rules":"two_player","seat":"farmer","hand":"66778899TTJQKA2BR","bottom":"QKA","history":[["landlord","5"]],"conceded":15});
+    let (s, advice) = call("POST", &format!("{}/api/advise", server.base), Some(&request.to_string()));
+    assert_eq!(s, 200, "{advice}");
+    assert_eq!(advice["play"], "BR", "the rule agent takes the play that reaches the target: {advice}");
+    drop(server);
+    let games = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    assert_eq!(games.lines().count(), 6);
+    assert!(games.lines().all(|l| l.contains(r#""rules":"two_player""#)), "{games}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn advice_ranks_every_legal_play_and_the_openapi_description_matches_the_routes() {
     let dir = scratch("advise");
     let search = "ismcts:models/dmc-rule-2h?sims=30";

@@ -418,16 +418,18 @@ impl Overrides {
 
 #[derive(clap::Args)]
 pub struct PlayArgs {
-    /// Your seat: landlord, landlord_down (plays after the landlord), landlord_up, or random.
+    /// Your seat: landlord, landlord_down (plays after the landlord), landlord_up, or random;
+    /// in two-player games landlord, farmer or random.
     #[arg(long, default_value = "random")]
     pub seat: String,
     /// The agents in the other two seats, in seat order: one spec for both, or two
-    /// comma-separated (see AGENTS below). Default: the ladder's top agent, or under laizi the
-    /// laizi network (checkpoint:models/laizi-1h/model.safetensors).
+    /// comma-separated (see AGENTS below; a two-player game takes the first). Default: the
+    /// ladder's top agent, or the variant's network (models/laizi-1h, models/two-player-1h).
     #[arg(long)]
     pub agents: Option<String>,
-    /// The rules: standard, or laizi (a wild rank drawn once the landlord is known; type
-    /// `5557 as 5555` when cards make more than one play; docs/rules.md).
+    /// The rules: standard, laizi (a wild rank drawn once the landlord is known; type `5557 as
+    /// 5555` when cards make more than one play) or two_player (one opponent, 46 cards; with
+    /// --bidding type call, rob or pass); docs/rules.md.
     #[arg(long, default_value = "standard")]
     pub rules: ddz::game::Rules,
     /// Play deal N of the built-in 1,000-deal evaluation set.
@@ -439,9 +441,10 @@ pub struct PlayArgs {
     /// Where finished games go (games.jsonl) and quit ones (unfinished.jsonl).
     #[arg(long, default_value = "human-games")]
     pub log_dir: PathBuf,
-    /// Start with 1-2-3 bidding (the first bidder drawn from the seed; a deal everyone passes
-    /// on is dealt again). --seat then names a place at the table (landlord = seat 0 of the
-    /// deal, …); the bids decide the roles. Points are multiplied by the winning bid.
+    /// Start with 1-2-3 bidding (two-player: calling and robbing; the first bidder drawn from
+    /// the seed; a deal everyone passes on is dealt again). --seat then names a place at the
+    /// table (landlord = seat 0 of the deal, …); the bids decide the roles. Points are
+    /// multiplied by the winning bid (two-player: doubled per rob).
     #[arg(long)]
     pub bidding: bool,
 }
@@ -449,12 +452,13 @@ pub struct PlayArgs {
 #[derive(clap::Args)]
 pub struct ServeArgs {
     /// The agents in the two seats that are not the person's, in seat order: one spec for both,
-    /// or two comma-separated (see AGENTS below). Default: the ladder's top agent, or under
-    /// laizi the laizi network (checkpoint:models/laizi-1h/model.safetensors).
+    /// or two comma-separated (see AGENTS below; a two-player game takes the first). Default:
+    /// the ladder's top agent, or the variant's network (models/laizi-1h, models/two-player-1h).
     #[arg(long)]
     pub agents: Option<String>,
-    /// The rules of every game: standard, or laizi (the page shows the wild rank and asks which
-    /// play is meant when the chosen cards make more than one; docs/rules.md).
+    /// The rules of every game: standard, laizi (the page shows the wild rank and asks which
+    /// play is meant when the chosen cards make more than one) or two_player (the page shows
+    /// one opponent, the conceded cards and the robs); docs/rules.md.
     #[arg(long, default_value = "standard")]
     pub rules: ddz::game::Rules,
     /// The address to listen on; the default serves this machine only.
@@ -649,12 +653,18 @@ pub const DEFAULT_AGENT: &str = "auto:models/dmc-rule-2h/model.safetensors";
 /// (models/laizi-1h; search agents do not take laizi yet).
 pub const DEFAULT_LAIZI_AGENT: &str = "checkpoint:models/laizi-1h/model.safetensors";
 
+/// The agent of `play` and `serve` in two-player games unless told otherwise: the shipped
+/// two-player network (models/two-player-1h; search agents do not take two-player games yet).
+pub const DEFAULT_TWO_PLAYER_AGENT: &str = "checkpoint:models/two-player-1h/model.safetensors";
+
 /// `--agents` as given, or the default agent of `rules`.
 pub fn agents_or_default(agents: &Option<String>, rules: ddz::game::Rules) -> &str {
+    use ddz::game::Rules;
     match (agents, rules) {
         (Some(a), _) => a,
-        (None, ddz::game::Rules::Standard) => DEFAULT_AGENT,
-        (None, _) => DEFAULT_LAIZI_AGENT,
+        (None, Rules::Standard) => DEFAULT_AGENT,
+        (None, Rules::Laizi) => DEFAULT_LAIZI_AGENT,
+        (None, Rules::TwoPlayer) => DEFAULT_TWO_PLAYER_AGENT,
     }
 }
 

@@ -7,15 +7,15 @@ use ddz::game::Deal;
 use ddz::runtime;
 use std::io::IsTerminal;
 
-/// The deal of a person's game and the seed it came from.
-fn person_deal(deal: Option<usize>, seed: Option<u64>) -> Result<(Deal, u64)> {
+/// The deal of a person's game under `rules` and the seed it came from.
+fn person_deal(deal: Option<usize>, seed: Option<u64>, rules: ddz::game::Rules) -> Result<(Deal, u64)> {
     if let Some(n) = deal {
-        let deals = ddz::game::default_deals();
+        let deals = ddz::game::DealSet::Dev.deals_for(rules);
         let d = deals.get(n).with_context(|| format!("--deal {n}: the set has deals 0 to {}", deals.len() - 1))?;
         return Ok((d.clone(), n as u64));
     }
     let seed = seed.unwrap_or_else(rand::random);
-    Ok((ddz::game::generate_deals(1, seed).remove(0), seed))
+    Ok((ddz::game::generate_deals_for(rules, 1, seed).remove(0), seed))
 }
 
 /// One game in the terminal against two agents, logged.
@@ -24,7 +24,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
     runtime::configure_threads(1);
     let specs =
         parse_agents(agents_or_default(&args.agents, args.rules)).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
-    let (deal, seed) = person_deal(args.deal, args.seed)?;
+    let (deal, seed) = person_deal(args.deal, args.seed, args.rules)?;
     let seat = parse_seat(&args.seat, args.rules, seed).map_err(|e| anyhow::anyhow!("--seat: {e}"))?;
     let rules = ddz::play::rules(args.bidding, args.rules, seed);
     let mut session = Session::with_rules(&deal, seat, &specs, seed, "human:terminal", rules)

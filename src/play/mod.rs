@@ -1,5 +1,5 @@
-//! A person against two agents: the game session that the terminal game ([`terminal`]) and the
-//! web page (`serve`) share. The session holds the real state; what it shows the person is a
+//! A person against two agents (one in a two-player game): the game session that the terminal
+//! game ([`terminal`]) and the web page (`serve`) share. The session holds the real state; what it shows the person is a
 //! [`Screen`] of what their seat may see, and every finished game becomes a [`GameLog`].
 
 pub mod terminal;
@@ -19,7 +19,7 @@ use std::sync::Mutex;
 /// How many plays a hint shows.
 pub const HINTS: usize = 3;
 
-/// One game: the person's seat, the agents in the other two, and the state.
+/// One game: the person's seat, the agents in the other seats, and the state.
 pub struct Session {
     state: State,
     human: Seat,
@@ -42,7 +42,7 @@ pub enum Event {
     Bid {
         /// The seat that bid.
         seat: Seat,
-        /// Its bid: 0 = pass, else 1 to 3.
+        /// Its bid: 0 = pass, else 1 to 3 (two-player: 1 = call, or rob once someone called).
         bid: u8,
     },
     /// An agent played or passed.
@@ -54,10 +54,11 @@ pub enum Event {
 }
 
 /// The rules every person's game is played under: the landlord fixed by the deal (seat 0 of a
-/// deal) or, with `bidding`, chosen by 1–2–3 bids (the first bidder drawn from `seed`; a deal
-/// everyone passes on is dealt again); points × the bid, × 2 per bomb or rocket and for a spring;
-/// `variant` the standard game or laizi (its wild rank drawn from `seed` once the landlord is
-/// known).
+/// deal) or, with `bidding`, chosen by 1–2–3 bids (two-player: calling and robbing; the first
+/// bidder drawn from `seed`; a deal everyone passes on is dealt again); points × the bid, × 2 per
+/// bomb or rocket (and rob) and for a spring; `variant` the standard game, laizi (its wild rank
+/// drawn from `seed` once the landlord is known) or two-player (no cards conceded without
+/// bidding).
 pub fn rules(bidding: bool, variant: Rules, seed: u64) -> GameConfig {
     GameConfig {
         scoring: Scoring::Score,
@@ -70,8 +71,9 @@ pub fn rules(bidding: bool, variant: Rules, seed: u64) -> GameConfig {
 }
 
 impl Session {
-    /// A game on `deal` with the person in `human`; `agents` play the other two seats in seat
-    /// order. `source` names the front end in the log (`human:terminal`, `human:web`).
+    /// A game on `deal` with the person in `human`; `agents` play the other seats in seat order
+    /// (a two-player game takes the first). `source` names the front end in the log
+    /// (`human:terminal`, `human:web`).
     pub fn new(
         deal: &Deal,
         human: Seat,
@@ -93,11 +95,15 @@ impl Session {
         config: GameConfig,
     ) -> Result<Session, AgentError> {
         let variant = config.rules;
+        let table = variant.table();
         let mut state = State::new(config);
-        state.deal_hands(deal.hands, deal.bottom);
+        state.try_deal_hands(deal.hands, deal.bottom).map_err(|e| AgentError::Setting {
+            spec: "the deal".into(),
+            reason: format!("{e} (a {variant} game needs a deal of its own deck)"),
+        })?;
         let mut seats: [Option<Box<dyn Agent>>; 3] = [None, None, None];
         let mut names = [String::from("you"), String::new(), String::new()];
-        let others = Seat::ALL.into_iter().filter(|&s| s != human);
+        let others = table.seats().iter().copied().filter(|&s| s != human);
         for (k, (seat, spec)) in others.zip(agents).enumerate() {
             spec.check_rules(variant)?;
             let mut agent = spec.clone().refuse_cheat("a game with a person")?.build()?;
@@ -118,13 +124,13 @@ impl Session {
     pub fn state(&self) -> &State {
         &self.state
     }
-    /// The person's seat (0 to 2).
+    /// The person's seat (0 to 2; 0 or 1 in a two-player game).
     pub fn human(&self) -> Seat {
         self.human
     }
-    /// Who plays each seat: `you` or the agent's spec.
-    pub fn names(&self) -> &[String; 3] {
-        &self.names
+    /// Who plays each seat of the game: `you` or the agent's spec.
+    pub fn names(&self) -> &[String] {
+        &self.names[..self.state.table().len()]
     }
     /// Whether the game has ended.
     pub fn is_over(&self) -> bool {
@@ -219,18 +225,27 @@ impl Session {
         Ok(play)
     }
 
-    /// Makes the person's bid (`pass`, `0`–`3`, `bid 2`); a refused one changes nothing.
+    /// Makes the person's bid (`pass`, `0`–`3`, `bid 2`; two-player `call` or `rob`, or `bid
+    /// 1`); a refused one changes nothing.
     pub fn bid_human(&mut self, entry: &str) -> Result<u8, Refused> {
         if !self.awaits_human() || !self.bidding() {
             return Err(Refused::new("it is not your turn to bid"));
         }
         let text = entry.trim().to_ascii_lowercase();
         let text = text.strip_prefix("bid").unwrap_or(&text).trim();
+        let two_player = self.state.config().rules == Rules::TwoPlayer;
         let bid = match text {
             "pass" | "0" => 0,
+            "call" | "rob" if two_player => 1,
+            t if two_player => t.parse::<u8>().map_err(|_| {
+                Refused(format!("{entry:?} is not a bid: type pass, or call (rob once someone called)"))
+            })?,
             t => t.parse::<u8>().map_err(|_| Refused(format!("{entry:?} is not a bid: type pass, 1, 2 or 3")))?,
         };
         let legal = self.state.legal_bids_vec();
+        if two_player && !legal.contains(&bid) {
+            return Err(Refused(format!("bid {bid} is not allowed: pass, or call (rob once someone called)")));
+        }
         if !legal.contains(&bid) {
             let high = self.state.bids().iter().max().copied().unwrap_or(0);
             return Err(Refused(format!(
@@ -424,7 +439,8 @@ impl CardView {
 pub struct SeatView {
     /// The seat (0 to 2).
     pub seat: Seat,
-    /// `landlord`, `landlord_down` or `landlord_up`; empty while the landlord is unknown.
+    /// `landlord`, `landlord_down` or `landlord_up` (two-player: `landlord` or `farmer`); empty
+    /// while the landlord is unknown.
     pub role: &'static str,
     /// `you` or the agent's spec.
     pub name: String,
@@ -474,10 +490,13 @@ pub struct ResultView {
     pub landlord_won: bool,
     /// Whether the person's side won.
     pub you_won: bool,
-    /// The person's points: ± the stake, doubled for the landlord.
+    /// The person's points: ± the stake, for the landlord once per farmer.
     pub points: f64,
     /// Bombs and rockets played (each doubles the stake).
     pub bombs: u8,
+    /// Two-player: the robs of the bidding (each doubles the stake).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub robs: u8,
     /// Whether the game ended in a spring or an anti-spring (which doubles the stake).
     pub spring: bool,
 }
@@ -488,14 +507,21 @@ pub struct ResultView {
 /// its picture for people, with suits and names.)
 #[derive(Clone, Debug, Serialize)]
 pub struct Screen {
+    /// The rules: `standard`, `laizi` or `two_player`.
+    pub rules: &'static str,
     /// The person's seat (0 to 2).
     pub you: Seat,
     /// None while bidding.
     pub landlord: Option<Seat>,
-    /// The bids so far: (seat, bid), 0 = pass.
+    /// The bids so far: (seat, bid), 0 = pass; each seat's bid in seat order, or in a
+    /// two-player game every call and rob in turn.
     pub bids: Vec<(Seat, u8)>,
-    /// The three seats, in seat order.
+    /// The game's seats (three, or two), in seat order.
     pub seats: Vec<SeatView>,
+    /// Two-player: the farmer wins once no more than this many cards are left (the robs, or
+    /// the game's setting); absent under other rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conceded: Option<u8>,
     /// The person's cards.
     pub hand: Vec<CardView>,
     /// The bottom cards; empty until the landlord is known.
@@ -520,15 +546,24 @@ pub struct Screen {
 impl Screen {
     fn of(session: &Session) -> Screen {
         let s = &session.state;
-        let seats = Seat::ALL
-            .into_iter()
-            .map(|seat| SeatView {
+        let table = s.table();
+        let two_player = s.config().rules == Rules::TwoPlayer;
+        let seats = table
+            .seats()
+            .iter()
+            .map(|&seat| SeatView {
                 seat,
-                role: s.role(seat).map_or("", Role::name),
+                role: s.role(seat).map_or("", |r| r.name_at(table)),
                 name: session.names[seat].clone(),
                 cards_left: s.cards_left(seat),
             })
             .collect();
+        let bids = match two_player {
+            true => (s.bids().iter().enumerate())
+                .map(|(k, &b)| (table.after(s.config().first_bidder, k as u64), b))
+                .collect(),
+            false => table.seats().iter().filter_map(|&q| s.bid_of(q).map(|b| (q, b))).collect(),
+        };
         let play_view = |r: &PlayRecord| PlayView::of(r.seat, &r.play);
         let result = s.winner().zip(s.landlord()).map(|(winner, landlord)| ResultView {
             winner,
@@ -536,13 +571,16 @@ impl Screen {
             you_won: (winner == landlord) == (session.human == landlord),
             points: s.returns()[session.human],
             bombs: s.bombs_played(),
+            robs: s.robs(),
             spring: s.is_spring(),
         });
         Screen {
+            rules: s.config().rules.name(),
             you: session.human,
             landlord: s.landlord(),
-            bids: Seat::ALL.into_iter().filter_map(|q| s.bid_of(q).map(|b| (q, b))).collect(),
+            bids,
             seats,
+            conceded: two_player.then(|| s.conceded()),
             hand: cards_in_hand(s, session.human).into_iter().map(CardView::of).collect(),
             bottom: if s.bottom_revealed() { s.bottom().iter().map(CardView::of).collect() } else { Vec::new() },
             to_move: s.current_player(),
@@ -595,6 +633,10 @@ pub fn cards_in_hand(state: &State, seat: Seat) -> Vec<Card> {
     cards
 }
 
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
 /// Why the person's entry (a play or a bid) was refused, in words a person reads; the game is
 /// as it was.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -610,9 +652,9 @@ impl Refused {
 /// A game's setup that cannot be: an unknown seat, or agents that are not one or two specs.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
-    /// A seat that is no role name and not `random`.
-    #[error("unknown seat {0:?}: use landlord, landlord_down, landlord_up or random")]
-    Seat(String),
+    /// A seat that is no role name of the game and not `random`.
+    #[error("unknown seat {0:?}: use {1} or random")]
+    Seat(String, String),
     /// An agent spec that does not parse.
     #[error("agent {spec:?}: {source}")]
     Agent {
@@ -634,9 +676,10 @@ pub fn parse_seat(text: &str, rules: Rules, seed: u64) -> Result<Seat, SetupErro
     let table = rules.table();
     match text {
         "random" => Ok(table.after(Seat::S0, seed)),
-        _ => Role::parse_at(table, text)
-            .map(|r| table.after(landlord, r.index() as u64))
-            .ok_or_else(|| SetupError::Seat(text.to_string())),
+        _ => Role::parse_at(table, text).map(|r| table.after(landlord, r.index() as u64)).ok_or_else(|| {
+            let names: Vec<&str> = Role::at(table).iter().map(|r| r.name_at(table)).collect();
+            SetupError::Seat(text.to_string(), names.join(", "))
+        }),
     }
 }
 
@@ -727,6 +770,55 @@ mod tests {
         assert_eq!(wild_of(&deal, 3), wild_of(&deal, 3), "the same seed, the same rank");
         let fixed = Deal { wild: WildRank::new(11), ..deal.clone() };
         assert!((0..12).all(|seed| wild_of(&fixed, seed) == WildRank::new(11).unwrap()));
+    }
+
+    #[test]
+    fn a_two_player_game_calls_robs_shows_one_opponent_and_the_conceded_cards() {
+        let deals = crate::game::generate_deals_for(Rules::TwoPlayer, 30, 5);
+        let specs = [AgentSpec::Rule, AgentSpec::Rule];
+        let (mut robbed, mut played) = (false, 0);
+        for (k, deal) in deals.iter().enumerate() {
+            let config = rules(true, Rules::TwoPlayer, k as u64);
+            let mut s = Session::with_rules(deal, Seat::S1, &specs, k as u64, "human:test", config).unwrap();
+            assert_eq!(s.names().len(), 2);
+            s.play_agents();
+            while s.bidding() {
+                assert!(s.bid_human("3").unwrap_err().0.contains("pass, or call (rob once someone called)"));
+                // Call, then rob whenever asked: the rule agent robs back with strong hands.
+                let entry = if s.state().bids().contains(&1) { "rob" } else { "call" };
+                assert_eq!(s.bid_human(entry), Ok(1));
+                s.play_agents();
+            }
+            let Some(landlord) = s.state().landlord() else { continue }; // both passed: dealt again
+            robbed |= s.state().robs() > 0;
+            let screen = s.screen();
+            assert_eq!((screen.rules, screen.seats.len(), screen.conceded), ("two_player", 2, Some(s.state().robs())));
+            assert!(screen.seats.iter().all(|v| ["landlord", "farmer"].contains(&v.role)), "{:?}", screen.seats);
+            assert!(!screen.bids.is_empty() && screen.bids.iter().all(|(seat, _)| seat.index() < 2));
+            while !s.is_over() {
+                let mut plays = MoveList::new();
+                s.state.legal_plays_into(&mut plays);
+                s.play_human(&plays[plays.len() - 1].to_string()).unwrap();
+                s.play_agents();
+            }
+            let result = s.screen().result.unwrap();
+            assert_eq!(result.landlord_won, s.state().winner() == Some(landlord));
+            assert_eq!(result.robs, s.state().robs());
+            let log = s.log();
+            assert_eq!((log.hands.len(), log.rules), (2, Some(Rules::TwoPlayer)));
+            let replayed = log.replay().unwrap().state;
+            assert_eq!((replayed.winner(), replayed.robs()), (s.state().winner(), s.state().robs()));
+            assert_eq!(replayed.play_record(), s.state().play_record());
+            played += 1;
+        }
+        assert!(played > 20 && robbed, "{played} games, robbed: {robbed}");
+        // A deal of three hands is no deal of a two-player game: refused by name.
+        let three = &generate_deals(1, 5)[0];
+        let config = rules(false, Rules::TwoPlayer, 0);
+        let e = Session::with_rules(three, Seat::S0, &specs, 0, "human:test", config).err().unwrap().to_string();
+        assert!(e.contains("a two_player game needs a deal of its own deck"), "{e}");
+        assert!(parse_seat("landlord_up", Rules::TwoPlayer, 0).unwrap_err().to_string().contains("landlord, farmer"));
+        assert_eq!(parse_seat("farmer", Rules::TwoPlayer, 0).unwrap(), Seat::S1);
     }
 
     #[test]

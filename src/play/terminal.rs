@@ -3,7 +3,7 @@
 
 use super::{Event, HINTS, Session, cards_in_hand, shown};
 use crate::cards::Card;
-use crate::game::{PlayRecord, Role, Rules, Seat};
+use crate::game::{PlayRecord, Rules, Seat};
 use crate::lines::brief;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -31,6 +31,11 @@ small and big joker), or pass when following. Commands: hint (the network's best
 (the plays so far), quit (end the game; it is saved as unfinished).\nPlays: solo, pair, trio, trio with a \
 solo or a pair, chains of 5+ solos, 3+ pairs or 2+ trios (3 to A), airplanes with wings, four with two \
 solos or two pairs, bombs (four of a kind) and the rocket (BR).";
+
+const TWO_PLAYER_HELP: &str = "Two-player: 46 cards (no 3s or 4s), one opponent, and 9 cards set aside that \
+nobody sees. Bidding: call or pass; after a call, rob or pass (each rob doubles the stake and concedes the farmer \
+a card). The farmer wins as soon as no more cards than the conceded ones are left in their hand; one pass ends \
+a trick.";
 
 const LAIZI_HELP: &str = "Laizi: the four cards of the wild rank are wild; each stands for any rank from 3 to 2 \
 (never a joker), so 5557 with 7s wild is a bomb of 5s or a trio of 5s with a 7. When your cards make more than \
@@ -108,32 +113,54 @@ pub fn run(
     }
 }
 
+fn two_player(session: &Session) -> bool {
+    session.state().config().rules == Rules::TwoPlayer
+}
+
 fn intro(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     let s = session.state();
+    let table = s.table();
+    if two_player(session) {
+        writeln!(out, "{}", screen.paint("1", "Two-player Dou Dizhu: 46 cards, 9 set aside unseen (type help)."))?;
+    }
     if s.landlord().is_none() {
-        writeln!(out, "{}", screen.paint("1", "Bidding: pass or bid 1, 2 or 3, above the highest bid; a 3 ends it."))?;
+        let how = match two_player(session) {
+            true => {
+                "Bidding: call or pass; after a call, rob or pass (each rob doubles the stake and concedes a card)."
+            }
+            false => "Bidding: pass or bid 1, 2 or 3, above the highest bid; a 3 ends it.",
+        };
+        writeln!(out, "{}", screen.paint("1", how))?;
         writeln!(out, "First to bid: {}.", seat_label(session, s.config().first_bidder))?;
     } else {
-        let you = s.role(session.human()).map_or("?", Role::name);
+        let you = s.role(session.human()).map_or("?", |r| r.name_at(table));
         writeln!(out, "{}", screen.paint("1", &format!("You play {you}.")))?;
-        for seat in Seat::ALL.into_iter().filter(|&seat| seat != session.human()) {
+        for &seat in table.seats().iter().filter(|&&seat| seat != session.human()) {
             writeln!(out, "{}", seat_label(session, seat))?;
         }
         announce_landlord(session, out, screen)?;
     }
-    writeln!(out, "Type a play (33, 34567, pass), or hint, history, help, quit.")
+    let examples = if two_player(session) { "55, 56789" } else { "33, 34567" };
+    writeln!(out, "Type a play ({examples}, pass), or hint, history, help, quit.")
 }
 
 fn announce_landlord(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     let s = session.state();
     let landlord = s.landlord().expect("announced once known");
     let bottom: Vec<String> = s.bottom().iter().map(|c| screen.card(c)).collect();
-    writeln!(out, "Landlord: {}. Bottom: {}. Stake: {}.", seat_label(session, landlord), bottom.join(" "), s.base())
+    let stake = s.base() as u64 * (1u64 << s.robs());
+    writeln!(out, "Landlord: {}. Bottom: {}. Stake: {stake}.", seat_label(session, landlord), bottom.join(" "))?;
+    if two_player(session) {
+        let conceded = s.conceded();
+        writeln!(out, "The farmer wins with {conceded} card(s) or fewer left ({conceded} conceded).")?;
+    }
+    Ok(())
 }
 
 fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     match entry.to_ascii_lowercase().as_str() {
         "help" | "?" if session.state().config().rules == Rules::Laizi => writeln!(out, "{HELP}\n{LAIZI_HELP}"),
+        "help" | "?" if two_player(session) => writeln!(out, "{HELP}\n{TWO_PLAYER_HELP}"),
         "help" | "?" => writeln!(out, "{HELP}"),
         "history" => {
             for r in session.state().play_record().to_vec() {
@@ -151,6 +178,7 @@ fn command(session: &mut Session, entry: &str, out: &mut dyn Write, screen: Scre
         },
         _ if session.bidding() => match session.bid_human(entry) {
             Ok(0) => writeln!(out, "  you: pass"),
+            Ok(_) if two_player(session) => writeln!(out, "  you: {}", call_or_rob(session)),
             Ok(bid) => writeln!(out, "  you: bid {bid}"),
             Err(reason) => {
                 writeln!(out, "{}", screen.paint("33", &format!("Not bid: {}. Try again.", brief(&reason.0))))
@@ -169,6 +197,9 @@ fn show_event(session: &Session, event: &Event, out: &mut dyn Write) -> io::Resu
     match event {
         Event::Play(r) => show_play(session, r, out),
         Event::Bid { seat, bid: 0 } => writeln!(out, "  {}: pass", seat_label(session, *seat)),
+        Event::Bid { seat, .. } if two_player(session) => {
+            writeln!(out, "  {}: {}", seat_label(session, *seat), call_or_rob(session))
+        }
         Event::Bid { seat, bid } => writeln!(out, "  {}: bid {bid}", seat_label(session, *seat)),
         Event::Redeal => writeln!(out, "Everyone passed: the cards are dealt again."),
         Event::Wild(w) => writeln!(
@@ -178,6 +209,12 @@ fn show_event(session: &Session, event: &Event, out: &mut dyn Write) -> io::Resu
     }
 }
 
+/// A two-player bid of 1 as what it was: the first is a call, every later one a rob. Told
+/// after it is made (from the calls so far), so the last call made is the one named.
+fn call_or_rob(session: &Session) -> &'static str {
+    if session.state().bids().iter().filter(|&&b| b == 1).count() > 1 { "rob" } else { "call" }
+}
+
 fn show_play(session: &Session, r: &PlayRecord, out: &mut dyn Write) -> io::Result<()> {
     let left = session.state().cards_left(r.seat);
     writeln!(out, "  {}: {}   ({left} left)", seat_label(session, r.seat), shown(&r.play))
@@ -185,16 +222,28 @@ fn show_play(session: &Session, r: &PlayRecord, out: &mut dyn Write) -> io::Resu
 
 fn show_turn(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     let s = session.state();
+    let table = s.table();
     if session.bidding() {
-        let high = s.bids().iter().max().copied().unwrap_or(0);
-        writeln!(out, "Your bid: pass, or above the highest bid so far ({high}), at most 3.")?;
+        match (two_player(session), s.bids().contains(&1)) {
+            (true, false) => writeln!(out, "Your bid: call, or pass.")?,
+            (true, true) => writeln!(out, "Your bid: rob (the stake doubles, the farmer gets a card more), or pass.")?,
+            (false, _) => {
+                let high = s.bids().iter().max().copied().unwrap_or(0);
+                writeln!(out, "Your bid: pass, or above the highest bid so far ({high}), at most 3.")?;
+            }
+        }
         return show_hand(session, out, screen);
     }
-    let left: Vec<String> = Seat::ALL
+    let left: Vec<String> = table
+        .seats()
         .iter()
-        .map(|&seat| format!("{} {}", s.role(seat).map_or("?", Role::name), s.cards_left(seat)))
+        .map(|&seat| format!("{} {}", s.role(seat).map_or("?", |r| r.name_at(table)), s.cards_left(seat)))
         .collect();
-    writeln!(out, "Cards left: {}", left.join(" · "))?;
+    let target = match two_player(session) {
+        true => format!(" (the farmer wins at {} or fewer)", s.conceded()),
+        false => String::new(),
+    };
+    writeln!(out, "Cards left: {}{target}", left.join(" · "))?;
     match s.rival() {
         Some(r) => writeln!(out, "To beat: {} ({})", shown(&r.play), seat_label(session, r.seat))?,
         None => writeln!(out, "You lead.")?,
@@ -218,11 +267,18 @@ fn show_hand(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Resu
 
 fn finish(session: &Session, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
     let result = session.screen().result.ok_or_else(|| io::Error::other("the game has no result yet"))?;
-    let winner = if result.landlord_won { "The landlord wins" } else { "The farmers win" };
+    let winner = match (result.landlord_won, two_player(session)) {
+        (true, _) => "The landlord wins",
+        (false, true) => "The farmer wins",
+        (false, false) => "The farmers win",
+    };
     let verdict = if result.you_won { screen.paint("32;1", "you win") } else { screen.paint("31;1", "you lose") };
     let mut doubles = Vec::new();
     if result.bombs > 0 {
         doubles.push(format!("{} bomb(s) or rocket ×{}", result.bombs, 1u64 << result.bombs));
+    }
+    if result.robs > 0 {
+        doubles.push(format!("{} rob(s) ×{}", result.robs, 1u64 << result.robs));
     }
     if result.spring {
         doubles.push(if result.landlord_won { "spring ×2".into() } else { "anti-spring ×2".into() });

@@ -9,7 +9,9 @@
 //! each seat) are optional. When a source does not record the bottom (`"bottom": null`),
 //! the landlord's hand holds all 20 cards. A laizi game adds `"wild":"7"`, its wild rank, and
 //! writes a play that takes wild cards as its reading, `/`, and the ranks the wild cards stand
-//! for (`[0,"5555/5"]`, as the bot protocol does).
+//! for (`[0,"5555/5"]`, as the bot protocol does). A two-player game adds `"rules":"two_player"`,
+//! has two hands (of the 46 cards without 3s and 4s; the 9 set aside are not recorded) and, when
+//! its landlord was fixed with cards conceded, `"conceded":K`.
 
 use crate::cards::{Counts, rank_of_char};
 use crate::game::laizi::ids::{parse_play_notation, play_notation};
@@ -26,8 +28,9 @@ pub struct GameLog {
     /// given.
     #[serde(default)]
     pub source: String,
-    /// Each seat's 17 dealt cards, in card notation (the landlord's 20 when `bottom` is `None`).
-    pub hands: [String; 3],
+    /// Each seat's 17 dealt cards, in card notation (the landlord's 20 when `bottom` is `None`):
+    /// three hands, or two in a two-player game.
+    pub hands: Vec<String>,
     /// The 3 bottom cards, or `None` when the source does not record them.
     pub bottom: Option<String>,
     /// The landlord's seat, 0 to 2.
@@ -48,6 +51,13 @@ pub struct GameLog {
     /// written as its reading and what the wild cards stand for (`5555/5`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wild: Option<String>,
+    /// `two_player` for a two-player game; absent for the standard game and laizi (known by
+    /// its `wild`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Rules>,
+    /// Two-player without bidding: the cards conceded to the farmer (with bidding, the robs).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub conceded: u8,
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -110,9 +120,13 @@ impl GameLog {
     /// Replays the log; every problem is a reason (with the move number where there is one).
     pub fn replay(&self) -> Result<ReplayedGame, ReplayError> {
         let err = |move_no: Option<usize>, reason: String| ReplayError { move_no, reason };
-        let Some(landlord) = Seat::new(self.landlord) else {
-            return Err(err(None, format!("landlord seat {} is not 0, 1 or 2", self.landlord)));
-        };
+        let rules = self.rules_of().map_err(|r| err(None, r))?;
+        let table = rules.table();
+        let landlord = table.seat(self.landlord.into()).map_err(|e| err(None, format!("landlord: {e}")))?;
+        if self.hands.len() != table.len() {
+            let n = self.hands.len();
+            return Err(err(None, format!("{n} hands, but a {rules} game deals {}", table.len())));
+        }
         let l = landlord.index();
         let mut hands = [Counts::EMPTY; 3];
         for (s, text) in self.hands.iter().enumerate() {
@@ -141,7 +155,7 @@ impl GameLog {
                 (b, false)
             }
         };
-        for (s, h) in hands.iter().enumerate() {
+        for (s, h) in hands[..table.len()].iter().enumerate() {
             if h.len() != 17 {
                 return Err(err(None, format!("seat {s} was dealt {} cards, not 17", h.len())));
             }
@@ -150,7 +164,16 @@ impl GameLog {
             return Err(err(None, format!("the bottom has {} cards, not 3", bottom.len())));
         }
         let all = hands.iter().fold(bottom, |a, h| a.plus(*h));
-        if all != Counts::full_deck() {
+        let deck = rules.deck_counts();
+        // A two-player deal leaves 9 of its 46 cards set aside, unrecorded.
+        let whole = match rules {
+            Rules::TwoPlayer => all.is_subset_of(deck) && all.len() as usize == rules.dealt_to_seats() + 3,
+            Rules::Standard | Rules::Laizi => all == deck,
+        };
+        if rules == Rules::TwoPlayer && (all.get(0) > 0 || all.get(1) > 0) {
+            return Err(err(None, "two-player games have no 3s or 4s".into()));
+        }
+        if !whole {
             let dup: Vec<String> = (0..15u8)
                 .filter(|&r| all.get(r) > crate::cards::rank_capacity(r))
                 .map(|r| crate::cards::rank_char(r).to_string())
@@ -199,9 +222,11 @@ impl GameLog {
             bidding: !self.bids.is_empty(),
             // A bad number is refused before the first bid, in `replay_bids`.
             first_bidder: Seat::new(self.first_bidder).unwrap_or(Seat::S0),
-            rules: if wild.is_some() { Rules::Laizi } else { Rules::Standard },
+            rules: self.rules_of().map_err(err)?,
+            conceded: self.conceded,
             ..GameConfig::default()
         };
+        config.check().map_err(|e| err(e.to_string()))?;
         let mut state = State::new(config);
         state.try_deal_counts(hands, bottom).map_err(|e| err(e.to_string()))?;
         self.replay_bids(&mut state)?;
@@ -214,8 +239,8 @@ impl GameLog {
     /// Applies the bids; they must make the log's landlord the landlord.
     fn replay_bids(&self, state: &mut State) -> Result<(), ReplayError> {
         let err = |reason: String| ReplayError { move_no: None, reason };
-        if self.first_bidder > 2 {
-            return Err(err(format!("first_bidder {} is not 0, 1 or 2", self.first_bidder)));
+        if let Err(e) = state.table().seat(self.first_bidder.into()) {
+            return Err(err(format!("first_bidder: {e}")));
         }
         for (k, &bid) in self.bids.iter().enumerate() {
             state.try_apply_bid(bid).map_err(|e| err(format!("bid {}: {e}", k + 1)))?;
@@ -232,9 +257,10 @@ impl GameLog {
     /// landlord seat of its rules, and does not replay).
     pub fn from_state(state: &State, source: &str) -> GameLog {
         let landlord = state.landlord().unwrap_or(state.config().landlord_seat);
+        let config = state.config();
         GameLog {
             source: source.to_string(),
-            hands: Seat::ALL.map(|s| state.dealt_cards(s).counts().to_string()),
+            hands: state.table().seats().iter().map(|&s| state.dealt_cards(s).counts().to_string()).collect(),
             bottom: Some(state.bottom().counts().to_string()),
             landlord: landlord.number(),
             bids: state.bids().to_vec(),
@@ -242,6 +268,20 @@ impl GameLog {
             plays: state.play_record().iter().map(|r| (r.seat.number(), play_notation(&r.play))).collect(),
             players: Vec::new(),
             wild: state.wild().map(|w| w.to_string()),
+            rules: (config.rules == Rules::TwoPlayer).then_some(Rules::TwoPlayer),
+            conceded: if config.bidding { 0 } else { config.conceded },
+        }
+    }
+
+    /// The rules the log's game was played under: two-player when it says so, laizi when it
+    /// has a wild rank, else standard.
+    fn rules_of(&self) -> Result<Rules, String> {
+        match (self.rules, &self.wild) {
+            (None | Some(Rules::Standard), None) => Ok(Rules::Standard),
+            (None | Some(Rules::Laizi), Some(_)) => Ok(Rules::Laizi),
+            (Some(Rules::Laizi), None) => Err("rules: a laizi game names its wild rank".into()),
+            (Some(Rules::TwoPlayer), None) => Ok(Rules::TwoPlayer),
+            (Some(rules), Some(_)) => Err(format!("wild: {rules} games have no wild rank")),
         }
     }
 }
@@ -385,7 +425,7 @@ pub fn import_showdown(text: &str) -> Result<GameLog, ImportError> {
         .map_err(format)?;
     Ok(GameLog {
         source: "rlcard-showdown".into(),
-        hands: [hands[0].clone(), hands[1].clone(), hands[2].clone()],
+        hands,
         bottom: None,
         landlord,
         bids: Vec::new(),
@@ -393,6 +433,8 @@ pub fn import_showdown(text: &str) -> Result<GameLog, ImportError> {
         plays,
         players: Vec::new(),
         wild: None,
+        rules: None,
+        conceded: 0,
     })
 }
 
@@ -482,7 +524,7 @@ mod tests {
     fn bad_logs_name_the_move_and_reason() {
         let base = GameLog {
             source: String::new(),
-            hands: ["33334444555566667".into(), "77788889999TTTTJJ".into(), "JJQQQQKKKKAAAA222".into()],
+            hands: vec!["33334444555566667".into(), "77788889999TTTTJJ".into(), "JJQQQQKKKKAAAA222".into()],
             bottom: Some("2BR".into()),
             landlord: 0,
             bids: vec![],
@@ -490,6 +532,8 @@ mod tests {
             plays: vec![(0, "3".into()), (1, "7".into()), (2, "Q".into())],
             players: vec![],
             wild: None,
+            rules: None,
+            conceded: 0,
         };
         assert!(base.replay().unwrap_err().reason.contains("does not finish"));
         let mut out_of_turn = base.clone();

@@ -19,7 +19,7 @@
 mod advise;
 
 use crate::agents::AgentSpec;
-use crate::game::{Deal, Seat, default_deals, generate_deals};
+use crate::game::{Deal, DealSet, Seat, generate_deals_for};
 use crate::play::{Event, PlayView, Screen, Session, parse_seat};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, State as Shared};
@@ -37,6 +37,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch as stop_flag;
 
 const PAGE: &str = include_str!("page.html");
+/// The page's body tag, which names the rules it draws.
+const PAGE_RULES: &str = "<body data-rules=\"standard\">";
 /// The OpenAPI description of the JSON API (a test checks it against the routes).
 pub const OPENAPI: &str = include_str!("openapi.json");
 
@@ -132,18 +134,27 @@ pub fn router(config: ServeConfig) -> Router {
 fn routes(config: ServeConfig) -> (Router, Arc<App>) {
     let max_body = config.max_body;
     let advisors = advise::Advisors::new(config.agents.clone());
+    let deals = DealSet::Dev.deals_for(config.rules);
+    // The page draws the table of the server's rules (two seats or three, bids or calls).
+    let page: Arc<str> = PAGE.replace(PAGE_RULES, &format!("<body data-rules=\"{}\">", config.rules)).into();
     let app = Arc::new(App {
         advisors,
         config,
         games: Mutex::new(HashMap::new()),
         starts: Mutex::new(HashMap::new()),
-        deals: default_deals(),
+        deals,
     });
     let state = app.clone();
     let sweeper = app.clone();
     tokio::spawn(async move { sweep_forever(sweeper).await });
     let router = Router::new()
-        .route("/", get(|| async { Html(PAGE) }))
+        .route(
+            "/",
+            get(move || {
+                let page = page.clone();
+                async move { Html(page.to_string()) }
+            }),
+        )
         .route("/api/games", post(start))
         .route("/api/games/{id}", get(show))
         .route("/api/games/{id}/play", post(play))
@@ -383,7 +394,7 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
         Some(n) => app.deals.get(n).cloned().ok_or_else(|| {
             ApiError(StatusCode::BAD_REQUEST, format!("deal {n} does not exist: use 0 to {}", app.deals.len() - 1))
         })?,
-        None => generate_deals(1, seed).remove(0),
+        None => generate_deals_for(app.config.rules, 1, seed).remove(0),
     };
     let seat = parse_seat(body.seat.as_deref().unwrap_or("random"), app.config.rules, seed)
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;

@@ -5,8 +5,8 @@ At each turn it asks for a hint, clicks the hinted cards in the hand (or Pass) a
 on its first lead it first presses Pass and expects the refusal on screen. Under laizi, cards
 that make more than one play bring up the page's choice of readings: it clicks the hinted one,
 and at its first turn with such cards it plays one of them whatever the hint. At the end it
-checks the end screen. Prints one JSON line: the plays made and the result. Exits non-zero on
-failure.
+checks the end screen. Prints one JSON line: the plays made and the result (and how many
+opponents the table shows, and its two-player target line). Exits non-zero on failure.
 
     play_game.py URL [--seat landlord] [--screenshot PATH --screenshot-at N]
 """
@@ -70,9 +70,11 @@ def play_game(d, url, seat, screenshot, screenshot_at):
     d.find_element(By.ID, "new").click()
     plays, tried_pass, bids, readings_chosen = [], False, [], []
     while (turn := wait.until(my_turn_or_end)) != "end":
-        if turn == "bid":  # bid 2 when it is open, else pass
-            open_bids = [b for b in d.find_elements(By.CSS_SELECTOR, "#bidding .bid") if b.is_enabled()]
-            choice = next((b for b in open_bids if b.get_attribute("data-bid") == "2"), open_bids[0])
+        if turn == "bid":  # bid 2 when it is open (two-player: call or rob), else pass
+            bid_buttons = d.find_elements(By.CSS_SELECTOR, "#bidding .bid")
+            open_bids = [b for b in bid_buttons if b.is_enabled() and b.is_displayed()]
+            want = "1" if d.execute_script("return TWO_PLAYER") else "2"
+            choice = next((b for b in open_bids if b.get_attribute("data-bid") == want), open_bids[0])
             bids.append(int(choice.get_attribute("data-bid")))
             choice.click()
             continue
@@ -114,8 +116,10 @@ def play_game(d, url, seat, screenshot, screenshot_at):
     assert title in ("You win!", "You lose"), title
     assert "Your points:" in detail, detail
     wild = d.execute_script("return game.view.wild || null")
+    seats = len([e for e in d.find_elements(By.CSS_SELECTOR, "#table .seat") if e.is_displayed()])
+    target = d.find_element(By.ID, "target").text
     return {"plays": plays, "bids": bids, "title": title, "detail": detail, "tried_pass": tried_pass,
-            "wild": wild, "readings_chosen": readings_chosen}
+            "wild": wild, "readings_chosen": readings_chosen, "opponents_shown": seats, "target": target}
 
 
 def main():
