@@ -14,6 +14,7 @@ use std::time::Duration;
 
 const NETWORK: &str = "checkpoint:models/dmc-rule-2h";
 const LAIZI_NETWORK: &str = "checkpoint:models/laizi-1h";
+const TWO_PLAYER_NETWORK: &str = "checkpoint:models/two-player-1h";
 
 fn ddz() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ddz"));
@@ -344,6 +345,83 @@ fn a_laizi_terminal_game_shows_the_wild_rank_asks_for_readings_and_logs_for_pret
     let laizi = pretrain("configs/laizi.toml");
     assert!(laizi.status.success(), "{}", String::from_utf8_lossy(&laizi.stderr));
     assert!(out.join("model.safetensors").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_two_player_terminal_game_calls_robs_and_logs_for_pretraining() {
+    let dir = scratch("two-player");
+    let log_dir = dir.to_str().unwrap();
+    // A standard network cannot play two-player games: said before the game.
+    let wrong =
+        ddz().args(["play", "--rules", "two_player", "--agents", NETWORK, "--log-dir", log_dir]).output().unwrap();
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(!wrong.status.success() && said.contains("trained for standard rules"), "{said}");
+    let mut robbed = false;
+    for (seed, seat, bidding) in [(3u64, "farmer", true), (4, "landlord", true), (5, "farmer", false)] {
+        let seed_text = seed.to_string();
+        let mut args = vec!["--rules", "two_player", "--seat", seat, "--seed", &seed_text, "--log-dir", log_dir];
+        args.extend(["--agents", TWO_PLAYER_NETWORK]);
+        if bidding {
+            args.push("--bidding");
+        }
+        let mut t = Terminal::start(&args);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut prompt = t.next().unwrap();
+        loop {
+            if prompt.text.contains("Your bid: call") {
+                t.send("call");
+            } else if prompt.text.contains("Your bid: rob") {
+                robbed = true;
+                t.send("rob");
+            } else {
+                assert!(!prompt.hand.iter().any(|(r, _)| r < 2), "no 3s or 4s: {}", prompt.text);
+                assert!(prompt.text.contains("(the farmer wins at "), "{}", prompt.text);
+                t.send(&typed(&prompt, &mut rng));
+            }
+            match t.next() {
+                Ok(p) => {
+                    assert!(!p.text.contains("Not played") && !p.text.contains("Not bid"), "{}", p.text);
+                    prompt = p;
+                }
+                Err(end) => {
+                    let verdict = end.contains("The farmer wins: ") || end.contains("The landlord wins: ");
+                    assert!(verdict && !end.contains("farmers"), "{end}");
+                    break;
+                }
+            }
+        }
+        let transcript = t.finish();
+        assert!(transcript.contains("Two-player Dou Dizhu: 46 cards"), "{transcript}");
+        assert!(transcript.contains("card(s) or fewer left ("), "{transcript}");
+        assert!(!transcript.contains("the player before you"), "one opponent: {transcript}");
+    }
+    assert!(robbed, "a seed gives the person a rob to make");
+    let games = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    for line in text.lines() {
+        let log: Value = serde_json::from_str(line).unwrap();
+        assert_eq!((log["rules"].as_str(), log["hands"].as_array().unwrap().len()), (Some("two_player"), 2), "{log}");
+    }
+    let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    // Two-player logs train a two-player network; the standard config's is refused by name.
+    let out = dir.join("pretrained");
+    let pretrain = |config: &str| {
+        ddz()
+            .args(["pretrain", "--logs", games.to_str().unwrap(), "--out", out.to_str().unwrap(), "--steps", "2"])
+            .args(["--device", "cpu", "--config", config])
+            .output()
+            .unwrap()
+    };
+    let standard = pretrain("configs/dmc.toml");
+    let said = String::from_utf8_lossy(&standard.stderr);
+    assert!(!standard.status.success() && said.contains("the logs hold two_player games"), "{said}");
+    let two = pretrain("configs/two_player.toml");
+    assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
+    let net = ddz::model::load_network(&out.join("model.safetensors")).unwrap();
+    assert_eq!(net.config().rules, ddz::game::Rules::TwoPlayer);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -798,6 +876,23 @@ fn a_whole_game_in_headless_chromium_by_clicking() {
     let laizi_games = std::fs::read_to_string(laizi_dir.join("games.jsonl")).unwrap();
     assert_eq!(laizi_games.lines().count(), 1);
     assert!(laizi_games.contains(r#""wild":""#), "{laizi_games}");
+    // Two-player with bidding: one opponent on the table, calls and robs, the conceded cards.
+    let two_dir = dir.join("two-player");
+    let args = ["--rules", "two_player", "--bidding", "--agents", TWO_PLAYER_NETWORK, "--log-dir"];
+    let server = Server::start(&[&args[..], &[two_dir.to_str().unwrap()]].concat());
+    let out = Command::new(root.join(".venv/bin/python"))
+        .arg(root.join("tests/browser/play_game.py"))
+        .args([&format!("{}/", server.base), "--seat", "farmer"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["opponents_shown"], 1, "{result}");
+    assert!(result["target"].as_str().unwrap().contains("conceded"), "{result}");
+    assert!(result["bids"].as_array().is_some_and(|b| b.contains(&json!(1))), "the person called or robbed: {result}");
+    drop(server);
+    let two_games = std::fs::read_to_string(two_dir.join("games.jsonl")).unwrap();
+    assert!(two_games.contains(r#""rules":"two_player""#), "{two_games}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
