@@ -164,14 +164,28 @@ pub fn pool_file(run: &Path, step: u64) -> PathBuf {
 
 /// Writes a checkpoint and keeps only the newest `keep_last`.
 pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<PathBuf, RunError> {
-    save_with_bid(run, net, None, meta, keep_last)
+    save_with_bid(run, net, Extras::default(), meta, keep_last)
 }
 
-/// [`save`], with the bidding network beside the play network when there is one.
+/// What a checkpoint may hold beside the play network.
+#[derive(Default, Clone, Copy)]
+pub struct Extras<'a> {
+    /// The bidding network ([`BID_FILE`]).
+    pub bid: Option<&'a BidNet>,
+    /// The moving average of the play network's weights ([`AVERAGE_FILE`]).
+    pub average: Option<&'a QNet>,
+}
+
+/// The moving average of the play network's weights in a checkpoint folder
+/// (`[learner] ema`): a network of the same shape, `checkpoint:DIR/ema.safetensors`.
+pub const AVERAGE_FILE: &str = "ema.safetensors";
+
+/// [`save`], with the bidding network and the weights' average beside the play network when
+/// there are.
 pub fn save_with_bid(
     run: &Path,
     net: &QNet,
-    bid: Option<&BidNet>,
+    extras: Extras<'_>,
     meta: &Meta,
     keep_last: usize,
 ) -> Result<PathBuf, RunError> {
@@ -182,8 +196,11 @@ pub fn save_with_bid(
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
     save_weights_file(net, &tmp.join("model.safetensors"))?;
-    if let Some(bid) = bid {
+    if let Some(bid) = extras.bid {
         bid.save(&tmp.join(BID_FILE))?;
+    }
+    if let Some(average) = extras.average {
+        save_weights_file(average, &tmp.join(AVERAGE_FILE))?;
     }
     let meta_path = tmp.join("meta.json");
     let text = serde_json::to_string_pretty(meta).map_err(|e| io(&meta_path)(e.into()))?;

@@ -589,3 +589,47 @@ fn a_two_player_run_with_bidding_learns_and_its_network_plays_only_two_player_ga
     assert!(err.to_string().contains("cannot play a game of two_player rules"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[ignore = "slow: end-to-end training (scripts/test runs it)"]
+fn a_run_keeping_an_average_of_its_weights_saves_it_and_resumes_it() {
+    let dir = scratch("ema");
+    let mut cfg = tiny(&dir);
+    cfg.budget.max_games = 1500;
+    cfg.learner.ema = 0.99;
+    let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
+    assert!(s.steps > 20, "{s:?}");
+    let average = s.checkpoint.join(checkpoint::AVERAGE_FILE);
+    let (raw, avg) = (ddz::model::load_network(&s.checkpoint).unwrap(), ddz::model::load_network(&average).unwrap());
+    assert_eq!(raw.config(), avg.config(), "the average is a network of the same shape");
+    assert_ne!(raw.export(0).tensors, avg.export(0).tensors, "it lags the weights");
+    // The average plays as an agent, and beats random as the weights do.
+    let spec: AgentSpec = format!("checkpoint:{}", average.display()).parse().unwrap();
+    let mut model = ModelAgent::new(avg, "average");
+    let (landlord, farmers) = head_to_head(&generate_deals(100, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
+    assert!((landlord.wp.mean + farmers.wp.mean) / 2.0 > 0.7, "{} {}", landlord.wp, farmers.wp);
+    assert!(spec.build().is_ok());
+    // Resuming carries the average on from the checkpoint's, not from the weights: a few steps
+    // later it is still near the saved average, far nearer than the saved weights are.
+    let mut resumed = train::load_run_config(&dir).unwrap();
+    resumed.budget.max_games = s.games + 50;
+    let r = train::train(resumed, Start::Resume, true).unwrap();
+    let after = model_weights(&r.checkpoint.join(checkpoint::AVERAGE_FILE));
+    let (raw, avg) = (model_weights(&s.checkpoint), model_weights(&average));
+    let distance = |a: &[(String, Vec<i64>, Vec<f32>)], b: &[(String, Vec<i64>, Vec<f32>)]| -> f64 {
+        let pairs = a.iter().zip(b).flat_map(|(x, y)| x.2.iter().zip(&y.2));
+        pairs.map(|(p, q)| (*p as f64 - *q as f64).powi(2)).sum::<f64>().sqrt()
+    };
+    let (moved, gap) = (distance(&after, &avg), distance(&raw, &avg));
+    assert!(moved > 0.0 && moved < 0.5 * gap, "moved {moved} from the saved average, which is {gap} from the weights");
+    let none = tiny(&scratch("no-ema"));
+    assert_eq!(none.learner.ema, 0.0, "off unless asked");
+    let e = TrainConfig::parse("[learner]\nema = 1.0\n", Path::new("x.toml")).unwrap_err().to_string();
+    assert!(e.contains("learner.ema must be 0 (off) or in (0, 1)"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The weights of a checkpoint folder or weights file.
+fn model_weights(dir: &Path) -> Vec<(String, Vec<i64>, Vec<f32>)> {
+    ddz::model::load_network(dir).unwrap().export(0).tensors
+}

@@ -54,6 +54,9 @@ pub struct LearnerSettings {
     pub detach_hands: bool,
     /// Weight of the score head's squared error beside the Q loss (networks with a score head).
     pub points_loss_weight: f64,
+    /// Decay of an exponential moving average of the weights kept beside them (Polyak
+    /// averaging), updated after every step; 0 = none kept.
+    pub ema: f64,
 }
 
 impl LearnerSettings {
@@ -66,7 +69,58 @@ impl LearnerSettings {
             hand_loss_weight: 0.0,
             detach_hands: false,
             points_loss_weight: 0.0,
+            ema: 0.0,
         }
+    }
+}
+
+/// Updates after which the warm-up no longer lowers the decay below any decay a config takes.
+const WARM: u64 = 1 << 40;
+
+/// An exponential moving average of a network's weights: after each update of the network,
+/// `average ← d·average + (1 − d)·weights`, with `d` the decay, warmed up as `(1 + t)/(10 + t)`
+/// for the first updates so that the average does not hold on to the initial weights.
+pub struct Averaged {
+    /// The averaged weights, as a network of the same shape.
+    pub net: QNet,
+    decay: f64,
+    updates: u64,
+}
+
+impl Averaged {
+    /// An average of `net`'s weights, starting at them, with decay `decay` (0 < decay < 1).
+    pub fn of(net: &QNet, decay: f64) -> Averaged {
+        let mut average = QNet::cpu(net.config(), 0);
+        average.vs.set_device(net.device());
+        let mut averaged = Averaged { net: average, decay, updates: 0 };
+        averaged.restart(net);
+        averaged
+    }
+
+    /// Starts the average again at `net`'s weights (after they were loaded or replaced).
+    pub fn restart(&mut self, net: &QNet) {
+        // The same variables in the same order: one config, one build.
+        let _ = self.net.vs.copy(&net.vs);
+        self.updates = 0;
+    }
+
+    /// Marks the average as past its warm-up: it was loaded from a run that averaged before.
+    pub fn resumed(&mut self) {
+        self.updates = self.updates.max(WARM);
+    }
+
+    /// Moves the average towards `net`'s weights by one step.
+    fn update(&mut self, net: &QNet) {
+        let d = self.decay.min((1.0 + self.updates as f64) / (10.0 + self.updates as f64));
+        let now = net.vs.variables();
+        tch::no_grad(|| {
+            for (name, mut average) in self.net.vs.variables() {
+                if let Some(w) = now.get(&name) {
+                    let _ = average.lerp_(w, 1.0 - d);
+                }
+            }
+        });
+        self.updates += 1;
     }
 }
 
@@ -74,6 +128,8 @@ impl LearnerSettings {
 pub struct Learner {
     /// The network being trained.
     pub net: QNet,
+    /// The moving average of its weights, when the settings keep one.
+    pub average: Option<Averaged>,
     opt: nn::Optimizer,
     settings: LearnerSettings,
     /// The weight the oracle's planes enter with (networks with an oracle input); 0 = withdrawn.
@@ -141,7 +197,8 @@ impl Learner {
                 .build(&net.vs, settings.lr),
         }
         .map_err(LearnerError::Optimizer)?;
-        Ok(Learner { net, opt, settings, oracle_weight: 0.0 })
+        let average = (settings.ema > 0.0).then(|| Averaged::of(&net, settings.ema));
+        Ok(Learner { net, average, opt, settings, oracle_weight: 0.0 })
     }
 
     /// The learning rate of the following updates (as [`StepStats::lr`] reports).
@@ -208,6 +265,9 @@ impl Learner {
             return Err(LearnerError::NonFinite(format!("the gradient norm is {norm}")));
         }
         self.opt.step();
+        if let Some(average) = &mut self.average {
+            average.update(&self.net);
+        }
         let sq: Vec<f32> = Vec::try_from(sq.detach().to_device(Device::Cpu)).map_err(LearnerError::Readback)?;
         Ok(StepStats {
             loss: loss_value,
@@ -322,6 +382,31 @@ mod tests {
         assert!(matches!(e, LearnerError::NonFinite(_)), "{e}");
         assert!(learner.step(&[frame(1.0), frame(-1.0)]).unwrap().loss.is_finite());
         assert_ne!(learner.net.export(0).tensors, before, "a finite batch learns");
+    }
+
+    #[test]
+    fn the_average_of_the_weights_follows_them_by_its_decay() {
+        let model = ModelConfig { trunk: vec![8], head: 4, head_hidden: vec![], ..Default::default() };
+        let settings = LearnerSettings { ema: 0.9, ..LearnerSettings::adam(1e-2) };
+        let mut learner = Learner::new(&model, settings, runtime::Device::Cpu, 5).unwrap();
+        assert!(Learner::new(&model, LearnerSettings::adam(1e-2), runtime::Device::Cpu, 5).unwrap().average.is_none());
+        let values = |net: &QNet| -> Vec<f32> { net.export(0).tensors.into_iter().flat_map(|(_, _, v)| v).collect() };
+        assert_eq!(values(&learner.average.as_ref().unwrap().net), values(&learner.net), "it starts at the weights");
+        let frames = random_frames(3);
+        let mut before = values(&learner.net);
+        let mut avg_before = before.clone();
+        for (k, batch) in frames.chunks(32).take(30).enumerate() {
+            learner.step(batch).unwrap();
+            let (now, avg) = (values(&learner.net), values(&learner.average.as_ref().unwrap().net));
+            // Each weight's average moves from where it was towards the new weight by 1 - d.
+            let d = 0.9f64.min((1.0 + k as f64) / (10.0 + k as f64));
+            for ((a0, a1), w) in avg_before.iter().zip(&avg).zip(&now) {
+                let want = *a0 as f64 * d + *w as f64 * (1.0 - d);
+                assert!((*a1 as f64 - want).abs() < 1e-5, "step {k}: {a1} vs {want}");
+            }
+            (before, avg_before) = (now, avg);
+        }
+        assert_ne!(avg_before, before, "the average lags the weights");
     }
 
     /// Frames of random games: every seat's decisions, labelled ±1 by the result.

@@ -381,6 +381,9 @@ pub struct LearnerConfig {
     pub lr_schedule: LrSchedule,
     /// Learning rate from `lr_decay_frames` on; must be positive.
     pub lr_end: f64,
+    /// Decay of an exponential moving average of the weights (Polyak averaging), updated after
+    /// every step and saved in each checkpoint as `ema.safetensors`; 0 = off, else below 1.
+    pub ema: f64,
 }
 
 impl LearnerConfig {
@@ -393,6 +396,7 @@ impl LearnerConfig {
             hand_loss_weight: auxiliary.hand_loss_weight,
             detach_hands: auxiliary.hand_gradient == HandGradient::Detached,
             points_loss_weight: auxiliary.points_loss_weight,
+            ema: self.ema,
         }
     }
 
@@ -426,6 +430,7 @@ impl Default for LearnerConfig {
             lr_decay_frames: 120_000_000,
             lr_schedule: LrSchedule::Linear,
             lr_end: 3e-5,
+            ema: 0.0,
         }
     }
 }
@@ -557,6 +562,7 @@ impl TrainConfig {
         }
         let checks = [
             (self.learner.lr.is_nan() || self.learner.lr <= 0.0, "learner.lr must be positive"),
+            (!(0.0..1.0).contains(&self.learner.ema), "learner.ema must be 0 (off) or in (0, 1)"),
             (self.learner.lr_end.is_nan() || self.learner.lr_end <= 0.0, "learner.lr_end must be positive"),
             (!(0.0..=1.0).contains(&self.reward.lambda), "reward.lambda must be in [0, 1]"),
             (!(0.0..=1.0).contains(&self.actors.epsilon), "actors.epsilon must be in [0, 1]"),
@@ -617,7 +623,7 @@ impl TrainConfig {
     }
 
     /// Every real-valued key, by name.
-    fn numbers(&self) -> [(&'static str, f64); 19] {
+    fn numbers(&self) -> [(&'static str, f64); 20] {
         [
             ("budget.max_seconds", self.budget.max_seconds),
             ("reward.speed_bonus", self.reward.speed_bonus as f64),
@@ -632,6 +638,7 @@ impl TrainConfig {
             ("learner.lr", self.learner.lr),
             ("learner.grad_clip", self.learner.grad_clip),
             ("learner.lr_end", self.learner.lr_end),
+            ("learner.ema", self.learner.ema),
             ("checkpoint.every_minutes", self.checkpoint.every_minutes),
             ("game.bid_epsilon", self.game.bid_epsilon),
             ("auxiliary.hand_loss_weight", self.auxiliary.hand_loss_weight),

@@ -312,6 +312,7 @@ impl Trainer {
                 (begin(&run, &cfg, &mut learner.net, init_from.as_deref())?, Pool::new(cfg.pool.size))
             }
         };
+        restore_average(&run, &start, &mut learner)?;
         if pool.is_empty() {
             crate::model::save_weights_file(&learner.net, &run::pool_file(&run, meta.step))?;
             pool.add(PoolEntry {
@@ -703,8 +704,12 @@ impl Trainer {
             pool_steps: self.pool_steps(),
             model: self.cfg.model.clone(),
         };
-        let bid = self.bid.as_ref().map(|b| &b.learner.net);
-        let dir = run::save_with_bid(&self.run, &self.play.learner.net, bid, &meta, self.cfg.checkpoint.keep_last)?;
+        let extras = run::Extras {
+            bid: self.bid.as_ref().map(|b| &b.learner.net),
+            average: self.play.learner.average.as_ref().map(|a| &a.net),
+        };
+        let learner = &self.play.learner.net;
+        let dir = run::save_with_bid(&self.run, learner, extras, &meta, self.cfg.checkpoint.keep_last)?;
         run::prune_pool(&self.run, &meta.pool_steps)?;
         self.monitor.flush();
         self.clock.last_checkpoint = Instant::now();
@@ -842,6 +847,22 @@ fn bid_learner(cfg: &TrainConfig, start: &Start, run: &Path) -> Result<Option<Bi
         run::load_bid(&run::latest(run)?, &mut bid.net)?;
     }
     Ok(Some(bid))
+}
+
+/// The weights' average starts at the weights the run starts from, or on `--resume` from the
+/// newest checkpoint's average when it kept one.
+fn restore_average(run: &Path, start: &Start, learner: &mut Learner) -> Result<(), TrainError> {
+    let Some(average) = learner.average.as_mut() else { return Ok(()) };
+    average.restart(&learner.net);
+    let kept = match start {
+        Start::Resume => Some(run::latest(run)?.join(run::AVERAGE_FILE)).filter(|p| p.is_file()),
+        Start::Fresh { .. } => None,
+    };
+    if let Some(path) = kept {
+        crate::model::load_weights_file(&mut average.net, &path)?;
+        average.resumed();
+    }
+    Ok(())
 }
 
 /// The newest checkpoint of a run into `net`, and the pool it listed.
