@@ -127,7 +127,32 @@ impl GameLog {
             let n = self.hands.len();
             return Err(err(None, format!("{n} hands, but a {rules} game deals {}", table.len())));
         }
-        let l = landlord.index();
+        let (hands, bottom, bottom_known) = self.deal(rules, landlord.index())?;
+        let wild =
+            self.wild.as_deref().map(WildRank::parse).transpose().map_err(|e| err(None, format!("wild: {e}")))?;
+        let mut state = self.dealt(landlord, hands, bottom, wild)?;
+        for (k, (seat, text)) in self.plays.iter().enumerate() {
+            let m = Some(k + 1);
+            let Some(turn) = state.current_player() else {
+                return Err(err(m, "a play after the end of the game".into()));
+            };
+            if *seat != turn.number() {
+                return Err(err(m, format!("seat {seat} plays out of turn (seat {turn} was to play)")));
+            }
+            let play = parse_play_notation(text, wild).map_err(|e| err(m, e))?;
+            state.try_apply_play(play).map_err(|e| err(m, e.to_string()))?;
+        }
+        if !state.is_terminal() {
+            return Err(err(None, format!("the game does not finish ({} plays)", self.plays.len())));
+        }
+        Ok(ReplayedGame { state, bottom_known })
+    }
+
+    /// The hands and bottom the log records, checked to be one deal of `rules`; the flag says
+    /// whether the bottom was recorded (`l` is the landlord's seat index).
+    fn deal(&self, rules: Rules, l: usize) -> Result<([Counts; 3], Counts, bool), ReplayError> {
+        let err = |move_no: Option<usize>, reason: String| ReplayError { move_no, reason };
+        let table = rules.table();
         let mut hands = [Counts::EMPTY; 3];
         for (s, text) in self.hands.iter().enumerate() {
             hands[s] = parse_hand(text, &format!("hand of seat {s}")).map_err(|r| err(None, r))?;
@@ -187,24 +212,7 @@ impl GameLog {
                 },
             ));
         }
-        let wild =
-            self.wild.as_deref().map(WildRank::parse).transpose().map_err(|e| err(None, format!("wild: {e}")))?;
-        let mut state = self.dealt(landlord, hands, bottom, wild)?;
-        for (k, (seat, text)) in self.plays.iter().enumerate() {
-            let m = Some(k + 1);
-            let Some(turn) = state.current_player() else {
-                return Err(err(m, "a play after the end of the game".into()));
-            };
-            if *seat != turn.number() {
-                return Err(err(m, format!("seat {seat} plays out of turn (seat {turn} was to play)")));
-            }
-            let play = parse_play_notation(text, wild).map_err(|e| err(m, e))?;
-            state.try_apply_play(play).map_err(|e| err(m, e.to_string()))?;
-        }
-        if !state.is_terminal() {
-            return Err(err(None, format!("the game does not finish ({} plays)", self.plays.len())));
-        }
-        Ok(ReplayedGame { state, bottom_known })
+        Ok((hands, bottom, bottom_known))
     }
 
     /// The state after the deal, the bids (which must make the log's landlord the landlord)
