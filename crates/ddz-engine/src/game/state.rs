@@ -710,6 +710,7 @@ impl State {
     /// Rebuilds a state by replaying a saved history; an illegal or malformed history is an error.
     pub fn from_json(text: &str) -> Result<State, GameError> {
         let saved: SavedState = serde_json::from_str(text).map_err(|e| GameError::BadSave(e.to_string()))?;
+        saved.config.check().map_err(|e| GameError::BadSave(e.to_string()))?;
         let mut state = State::new(saved.config);
         for (i, action) in saved.history.into_iter().enumerate() {
             state
@@ -1331,6 +1332,8 @@ mod tests {
         }
         assert!(State::from_json("{\"config\":{},\"history\":[{\"play\":\"3\"}]}").is_err());
         assert!(State::from_json("{\"config\":{\"bogus\":1},\"history\":[]}").is_err());
+        let e = State::from_json(r#"{"config":{"rules":"two_player","landlord_seat":2},"history":[]}"#).unwrap_err();
+        assert_eq!(e.to_string(), "bad saved state: landlord_seat = 2: two_player games have seats 0 to 1");
     }
 
     #[test]
