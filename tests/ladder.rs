@@ -130,3 +130,32 @@ fn a_ladder_with_bidding_plays_all_six_seatings() {
     assert!(json["ratings"][1]["rating"].as_f64().unwrap() > json["ratings"][0]["rating"].as_f64().unwrap() + 200.0);
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+#[test]
+fn a_two_player_ladder_plays_its_own_roster_and_refuses_agents_of_other_rules() {
+    let out = std::env::temp_dir().join(format!("ddz-ladder-two-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let run = |extra: &[&str]| {
+        Command::new(ddz())
+            .args(["ladder", "--rules", "two_player", "--deals", "test", "--n", "60", "--threads", "2", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let done = run(&[]);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let text = String::from_utf8(done.stdout).unwrap();
+    assert!(text.contains("two-player (46 cards, 9 set aside)"), "the report states its rules: {text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("ladder.json")).unwrap()).unwrap();
+    let rating = |label: &str| {
+        let k = json["labels"].as_array().unwrap().iter().position(|l| l == label).unwrap();
+        json["ratings"][k]["rating"].as_f64().unwrap()
+    };
+    assert!(rating("two-player-1h") > rating("rule") && rating("rule") > rating("random"), "{json}");
+    let refused = run(&["--agents", "rule,dmc=checkpoint:models/dmc-rule-2h"]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("dmc") && said.contains("trained for standard rules"), "{said}");
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -297,6 +297,10 @@ pub struct LadderArgs {
     /// bidder. Its pairings play on one thread each.
     #[arg(long)]
     pub bidding: bool,
+    /// The rules: standard, or two_player (the deal set dealt from the 46-card deck, the
+    /// landlord fixed; default roster random, rule and models/two-player-1h; not with --bidding).
+    #[arg(long, default_value = "standard", conflicts_with = "bidding", value_parser = ladder_rules)]
+    pub rules: ddz::game::Rules,
     /// Where the pairings, ladder.{md,json,png} and ratings.csv go (and are resumed from).
     #[arg(long, default_value = "runs/ladder")]
     pub out: PathBuf,
@@ -665,6 +669,14 @@ pub fn agents_or_default(agents: &Option<String>, rules: ddz::game::Rules) -> &s
         (None, Rules::Standard) => DEFAULT_AGENT,
         (None, Rules::Laizi) => DEFAULT_LAIZI_AGENT,
         (None, Rules::TwoPlayer) => DEFAULT_TWO_PLAYER_AGENT,
+    }
+}
+
+/// The rules a ladder plays: the standard game or two-player (laizi has no ladder yet).
+fn ladder_rules(text: &str) -> Result<ddz::game::Rules, String> {
+    match text.parse::<ddz::game::Rules>() {
+        Ok(ddz::game::Rules::Laizi) => Err("the ladder plays standard or two_player games, not laizi yet".into()),
+        parsed => parsed.map_err(|e| e.to_string()),
     }
 }
 

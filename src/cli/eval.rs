@@ -118,16 +118,20 @@ fn eval_run(
 
 /// The strength ladder: a roster round robin, resumed from `--out`.
 pub fn ladder(args: LadderArgs) -> Result<()> {
-    use ddz::eval::ladder::{DEFAULT_ROSTER, Entry, LadderConfig};
+    use ddz::eval::ladder::{DEFAULT_ROSTER, Entry, LadderConfig, TWO_PLAYER_ROSTER};
     runtime::configure_threads(1);
     super::python::install_plotting();
-    let roster: Vec<Entry> = if args.agents.is_empty() {
-        DEFAULT_ROSTER.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
-    } else {
-        args.agents
+    let roster: Vec<Entry> = match (args.agents.is_empty(), args.rules) {
+        (false, _) => args.agents,
+        (true, Rules::TwoPlayer) => TWO_PLAYER_ROSTER.iter().map(|s| s.parse()).collect::<Result<_, _>>()?,
+        (true, _) => DEFAULT_ROSTER.iter().map(|s| s.parse()).collect::<Result<_, _>>()?,
     };
-    let deals = load_deals(&args.deals, Rules::Standard, args.n, args.allow_duplicates)?;
+    for entry in &roster {
+        entry.spec.check_rules(args.rules).with_context(|| format!("--agents: {}", entry.label))?;
+    }
+    let deals = load_deals(&args.deals, args.rules, args.n, args.allow_duplicates)?;
     let config = LadderConfig {
+        rules: args.rules,
         deal_set: args.deals.to_string(),
         slow_deals: args.slow_deals,
         threads: threads_or_all(args.threads),

@@ -9,10 +9,11 @@
 //! `slow_deals` deals; its pairings say how many they played, and its intervals are wider.
 
 use super::bidding::{AllPass, Bidding, BiddingReport, evaluate_bidding};
-use super::{EvalError, MatchReport, evaluate};
+use super::{EvalError, MatchReport, evaluate_under};
 use crate::agents::AgentSpec;
 use crate::agents::bidder::BidderSpec;
 use crate::game::Deal;
+use crate::game::Rules;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -74,8 +75,15 @@ pub const DEFAULT_ROSTER: &[&str] = &[
     "auto=auto:models/dmc-rule-2h/model.safetensors",
 ];
 
+/// The default roster of a two-player ladder (`ddz ladder --rules two_player`): the simple
+/// agents and the shipped two-player network (the outside opponents play three-seat games).
+pub const TWO_PLAYER_ROSTER: &[&str] =
+    &["random", "rule", "two-player-1h=checkpoint:models/two-player-1h/model.safetensors"];
+
 /// What the ladder plays on and where it keeps its results.
 pub struct LadderConfig {
+    /// The rules of every game: standard, or two-player (fixed landlord; not with bidding).
+    pub rules: Rules,
     /// The deal set's name, as reports state it (`test`, `dev` or a file).
     pub deal_set: String,
     /// Deals a slow agent's pairings play (a prefix of the set).
@@ -248,7 +256,11 @@ pub fn run(
         slow: roster.iter().map(|e| e.slow).collect(),
         cells,
         ratings,
-        rules: if config.bidding { BIDDING_RULES } else { super::RULES },
+        rules: match (config.bidding, config.rules) {
+            (true, _) => BIDDING_RULES,
+            (false, Rules::TwoPlayer) => super::RULES_TWO_PLAYER,
+            (false, _) => super::RULES,
+        },
         bidding: config.bidding,
     })
 }
@@ -280,7 +292,8 @@ fn pairing(a: &Entry, b: &Entry, deals: &[Deal], hashes: [&str; 3], config: &Lad
                 let report = evaluate_bidding(&x, &y, deals, AllPass::Redeal, &hidden)?;
                 keep_bidding(&report, &config.deal_set, &a.spec, &b.spec)
             } else {
-                keep(&evaluate(&a.spec, &b.spec, deals, config.threads, &hidden)?, &config.deal_set)
+                let report = evaluate_under(config.rules, &a.spec, &b.spec, deals, config.threads, &hidden, false)?;
+                keep(&report, &config.deal_set)
             }
             .map_err(|e| io(e.into()))?
         }
