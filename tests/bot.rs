@@ -56,6 +56,28 @@ fn native_session_plays_legally_and_survives_bad_requests() {
 }
 
 #[test]
+fn the_native_protocol_carries_two_player_requests_and_their_rules() {
+    // Two seats, a farmer with 15 cards conceded: the rocket reaches its target.
+    let request = r#"{"rules":"two_player","seat":"farmer","hand":"66778899TTJQKA2BR","bottom":"QKA","history":[["landlord","5"]],"conceded":15}"#;
+    let mut rule = Bot::start_with("rule", "native");
+    assert_eq!(rule.ask(request)["play"], "BR");
+    // The shipped two-player network answers a legal play; a bid request is a call, rob or pass.
+    let mut net = Bot::start_with("checkpoint:models/two-player-1h", "native");
+    let answer = net.ask(request);
+    let legal = ["pass", "2", "A", "K", "Q", "J", "T", "9", "8", "7", "6", "B", "R", "BR"];
+    assert!(answer["play"].as_str().is_some_and(|p| legal.contains(&p)), "{answer}");
+    let bid = net.ask(r#"{"rules":"two_player","seat_index":1,"hand":"66778899TTJQKA2BR","bids":[1]}"#);
+    assert!(bid["bid"] == 0 || bid["bid"] == 1, "{bid}");
+    // A standard network asked about a two-player game says so instead of guessing.
+    let mut standard = Bot::start_with("checkpoint:models/dmc-rule-2h", "native");
+    let refused = standard.ask(request);
+    assert!(
+        refused["error"].as_str().is_some_and(|e| e.contains("cannot play a game of two_player rules")),
+        "{refused}"
+    );
+}
+
+#[test]
 fn a_search_bot_answers_within_its_time_budget() {
     // Rule rollouts: without the 30 ms budget each answer would search for minutes.
     let started = std::time::Instant::now();

@@ -328,9 +328,16 @@ fn a_laizi_terminal_game_shows_the_wild_rank_asks_for_readings_and_logs_for_pret
         let log: Value = serde_json::from_str(line).unwrap();
         assert!(log["wild"].as_str().is_some_and(|w| w.len() == 1), "{log}");
     }
+    let net = variant_logs_pretrain(&dir, &games, "laizi", "configs/laizi.toml");
+    assert_eq!(net.config().rules, ddz::game::Rules::Laizi);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A variant's game logs pass `ddz logs check`, pretrain a network of its rules with the
+/// variant's `config`, and are refused by the standard config, naming the rules; the network.
+fn variant_logs_pretrain(dir: &Path, games: &Path, rules: &str, config: &str) -> ddz::model::QNet {
     let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
-    // Laizi logs train a laizi network; the standard config's network is refused by name.
     let out = dir.join("pretrained");
     let pretrain = |config: &str| {
         ddz()
@@ -341,11 +348,10 @@ fn a_laizi_terminal_game_shows_the_wild_rank_asks_for_readings_and_logs_for_pret
     };
     let standard = pretrain("configs/dmc.toml");
     let said = String::from_utf8_lossy(&standard.stderr);
-    assert!(!standard.status.success() && said.contains("the logs hold laizi games"), "{said}");
-    let laizi = pretrain("configs/laizi.toml");
-    assert!(laizi.status.success(), "{}", String::from_utf8_lossy(&laizi.stderr));
-    assert!(out.join("model.safetensors").is_file());
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!standard.status.success() && said.contains(&format!("the logs hold {rules} games")), "{said}");
+    let variant = pretrain(config);
+    assert!(variant.status.success(), "{}", String::from_utf8_lossy(&variant.stderr));
+    ddz::model::load_network(&out.join("model.safetensors")).unwrap()
 }
 
 #[test]
@@ -404,23 +410,7 @@ fn a_two_player_terminal_game_calls_robs_and_logs_for_pretraining() {
         let log: Value = serde_json::from_str(line).unwrap();
         assert_eq!((log["rules"].as_str(), log["hands"].as_array().unwrap().len()), (Some("two_player"), 2), "{log}");
     }
-    let check = ddz().args(["logs", "check", games.to_str().unwrap()]).output().unwrap();
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
-    // Two-player logs train a two-player network; the standard config's is refused by name.
-    let out = dir.join("pretrained");
-    let pretrain = |config: &str| {
-        ddz()
-            .args(["pretrain", "--logs", games.to_str().unwrap(), "--out", out.to_str().unwrap(), "--steps", "2"])
-            .args(["--device", "cpu", "--config", config])
-            .output()
-            .unwrap()
-    };
-    let standard = pretrain("configs/dmc.toml");
-    let said = String::from_utf8_lossy(&standard.stderr);
-    assert!(!standard.status.success() && said.contains("the logs hold two_player games"), "{said}");
-    let two = pretrain("configs/two_player.toml");
-    assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
-    let net = ddz::model::load_network(&out.join("model.safetensors")).unwrap();
+    let net = variant_logs_pretrain(&dir, &games, "two_player", "configs/two_player.toml");
     assert_eq!(net.config().rules, ddz::game::Rules::TwoPlayer);
     std::fs::remove_dir_all(&dir).unwrap();
 }

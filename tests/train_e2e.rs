@@ -506,7 +506,6 @@ fn tiny_laizi(dir: &Path) -> TrainConfig {
 #[test]
 #[ignore = "slow: end-to-end training (scripts/test runs it)"]
 fn a_laizi_run_scoring_only_its_top_plays_learns_and_keeps_the_switch() {
-    use ddz::eval::head_to_head_under;
     use ddz::game::Rules;
     let dir = scratch("laizi-top");
     let mut cfg = tiny_laizi(&dir);
@@ -515,12 +514,7 @@ fn a_laizi_run_scoring_only_its_top_plays_learns_and_keeps_the_switch() {
     assert!(s.late_loss < s.early_loss, "the loss falls: {} -> {}", s.early_loss, s.late_loss);
     let net = ddz::model::load_network(&s.checkpoint).unwrap();
     assert_eq!((net.config().rules, net.config().laizi_top), (Rules::Laizi, 20), "the switch travels with the file");
-    let mut model = ModelAgent::new(net, "laizi-top");
-    let deals = generate_deals(150, 99);
-    let (landlord, farmers) = head_to_head_under(Rules::Laizi, &deals, &mut model, &mut RandomAgent::new(5)).unwrap();
-    eprintln!("laizi top-20 network vs random: landlord {}, farmers {}", landlord.wp, farmers.wp);
-    assert!((landlord.wp.mean + farmers.wp.mean) / 2.0 > 0.65, "{} {}", landlord.wp, farmers.wp);
-    assert_eq!(landlord.illegal_plays + farmers.illegal_plays, 0);
+    beats_random_under(Rules::Laizi, &generate_deals(150, 99), net, "laizi top-20");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -538,13 +532,8 @@ fn a_laizi_run_learns_laizi_and_its_network_plays_only_laizi() {
     // The file says laizi: its plays read the laizi block.
     let net = ddz::model::load_network(&s.checkpoint).unwrap();
     assert_eq!(net.config().rules, Rules::Laizi);
-    let mut model = ModelAgent::new(net, "laizi");
     let deals = generate_deals(150, 99);
-    let (landlord, farmers) = head_to_head_under(Rules::Laizi, &deals, &mut model, &mut RandomAgent::new(5)).unwrap();
-    let wp = (landlord.wp.mean + farmers.wp.mean) / 2.0;
-    eprintln!("laizi network vs random, laizi games: landlord {}, farmers {}", landlord.wp, farmers.wp);
-    assert!(wp > 0.65, "a margin over random: landlord {} farmers {}", landlord.wp, farmers.wp);
-    assert_eq!(landlord.illegal_plays + farmers.illegal_plays, 0);
+    let mut model = beats_random_under(Rules::Laizi, &deals, net, "laizi");
 
     // In a standard game the laizi network refuses to guess.
     let err = head_to_head_under(Rules::Standard, &deals[..1], &mut model, &mut RandomAgent::new(5)).unwrap_err();
@@ -571,14 +560,9 @@ fn a_two_player_run_with_bidding_learns_and_its_network_plays_only_two_player_ga
     // The file says two-player, and a bidding network was saved beside it.
     let net = ddz::model::load_network(&s.checkpoint).unwrap();
     assert_eq!(net.config().rules, Rules::TwoPlayer);
-    let mut model = ModelAgent::new(net, "two-player");
+    assert!(s.checkpoint.join(checkpoint::BID_FILE).is_file());
     let deals = generate_deals_for(Rules::TwoPlayer, 150, 99);
-    let (landlord, farmers) =
-        head_to_head_under(Rules::TwoPlayer, &deals, &mut model, &mut RandomAgent::new(5)).unwrap();
-    let wp = (landlord.wp.mean + farmers.wp.mean) / 2.0;
-    eprintln!("two-player network vs random: landlord {}, farmers {}", landlord.wp, farmers.wp);
-    assert!(wp > 0.65, "a margin over random: landlord {} farmers {}", landlord.wp, farmers.wp);
-    assert_eq!(landlord.illegal_plays + farmers.illegal_plays, 0);
+    let mut model = beats_random_under(Rules::TwoPlayer, &deals, net, "two-player");
 
     // In a standard game it refuses to guess, and a standard network in a two-player game.
     let standard = generate_deals(1, 99);
@@ -599,12 +583,13 @@ fn a_run_keeping_an_average_of_its_weights_saves_it_and_resumes_it() {
     cfg.learner.ema = 0.99;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.steps > 20, "{s:?}");
-    let average = s.checkpoint.join(checkpoint::AVERAGE_FILE);
-    let (raw, avg) = (ddz::model::load_network(&s.checkpoint).unwrap(), ddz::model::load_network(&average).unwrap());
+    // The checkpoint's network is the average; the learner's own weights are beside it.
+    let (average, learner) = (s.checkpoint.join("model.safetensors"), s.checkpoint.join(checkpoint::LEARNER_FILE));
+    let (raw, avg) = (ddz::model::load_network(&learner).unwrap(), ddz::model::load_network(&s.checkpoint).unwrap());
     assert_eq!(raw.config(), avg.config(), "the average is a network of the same shape");
     assert_ne!(raw.export(0).tensors, avg.export(0).tensors, "it lags the weights");
     // The average plays as an agent, and beats random as the weights do.
-    let spec: AgentSpec = format!("checkpoint:{}", average.display()).parse().unwrap();
+    let spec: AgentSpec = format!("checkpoint:{}", s.checkpoint.display()).parse().unwrap();
     let mut model = ModelAgent::new(avg, "average");
     let (landlord, farmers) = head_to_head(&generate_deals(100, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
     assert!((landlord.wp.mean + farmers.wp.mean) / 2.0 > 0.7, "{} {}", landlord.wp, farmers.wp);
@@ -614,8 +599,8 @@ fn a_run_keeping_an_average_of_its_weights_saves_it_and_resumes_it() {
     let mut resumed = train::load_run_config(&dir).unwrap();
     resumed.budget.max_games = s.games + 50;
     let r = train::train(resumed, Start::Resume, true).unwrap();
-    let after = model_weights(&r.checkpoint.join(checkpoint::AVERAGE_FILE));
-    let (raw, avg) = (model_weights(&s.checkpoint), model_weights(&average));
+    let after = model_weights(&r.checkpoint);
+    let (raw, avg) = (model_weights(&learner), model_weights(&average));
     let distance = |a: &[(String, Vec<i64>, Vec<f32>)], b: &[(String, Vec<i64>, Vec<f32>)]| -> f64 {
         let pairs = a.iter().zip(b).flat_map(|(x, y)| x.2.iter().zip(&y.2));
         pairs.map(|(p, q)| (*p as f64 - *q as f64).powi(2)).sum::<f64>().sqrt()
@@ -627,6 +612,19 @@ fn a_run_keeping_an_average_of_its_weights_saves_it_and_resumes_it() {
     let e = TrainConfig::parse("[learner]\nema = 1.0\n", Path::new("x.toml")).unwrap_err().to_string();
     assert!(e.contains("learner.ema must be 0 (off) or in (0, 1)"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `net` against random in games of `rules` on `deals`, both seatings: a margin over random and
+/// no illegal play; the agent, for more games.
+fn beats_random_under(rules: ddz::game::Rules, deals: &[ddz::game::Deal], net: QNet, name: &str) -> ModelAgent {
+    let mut model = ModelAgent::new(net, name);
+    let (landlord, farmers) =
+        ddz::eval::head_to_head_under(rules, deals, &mut model, &mut RandomAgent::new(5)).unwrap();
+    let wp = (landlord.wp.mean + farmers.wp.mean) / 2.0;
+    eprintln!("{name} network vs random, {rules} games: landlord {}, farmers {}", landlord.wp, farmers.wp);
+    assert!(wp > 0.65, "a margin over random: landlord {} farmers {}", landlord.wp, farmers.wp);
+    assert_eq!(landlord.illegal_plays + farmers.illegal_plays, 0);
+    model
 }
 
 /// The weights of a checkpoint folder or weights file.
