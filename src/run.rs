@@ -172,13 +172,16 @@ pub fn save(run: &Path, net: &QNet, meta: &Meta, keep_last: usize) -> Result<Pat
 pub struct Extras<'a> {
     /// The bidding network ([`BID_FILE`]).
     pub bid: Option<&'a BidNet>,
-    /// The moving average of the play network's weights ([`AVERAGE_FILE`]).
+    /// The moving average of the play network's weights (`[learner] ema`): saved as the
+    /// checkpoint's network, `model.safetensors`, with the learner's own weights beside it in
+    /// [`LEARNER_FILE`].
     pub average: Option<&'a QNet>,
 }
 
-/// The moving average of the play network's weights in a checkpoint folder
-/// (`[learner] ema`): a network of the same shape, `checkpoint:DIR/ema.safetensors`.
-pub const AVERAGE_FILE: &str = "ema.safetensors";
+/// The learner's own weights in a checkpoint of a run that averages them (`[learner] ema`),
+/// whose `model.safetensors` is then the average: what plays is the average, what a resumed
+/// run goes on learning from is this.
+pub const LEARNER_FILE: &str = "learner.safetensors";
 
 /// [`save`], with the bidding network and the weights' average beside the play network when
 /// there are.
@@ -195,12 +198,15 @@ pub fn save_with_bid(
     let tmp = dir.join(format!(".tmp-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-    save_weights_file(net, &tmp.join("model.safetensors"))?;
+    match extras.average {
+        Some(average) => {
+            save_weights_file(average, &tmp.join("model.safetensors"))?;
+            save_weights_file(net, &tmp.join(LEARNER_FILE))?;
+        }
+        None => save_weights_file(net, &tmp.join("model.safetensors"))?,
+    }
     if let Some(bid) = extras.bid {
         bid.save(&tmp.join(BID_FILE))?;
-    }
-    if let Some(average) = extras.average {
-        save_weights_file(average, &tmp.join(AVERAGE_FILE))?;
     }
     let meta_path = tmp.join("meta.json");
     let text = serde_json::to_string_pretty(meta).map_err(|e| io(&meta_path)(e.into()))?;
@@ -277,7 +283,8 @@ pub fn list(run: &Path) -> Result<Vec<PathBuf>, RunError> {
     Ok(v)
 }
 
-/// Reads a checkpoint's meta and loads its weights into `net` (which must match its model).
+/// Reads a checkpoint's meta and loads the learner's weights into `net` (which must match its
+/// model): [`LEARNER_FILE`] where the run averaged its weights, else `model.safetensors`.
 pub fn load(dir: &Path, net: &mut QNet) -> Result<Meta, RunError> {
     let meta = read_meta(dir)?;
     if &meta.model != net.config() {
@@ -286,7 +293,9 @@ pub fn load(dir: &Path, net: &mut QNet) -> Result<Meta, RunError> {
             reason: format!("model {:?} in the checkpoint, {:?} in the config", meta.model, net.config()),
         });
     }
-    load_weights_file(net, &dir.join("model.safetensors"))?;
+    let learner = dir.join(LEARNER_FILE);
+    let file = if learner.is_file() { learner } else { dir.join("model.safetensors") };
+    load_weights_file(net, &file)?;
     Ok(meta)
 }
 

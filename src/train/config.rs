@@ -382,7 +382,8 @@ pub struct LearnerConfig {
     /// Learning rate from `lr_decay_frames` on; must be positive.
     pub lr_end: f64,
     /// Decay of an exponential moving average of the weights (Polyak averaging), updated after
-    /// every step and saved in each checkpoint as `ema.safetensors`; 0 = off, else below 1.
+    /// every step; each checkpoint's network is then the average (the learner's own weights
+    /// beside it, for resuming); 0 = off, else below 1.
     pub ema: f64,
 }
 

@@ -850,16 +850,17 @@ fn bid_learner(cfg: &TrainConfig, start: &Start, run: &Path) -> Result<Option<Bi
 }
 
 /// The weights' average starts at the weights the run starts from, or on `--resume` from the
-/// newest checkpoint's average when it kept one.
+/// newest checkpoint's average when it kept one (its `model.safetensors`, beside the learner's
+/// own weights).
 fn restore_average(run: &Path, start: &Start, learner: &mut Learner) -> Result<(), TrainError> {
     let Some(average) = learner.average.as_mut() else { return Ok(()) };
     average.restart(&learner.net);
     let kept = match start {
-        Start::Resume => Some(run::latest(run)?.join(run::AVERAGE_FILE)).filter(|p| p.is_file()),
+        Start::Resume => Some(run::latest(run)?).filter(|dir| dir.join(run::LEARNER_FILE).is_file()),
         Start::Fresh { .. } => None,
     };
-    if let Some(path) = kept {
-        crate::model::load_weights_file(&mut average.net, &path)?;
+    if let Some(dir) = kept {
+        crate::model::load_weights_file(&mut average.net, &dir.join("model.safetensors"))?;
         average.resumed();
     }
     Ok(())
