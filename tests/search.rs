@@ -1,14 +1,15 @@
 //! Search: ISMCTS on a game other than Dou Dizhu (it only touches the State API), depth-limited
 //! alpha-beta against the exact solver, every search agent's honesty (its decision never
-//! depends on hidden hands), the time budget, and worlds weighted by what the other seats did.
+//! depends on hidden hands, at a table of three or two), the search agents' two-player games
+//! and the agents refused them, the time budget, and worlds weighted by what the other seats did.
 
-use ddz::agents::Turn;
 use ddz::agents::rule::hand_shape_leaf;
 use ddz::agents::{
     Agent, AlphaBetaAgent, AutoAgent, AutoSettings, Guide, IsmctsAgent, Leaf, ModelAgent, Opponents, PimcAgent,
     PimcSettings, RuleAgent, Verdict,
 };
-use ddz::game::{MoveList, Seat, State};
+use ddz::agents::{AgentSpec, Turn};
+use ddz::game::{GameConfig, MoveList, Rules, Seat, State};
 use ddz::model::{ModelConfig, QNet};
 use ddz::search::belief::{self, Belief, draw_worlds};
 use ddz::search::{
@@ -200,27 +201,39 @@ fn position(
 }
 
 fn tiny_network(seed: u64) -> ModelAgent {
-    let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
+    tiny_network_for(Rules::Standard, seed)
+}
+
+fn tiny_network_for(rules: Rules, seed: u64) -> ModelAgent {
+    let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], rules, ..Default::default() };
     ModelAgent::new(QNet::cpu(&model, seed), "tiny")
 }
 
 /// For many decisions of random games: the agent given a state with other hidden hands (the
 /// same information for its seat) makes the same play, with the same seed.
 fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
+    assert_honest_under(Rules::Standard, agent, most_cards);
+}
+
+/// [`assert_honest`] in games of `rules`: at a table of two the hidden cards are the other
+/// seat's hand and the 9 cards set aside, both redealt.
+fn assert_honest_under(rules: Rules, agent: &mut dyn Agent, most_cards: u32) {
     let mut rng = StdRng::seed_from_u64(21);
     let mut plays = MoveList::new();
-    let (mut decisions, mut hidden_differ, mut turn) = (0u64, 0, 0);
+    let (mut decisions, mut hidden_differ, mut set_aside_differ, mut turn) = (0u64, 0, 0, 0);
     for _ in 0..3 {
-        let mut s = State::new(Default::default());
+        let mut s = State::new(GameConfig { rules, ..Default::default() });
         s.deal_random(&mut rng);
         while let Some(seat) = s.current_player() {
             s.legal_plays_into(&mut plays);
-            let left: u32 = Seat::ALL.iter().map(|&p| s.hand(p).len()).sum();
+            let left: u32 = s.table().seats().iter().map(|&p| s.hand(p).len()).sum();
             turn += 1;
             if plays.len() > 1 && left <= most_cards && turn % 2 == 0 {
                 let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
                 assert_eq!(other.hand(seat), s.hand(seat));
-                hidden_differ += Seat::ALL.iter().any(|&p| other.hand(p) != s.hand(p)) as u32;
+                assert_eq!(other.view(seat).information_state_key(), s.view(seat).information_state_key());
+                hidden_differ += s.table().seats().iter().any(|&p| other.hand(p) != s.hand(p)) as u32;
+                set_aside_differ += (other.set_aside() != s.set_aside()) as u32;
                 agent.reset(decisions);
                 let real = agent.choose(Turn::new(&s.view(s.current_player().unwrap()), &plays).unwrap());
                 agent.reset(decisions);
@@ -232,6 +245,9 @@ fn assert_honest(agent: &mut dyn Agent, most_cards: u32) {
         }
     }
     assert!(decisions > 20 && hidden_differ > 10, "{decisions} decisions, {hidden_differ} with other hidden hands");
+    if rules == Rules::TwoPlayer {
+        assert!(set_aside_differ > 10, "{set_aside_differ} of {decisions} decisions with other set-aside cards");
+    }
 }
 
 #[test]
@@ -286,6 +302,119 @@ fn no_search_agent_reads_a_hidden_card() {
     for agent in agents.iter_mut() {
         assert_honest(agent.as_mut(), 54);
     }
+}
+
+/// The two-player network of models/ (a checkpoint folder).
+const TWO_PLAYER_MODEL: &str = "models/two-player-1h";
+
+/// The search agents that play two-player games, by name, with small budgets.
+fn two_player_searchers() -> Vec<String> {
+    let net = TWO_PLAYER_MODEL;
+    ["ismcts:rule?sims=20", "ismcts:random?sims=20", "alphabeta:heuristic?worlds=2"]
+        .into_iter()
+        .map(String::from)
+        .chain([format!("ismcts:{net}?sims=10"), format!("alphabeta:{net}?worlds=2&top=3")])
+        .collect()
+}
+
+#[test]
+fn search_agents_play_whole_two_player_games_to_a_legal_end() {
+    let deals = ddz::game::generate_deals_for(Rules::TwoPlayer, 2, 7);
+    for name in two_player_searchers() {
+        let spec: AgentSpec = name.parse().unwrap();
+        spec.check_rules(Rules::TwoPlayer).unwrap_or_else(|e| panic!("{name} plays two-player games: {e}"));
+        let mut searcher = spec.build().unwrap();
+        let mut rule = RuleAgent::new();
+        for (i, deal) in deals.iter().enumerate() {
+            for searcher_is_landlord in [true, false] {
+                searcher.reset(i as u64);
+                let mut s = State::new(GameConfig { rules: Rules::TwoPlayer, ..Default::default() });
+                s.deal_hands(deal.hands, deal.bottom);
+                let mut plays = MoveList::new();
+                while let Some(seat) = s.current_player() {
+                    assert!(s.table().has(seat), "{name}: seat {seat} at a table of two");
+                    s.legal_plays_into(&mut plays);
+                    let agent: &mut dyn Agent =
+                        if s.same_side(seat, Seat::S0) == searcher_is_landlord { searcher.as_mut() } else { &mut rule };
+                    let pick = agent.choose(Turn::new(&s.view(seat), &plays).unwrap());
+                    assert!(pick < plays.len(), "{name}: play {pick} of {} legal", plays.len());
+                    s.apply_play(plays[pick]);
+                }
+                let returns = s.returns();
+                assert!(s.is_terminal() && s.winner().is_some(), "{name}: the game ends with a winner");
+                assert!(returns[0] != 0.0 && returns[0] + returns[1] == 0.0 && returns[2] == 0.0, "{returns:?}");
+            }
+        }
+        // And through the evaluator, as `ddz eval --rules two_player` plays them.
+        let outcome = ddz::eval::play_deal_under(Rules::TwoPlayer, &deals[0], searcher.as_mut(), &mut rule, false)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(outcome.illegal_plays == 0 && outcome.forfeit_by_landlord.is_none() && !outcome.rule_mismatch);
+    }
+}
+
+#[test]
+fn two_player_search_decisions_never_read_the_other_hand_or_the_set_aside_cards() {
+    let ismcts = IsmctsSettings { budget: Budget::count(20), ..Default::default() };
+    let ab = AlphaBetaSettings { depth: 2, top: 3 };
+    let net = |seed| tiny_network_for(Rules::TwoPlayer, seed);
+    let mut agents: Vec<Box<dyn Agent>> = vec![
+        Box::new(IsmctsAgent::new(Guide::rule(), ismcts, "ismcts rule")),
+        Box::new(IsmctsAgent::new(Guide::random(), ismcts, "ismcts random")),
+        Box::new(IsmctsAgent::new(Guide::Network(Box::new(net(1)), Leaf::Value, 0.0), ismcts, "ismcts value")),
+        Box::new(IsmctsAgent::new(Guide::Network(Box::new(net(2)), Leaf::Rollout, 0.0), ismcts, "ismcts rollout")),
+        Box::new(IsmctsAgent::new(
+            Guide::Network(Box::new(net(3)), Leaf::Value, 0.0),
+            IsmctsSettings { keying: Keying::Observer, max_world_samples: Some(4), ..ismcts },
+            "ismcts observer",
+        )),
+        Box::new(AlphaBetaAgent::new(Some(net(4)), ab, Budget::count(3), "alphabeta network")),
+        Box::new(AlphaBetaAgent::new(None, ab, Budget::count(3), "alphabeta heuristic")),
+    ];
+    for agent in agents.iter_mut() {
+        assert_honest_under(Rules::TwoPlayer, agent.as_mut(), 54);
+    }
+}
+
+#[test]
+fn two_player_search_values_have_one_entry_per_seat() {
+    let mut s = State::new(GameConfig { rules: Rules::TwoPlayer, ..Default::default() });
+    s.deal_random(&mut StdRng::seed_from_u64(3));
+    assert_eq!(SearchState::num_players(&s), 2);
+    let mut rollout = ddz::search::RolloutLeaf { policy: &mut RuleAgent::new() };
+    let values = rollout.evaluate(&s, &s.legal_actions()).values;
+    assert_eq!(values.len(), 2, "{values:?}");
+    assert!(values[0] == -values[1] && values[0] != 0.0, "{values:?}");
+    let mut shape = hand_shape_leaf();
+    assert_eq!(shape.evaluate(&s, &s.legal_actions()).values.len(), 2);
+}
+
+#[test]
+fn agents_that_weigh_three_hands_are_refused_two_player_games() {
+    let net = TWO_PLAYER_MODEL;
+    let refused = [
+        format!("pimc:{net}"),
+        format!("auto:{net}"),
+        format!("ismcts:{net}?belief=0.1"),
+        format!("cheat:{net}"),
+        "bot:true".to_string(),
+    ];
+    for name in refused {
+        let spec: AgentSpec = name.parse().unwrap();
+        let err = spec.check_rules(Rules::TwoPlayer).expect_err(&name).to_string();
+        assert!(
+            err.contains("under two_player rules only random, rule, checkpoint:NET, ismcts:GUIDE (belief=0")
+                && err.contains("and alphabeta:GUIDE agents play"),
+            "{name}: {err}"
+        );
+    }
+    // Search stays out of laizi, and a network guide still has to match the rules.
+    let err = "ismcts:rule".parse::<AgentSpec>().unwrap().check_rules(Rules::Laizi).unwrap_err().to_string();
+    assert!(err.contains("under laizi rules only random, rule and checkpoint:NET agents play"), "{err}");
+    let standard = "ismcts:models/dmc-rule-2h?sims=10";
+    let err = standard.parse::<AgentSpec>().unwrap().check_rules(Rules::TwoPlayer).unwrap_err().to_string();
+    assert!(err.contains("trained for standard rules and cannot play two_player games"), "{err}");
+    let err = format!("ismcts:{net}").parse::<AgentSpec>().unwrap().check_rules(Rules::Standard).unwrap_err();
+    assert!(err.to_string().contains("trained for two_player rules"), "{err}");
 }
 
 #[test]

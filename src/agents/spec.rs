@@ -754,13 +754,23 @@ impl AgentSpec {
     }
 
     /// Whether the agent can play a game of `rules`, said before any game starts: a network
-    /// plays the rules it was trained for, and under a variant only random, rule and network
-    /// agents play (the search agents take the standard game only, so far).
+    /// plays the rules it was trained for. Every agent plays the standard game; under laizi
+    /// only random, rule and checkpoint:NET agents play; under two_player so do `ismcts:GUIDE`
+    /// without belief (the default `belief=0`) and `alphabeta:GUIDE`, whose worlds are redealt
+    /// from the seat's information at a table of two. `pimc:`, `auto:` and ISMCTS with belief
+    /// weigh worlds of three hands, so they are refused there, as are `bot:`, `douzero:` and
+    /// `cheat:` ([`AgentSpec::playing_under`] names who plays).
     pub fn check_rules(&self, rules: crate::game::Rules) -> Result<(), AgentError> {
         use crate::game::Rules;
         let refuse = |reason: String| AgentError::Setting { spec: self.to_string(), reason };
-        if rules != Rules::Standard && !matches!(self, AgentSpec::Random | AgentSpec::Rule | AgentSpec::Checkpoint(_)) {
-            return Err(refuse(format!("under {rules} rules only random, rule and checkpoint:NET agents play")));
+        let plays = match (rules, self) {
+            (Rules::Standard, _) | (_, AgentSpec::Random | AgentSpec::Rule | AgentSpec::Checkpoint(_)) => true,
+            (Rules::TwoPlayer, AgentSpec::Ismcts(_, knobs)) => knobs.belief == 0.0,
+            (Rules::TwoPlayer, AgentSpec::AlphaBeta(..)) => true,
+            _ => false,
+        };
+        if !plays {
+            return Err(refuse(format!("under {rules} rules only {} play", Self::playing_under(rules))));
         }
         let Some(path) = self.network() else { return Ok(()) };
         let net = crate::model::load_network(&network_file(path)?)?.config().rules;
@@ -770,6 +780,19 @@ impl AgentSpec {
             )));
         }
         Ok(())
+    }
+
+    /// The agents that play games of `rules`, as [`AgentSpec::check_rules`] names them when it
+    /// refuses one.
+    pub fn playing_under(rules: crate::game::Rules) -> &'static str {
+        match rules {
+            crate::game::Rules::Standard => "every agent",
+            crate::game::Rules::Laizi => "random, rule and checkpoint:NET agents",
+            crate::game::Rules::TwoPlayer => {
+                "random, rule, checkpoint:NET, ismcts:GUIDE (belief=0: belief weighs worlds of three hands) \
+                 and alphabeta:GUIDE agents"
+            }
+        }
     }
 
     /// The agent, ready to play (a checkpoint's network is loaded on the CPU).

@@ -48,6 +48,11 @@ pub fn eval(args: EvalArgs) -> Result<()> {
     let rules = args.run.as_deref().map_or(args.rules, ddz::eval::curve::run_rules);
     let deals = load_deals(&args.deals, rules, args.n, args.allow_duplicates)?;
     let threads = threads_or_all(args.threads);
+    for (flag, spec) in [("--a", &args.a), ("--b", &args.b)] {
+        if let Some(spec) = spec {
+            spec.check_rules(rules).with_context(|| flag.to_string())?;
+        }
+    }
     let (illegal, markdown, mut json) = if let Some(run) = &args.run {
         let opponents =
             if args.opponents.is_empty() { ddz::eval::curve::default_opponents() } else { args.opponents.clone() };

@@ -4,6 +4,12 @@
 
 use ddz_engine::game::{Action, Seat, State};
 
+/// The returns of `state` for the seats of its table, one entry each (the engine's per-seat
+/// array keeps an empty slot for a third seat at a table of two).
+pub fn table_returns(state: &State) -> Vec<f64> {
+    state.returns()[..state.table().len()].to_vec()
+}
+
 /// A game state as search sees it: players, chance, legal actions, returns and resampling
 /// from a player's information.
 pub trait SearchState: Clone {
@@ -56,7 +62,7 @@ impl SearchState for State {
         State::apply_action(self, action)
     }
     fn returns(&self) -> Vec<f64> {
-        State::returns(self).to_vec()
+        table_returns(self)
     }
     fn resample_from_infostate(&self, player: usize, rng: &mut dyn FnMut() -> f64) -> State {
         State::resample_from_infostate(self, Seat::ALL[player], rng)

@@ -6,6 +6,7 @@
 //! own seat's information, so what a leaf reads of that world is never the real hidden hands.
 
 use super::evaluator::{Evaluation, Evaluator};
+use super::game::table_returns;
 use super::policy::{Greedy, OpponentModel, Policy, argmax};
 use ddz_engine::cards::Counts;
 use ddz_engine::game::{Action, ActionTable, MoveList, Play, Seat, State};
@@ -62,9 +63,10 @@ pub fn plays_of(actions: &[Action]) -> Vec<Play> {
         .collect()
 }
 
-/// `value` for the seats on `seat`'s side, its opposite for the others.
+/// `value` for the seats on `seat`'s side, its opposite for the others: one entry per seat of
+/// the state's table (two in two-player Dou Dizhu).
 fn sided(state: &State, seat: Seat, value: f64) -> Vec<f64> {
-    Seat::ALL.iter().map(|&s| if state.same_side(s, seat) { value } else { -value }).collect()
+    state.table().seats().iter().map(|&s| if state.same_side(s, seat) { value } else { -value }).collect()
 }
 
 /// The returns of `state` played out to the end with `model` in every seat (in the play phase,
@@ -79,7 +81,7 @@ fn rollout<M: OpponentModel + ?Sized>(state: &State, model: &mut M) -> Vec<f64> 
         let play = plays.get(model.pick(&world, &plays)).copied().unwrap_or(first);
         world.apply_play_unchecked(play);
     }
-    world.returns().to_vec()
+    table_returns(&world)
 }
 
 impl NetworkLeaf<'_> {
@@ -96,7 +98,7 @@ impl NetworkLeaf<'_> {
             }
             world.apply_play_unchecked(plays[argmax(&q)]);
         }
-        world.returns().to_vec()
+        table_returns(&world)
     }
 }
 
@@ -115,7 +117,7 @@ impl Evaluator<State> for NetworkLeaf<'_> {
 
     fn evaluate(&mut self, state: &State, actions: &[Action]) -> Evaluation {
         let Some(seat) = state.current_player() else {
-            return Evaluation { values: state.returns().to_vec(), action_values: None };
+            return Evaluation { values: table_returns(state), action_values: None };
         };
         let q = self.q(state, actions);
         let best = q.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
