@@ -126,11 +126,9 @@ pub fn ladder(args: LadderArgs) -> Result<()> {
     use ddz::eval::ladder::{DEFAULT_ROSTER, Entry, LadderConfig, TWO_PLAYER_ROSTER};
     runtime::configure_threads(1);
     super::python::install_plotting();
-    let roster: Vec<Entry> = match (args.agents.is_empty(), args.rules) {
-        (false, _) => args.agents,
-        (true, Rules::TwoPlayer) => TWO_PLAYER_ROSTER.iter().map(|s| s.parse()).collect::<Result<_, _>>()?,
-        (true, _) => DEFAULT_ROSTER.iter().map(|s| s.parse()).collect::<Result<_, _>>()?,
-    };
+    let default = if args.rules == Rules::TwoPlayer { TWO_PLAYER_ROSTER } else { DEFAULT_ROSTER };
+    let roster: Vec<Entry> =
+        if args.agents.is_empty() { default.iter().map(|s| s.parse()).collect::<Result<_, _>>()? } else { args.agents };
     for entry in &roster {
         entry.spec.check_rules(args.rules).with_context(|| format!("--agents: {}", entry.label))?;
     }

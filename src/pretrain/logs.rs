@@ -151,14 +151,14 @@ impl GameLog {
     /// The hands and bottom the log records, checked to be one deal of `rules`; the flag says
     /// whether the bottom was recorded (`l` is the landlord's seat index).
     fn deal(&self, rules: Rules, l: usize) -> Result<([Counts; 3], Counts, bool), ReplayError> {
-        let err = |move_no: Option<usize>, reason: String| ReplayError { move_no, reason };
+        let err = |reason: String| ReplayError { move_no: None, reason };
         let table = rules.table();
         let mut hands = [Counts::EMPTY; 3];
         for (s, text) in self.hands.iter().enumerate() {
-            hands[s] = parse_hand(text, &format!("hand of seat {s}")).map_err(|r| err(None, r))?;
+            hands[s] = parse_hand(text, &format!("hand of seat {s}")).map_err(err)?;
         }
         let (bottom, bottom_known) = match &self.bottom {
-            Some(b) => (parse_hand(b, "bottom").map_err(|r| err(None, r))?, true),
+            Some(b) => (parse_hand(b, "bottom").map_err(err)?, true),
             None => {
                 // The landlord's 20 cards are given whole; take its 3 lowest as a stand-in bottom
                 // for dealing. The encoder is told the bottom is unknown.
@@ -171,10 +171,10 @@ impl GameLog {
                     }
                 }
                 if hands[l].len() != 20 {
-                    return Err(err(
-                        None,
-                        format!("without a bottom the landlord's hand must hold 20 cards, not {}", hands[l].len()),
-                    ));
+                    return Err(err(format!(
+                        "without a bottom the landlord's hand must hold 20 cards, not {}",
+                        hands[l].len()
+                    )));
                 }
                 hands[l] = hands[l].minus(b);
                 (b, false)
@@ -182,11 +182,11 @@ impl GameLog {
         };
         for (s, h) in hands[..table.len()].iter().enumerate() {
             if h.len() != 17 {
-                return Err(err(None, format!("seat {s} was dealt {} cards, not 17", h.len())));
+                return Err(err(format!("seat {s} was dealt {} cards, not 17", h.len())));
             }
         }
         if bottom.len() != 3 {
-            return Err(err(None, format!("the bottom has {} cards, not 3", bottom.len())));
+            return Err(err(format!("the bottom has {} cards, not 3", bottom.len())));
         }
         let all = hands.iter().fold(bottom, |a, h| a.plus(*h));
         let deck = rules.deck_counts();
@@ -196,21 +196,18 @@ impl GameLog {
             Rules::Standard | Rules::Laizi => all == deck,
         };
         if rules == Rules::TwoPlayer && (all.get(0) > 0 || all.get(1) > 0) {
-            return Err(err(None, "two-player games have no 3s or 4s".into()));
+            return Err(err("two-player games have no 3s or 4s".into()));
         }
         if !whole {
             let dup: Vec<String> = (0..15u8)
                 .filter(|&r| all.get(r) > crate::cards::rank_capacity(r))
                 .map(|r| crate::cards::rank_char(r).to_string())
                 .collect();
-            return Err(err(
-                None,
-                if dup.is_empty() {
-                    "the hands and bottom are not one deck".into()
-                } else {
-                    format!("duplicated cards: {}", dup.join(" "))
-                },
-            ));
+            return Err(err(if dup.is_empty() {
+                "the hands and bottom are not one deck".into()
+            } else {
+                format!("duplicated cards: {}", dup.join(" "))
+            }));
         }
         Ok((hands, bottom, bottom_known))
     }
