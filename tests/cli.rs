@@ -106,7 +106,7 @@ fn train_stops_cleanly_on_ctrl_c_and_sigterm_with_a_checkpoint() {
             .arg(&config)
             .arg("--run-dir")
             .arg(&run)
-            .args(["--device", "cpu"])
+            .args(["--device", "cpu", "--set", "learner.lr_end=2e-5"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -125,6 +125,8 @@ fn train_stops_cleanly_on_ctrl_c_and_sigterm_with_a_checkpoint() {
         assert!(stdout.contains("stopped by interrupted"), "SIG{signal}: {stdout}");
         let checkpoints: Vec<_> = run.join("checkpoints").read_dir().unwrap().collect();
         assert!(!checkpoints.is_empty(), "SIG{signal}: a checkpoint was written");
+        let stored = ddz::train::load_run_config(&run).unwrap();
+        assert_eq!(stored.learner.lr_end, 2e-5, "the run's config.toml records --set");
     }
     // Unknown config keys are named.
     std::fs::write(&config, "[learner]\nbatchsize = 3\n").unwrap();

@@ -349,6 +349,11 @@ pub struct TrainArgs {
     /// With --init-from, keep the config's exploration instead of switching to softmax.
     #[arg(long)]
     pub keep_exploration: bool,
+    /// Set one key of the config over the file, as section.key=value (repeatable), e.g.
+    /// --set learner.lr_decay_frames=23300000; a value that is not TOML is taken as a string.
+    /// The run's config.toml records the result.
+    #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
+    pub settings: Vec<ddz::train::config::Setting>,
     /// Learn from actor processes (`ddz actor`) through Redis at this URL, e.g.
     /// redis://127.0.0.1:6379/; then no actors run here unless --actors N asks for some.
     #[arg(long, value_name = "URL")]

@@ -15,7 +15,9 @@ pub fn train(args: TrainArgs) -> Result<()> {
     }
     let (mut cfg, start) = match &args.resume {
         Some(dir) => (train::load_run_config(dir)?, Start::Resume),
-        None => (TrainConfig::load(&args.config)?, Start::Fresh { init_from: args.init_from.clone() }),
+        None => {
+            (TrainConfig::load_with(&args.config, &args.settings)?, Start::Fresh { init_from: args.init_from.clone() })
+        }
     };
     args.overrides.apply(&mut cfg);
     if !args.keep_exploration && cfg.explore_for(&start) {

@@ -506,6 +506,65 @@ pub enum ConfigError {
     /// A value no run can use; the reason names the key.
     #[error("{0}")]
     Value(String),
+    /// A `--set KEY=VALUE` names no key of the config or gives it a value of the wrong kind.
+    #[error("--set {setting}: {reason}")]
+    Setting {
+        /// The setting as given.
+        setting: String,
+        /// Why the config does not take it.
+        reason: String,
+    },
+}
+
+/// One config key set from the command line (`ddz train --set learner.lr=1e-3`), over what the
+/// file says: ablations name the one value they change instead of copying the whole file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    /// The dotted key, `section.key`.
+    pub key: String,
+    /// The value: a TOML value (`1e-3`, `true`, `"x"`), or else the text as a string.
+    pub value: toml::Value,
+}
+
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.key, self.value)
+    }
+}
+
+impl std::str::FromStr for Setting {
+    type Err = String;
+
+    /// `section.key=value`; a value that is not TOML (`runs/x`, `cuda`) is taken as a string.
+    fn from_str(s: &str) -> Result<Setting, String> {
+        let Some((key, text)) = s.split_once('=') else {
+            return Err(format!("{s:?} is not KEY=VALUE (e.g. learner.lr=1e-3)"));
+        };
+        let key = key.trim();
+        if key.split('.').count() != 2 || key.split('.').any(|part| part.is_empty()) {
+            return Err(format!("key {key:?} is not section.key (e.g. learner.lr)"));
+        }
+        let text = text.trim();
+        let value = match toml::from_str::<toml::Table>(&format!("v = {text}")) {
+            Ok(mut table) if table.len() == 1 => table.remove("v").expect("the one key"),
+            _ => toml::Value::String(text.to_string()),
+        };
+        Ok(Setting { key: key.to_string(), value })
+    }
+}
+
+impl Setting {
+    /// Writes the value into the config's table, making the section if the file has none.
+    fn apply(&self, table: &mut toml::Table) -> Result<(), ConfigError> {
+        let (section, key) = self.key.split_once('.').expect("checked when parsed");
+        let entry = table.entry(section).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(section_table) = entry else {
+            let reason = format!("{section} is a value, not a [section]");
+            return Err(ConfigError::Setting { setting: self.to_string(), reason });
+        };
+        section_table.insert(key.to_string(), self.value.clone());
+        Ok(())
+    }
 }
 
 impl TrainConfig {
@@ -515,13 +574,42 @@ impl TrainConfig {
         TrainConfig::parse(&text, path)
     }
 
+    /// Reads the config file at `path`, sets the keys of `settings` over it, and validates.
+    pub fn load_with(path: &Path, settings: &[Setting]) -> Result<TrainConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        TrainConfig::parse_with(&text, path, settings)
+    }
+
     /// Parses TOML; `origin` names the source in errors (the toml error carries line and key).
     pub fn parse(text: &str, origin: &Path) -> Result<TrainConfig, ConfigError> {
-        let mut config: TrainConfig =
-            toml::from_str(text).map_err(|source| ConfigError::Parse { path: origin.into(), source })?;
+        TrainConfig::parse_with(text, origin, &[])
+    }
+
+    /// Parses TOML with `settings` set over it, each checked on its own so that an error names it.
+    pub fn parse_with(text: &str, origin: &Path, settings: &[Setting]) -> Result<TrainConfig, ConfigError> {
+        let parse_error = |source| ConfigError::Parse { path: origin.into(), source };
+        // The file alone first, so that its errors carry its lines.
+        let mut config: TrainConfig = toml::from_str(text).map_err(parse_error)?;
+        if !settings.is_empty() {
+            let mut table: toml::Table = toml::from_str(text).map_err(parse_error)?;
+            for setting in settings {
+                setting.apply(&mut table)?;
+                config = toml::Value::Table(table.clone()).try_into().map_err(|e: toml::de::Error| {
+                    ConfigError::Setting { setting: setting.to_string(), reason: e.message().to_string() }
+                })?;
+            }
+        }
         // The network plays the run's rules: one key, `[game] rules`, says both.
         config.model.rules = config.game.rules;
-        config.validate().map_err(|e| ConfigError::Invalid { path: origin.into(), reason: Box::new(e) })?;
+        // A value out of range may come from the file or from a setting: the error says both.
+        let source = match settings {
+            [] => origin.to_path_buf(),
+            _ => {
+                let given: Vec<String> = settings.iter().map(|s| format!("--set {s}")).collect();
+                PathBuf::from(format!("{} with {}", origin.display(), given.join(" ")))
+            }
+        };
+        config.validate().map_err(|e| ConfigError::Invalid { path: source, reason: Box::new(e) })?;
         Ok(config)
     }
 
@@ -780,6 +868,38 @@ mod tests {
         assert!(matches!(TrainConfig::load(Path::new("/nonexistent.toml")), Err(ConfigError::Read { .. })));
         let round = TrainConfig::parse(&c.to_toml(), Path::new("round")).unwrap();
         assert_eq!(round, c);
+    }
+
+    #[test]
+    fn a_setting_changes_its_one_key_and_a_wrong_one_is_named() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dmc.toml");
+        let set = |s: &str| s.parse::<Setting>().unwrap();
+        let shipped = TrainConfig::load(&path).unwrap();
+        let c =
+            TrainConfig::load_with(&path, &[set("learner.lr_decay_frames=23300000"), set("run.dir = runs/x")]).unwrap();
+        let mut expected = shipped.clone();
+        expected.learner.lr_decay_frames = 23_300_000;
+        expected.run.dir = PathBuf::from("runs/x");
+        assert_eq!(c, expected, "a TOML value, and text that is not TOML taken as a string");
+        // A key the file leaves out, in a section the file leaves out.
+        let c = TrainConfig::parse_with("", Path::new("x.toml"), &[set("learner.lr=1e-3")]).unwrap();
+        assert_eq!(c.learner.lr, 1e-3);
+        for (given, named) in [
+            ("learner.lrr=1e-3", "lrr"),
+            ("learner.batch_size=big", "batch_size=\"big\""),
+            ("learner.lr=-1", "learner.lr"),
+            ("laerner.lr=1e-3", "laerner"),
+        ] {
+            let e = TrainConfig::load_with(&path, &[set("run.seed=3"), set(given)]).unwrap_err().to_string();
+            assert!(e.contains(named), "{given}: {e}");
+        }
+        let e = TrainConfig::load_with(&path, &[set("learner.batch_size=big")]).unwrap_err().to_string();
+        assert!(e.starts_with("--set learner.batch_size=\"big\""), "names the setting: {e}");
+        for bad in ["learner.lr", "lr=1e-3", "learner.=3", "a.b.c=1"] {
+            assert!(bad.parse::<Setting>().is_err(), "{bad}");
+        }
+        let e = TrainConfig::parse_with("run = 3\n", Path::new("x.toml"), &[set("run.seed=1")]).unwrap_err();
+        assert!(e.to_string().contains("x.toml"), "the file's own error first: {e}");
     }
 
     #[test]
