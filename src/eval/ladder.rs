@@ -58,8 +58,8 @@ fn is_search(spec: &AgentSpec) -> bool {
 }
 
 /// The default roster, as `ddz ladder` plays it without `--agents`: the simple agents, RLCard's
-/// rule agent and our reference DouZero through the DouZero adapter, every shipped network,
-/// and the default search agent.
+/// rule agent and our reference DouZero through the DouZero adapter, our main networks (the
+/// ablations' networks stay out), and the default search agent.
 pub const DEFAULT_ROSTER: &[&str] = &[
     "random",
     "rule",
@@ -72,6 +72,8 @@ pub const DEFAULT_ROSTER: &[&str] = &[
     "dmc-td-2h=checkpoint:models/dmc-td-2h/model.safetensors",
     "dmc-rule-2h=checkpoint:models/dmc-rule-2h/model.safetensors",
     "dmc-default-2h=checkpoint:models/dmc-default-2h/model.safetensors",
+    "ema-30m=checkpoint:models/ema-30m/model.safetensors",
+    "ema-2h=checkpoint:models/ema-2h/model.safetensors",
     "auto=auto:models/dmc-rule-2h/model.safetensors",
 ];
 
