@@ -520,7 +520,9 @@ pub enum ConfigError {
 /// file says: ablations name the one value they change instead of copying the whole file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Setting {
-    /// The dotted key, `section.key`.
+    /// The `[section]` of the key.
+    pub section: String,
+    /// The key within it.
     pub key: String,
     /// The value: a TOML value (`1e-3`, `true`, `"x"`), or else the text as a string.
     pub value: toml::Value,
@@ -528,7 +530,7 @@ pub struct Setting {
 
 impl std::fmt::Display for Setting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}={}", self.key, self.value)
+        write!(f, "{}.{}={}", self.section, self.key, self.value)
     }
 }
 
@@ -541,28 +543,28 @@ impl std::str::FromStr for Setting {
             return Err(format!("{s:?} is not KEY=VALUE (e.g. learner.lr=1e-3)"));
         };
         let key = key.trim();
-        if key.split('.').count() != 2 || key.split('.').any(|part| part.is_empty()) {
-            return Err(format!("key {key:?} is not section.key (e.g. learner.lr)"));
-        }
+        let (section, key) = match key.split_once('.') {
+            Some((section, name)) if !section.is_empty() && !name.is_empty() && !name.contains('.') => (section, name),
+            _ => return Err(format!("key {key:?} is not section.key (e.g. learner.lr)")),
+        };
         let text = text.trim();
         let value = match toml::from_str::<toml::Table>(&format!("v = {text}")) {
             Ok(mut table) if table.len() == 1 => table.remove("v").expect("the one key"),
             _ => toml::Value::String(text.to_string()),
         };
-        Ok(Setting { key: key.to_string(), value })
+        Ok(Setting { section: section.to_string(), key: key.to_string(), value })
     }
 }
 
 impl Setting {
     /// Writes the value into the config's table, making the section if the file has none.
     fn apply(&self, table: &mut toml::Table) -> Result<(), ConfigError> {
-        let (section, key) = self.key.split_once('.').expect("checked when parsed");
-        let entry = table.entry(section).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry = table.entry(&self.section).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         let toml::Value::Table(section_table) = entry else {
-            let reason = format!("{section} is a value, not a [section]");
+            let reason = format!("{} is a value, not a [section]", self.section);
             return Err(ConfigError::Setting { setting: self.to_string(), reason });
         };
-        section_table.insert(key.to_string(), self.value.clone());
+        section_table.insert(self.key.clone(), self.value.clone());
         Ok(())
     }
 }
@@ -570,8 +572,7 @@ impl Setting {
 impl TrainConfig {
     /// Reads, parses and validates the config file at `path`.
     pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
-        TrainConfig::parse(&text, path)
+        TrainConfig::load_with(path, &[])
     }
 
     /// Reads the config file at `path`, sets the keys of `settings` over it, and validates.
