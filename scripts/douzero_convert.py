@@ -5,7 +5,7 @@ safetensors for `douzero:DIR` (src/model/douzero.rs calls it on first use):
 
 writes OUT_DIR/landlord.safetensors, landlord_down.safetensors, landlord_up.safetensors, each
 through a temporary folder and a rename, so that OUT_DIR holds all three or none. Installs the
-safetensors package into this venv on first use.
+safetensors and numpy packages into this venv on first use.
 """
 import os
 import shutil
@@ -16,10 +16,11 @@ import tempfile
 import torch
 
 try:
+    import numpy  # noqa: F401  (safetensors.torch writes through numpy)
     from safetensors.torch import save_file
 except ImportError:
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "safetensors"],
-                   check=True, stdout=sys.stderr)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "safetensors",
+                    "numpy"], check=True, stdout=sys.stderr)
     from safetensors.torch import save_file
 
 ROLES = ("landlord", "landlord_down", "landlord_up")

@@ -13,8 +13,8 @@
 //!   updates and their files).
 //! - `run`: the run folder that training writes and evaluation reads.
 //! - `agents`: the network and search agents, and agents by name.
-//! - `train`, `eval`, `pretrain`, and the tools `bot`, `moves`, `solve`, `replay`: none uses
-//!   another.
+//! - `train`, `eval`, `pretrain`, `inference` (the torch-free networks checked against
+//!   libtorch), and the tools `bot`, `moves`, `solve`, `replay`: none uses another.
 //! - `play`: a person against two agents (the session the terminal game and the web page share);
 //!   `decisions`: key-decision checks of an agent.
 //! - `serve`: the web page and its JSON API.
@@ -32,6 +32,7 @@ pub mod bot;
 pub mod decisions;
 pub mod eval;
 pub mod hands;
+pub mod inference;
 pub mod model;
 pub mod moves;
 pub mod play;

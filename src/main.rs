@@ -40,6 +40,9 @@ fn run(command: Command) -> Result<()> {
             eval::evaluate_hands(&agent, &cfg, &out)
         }
         Command::CheckDecisions { agent, file, json } => eval::check_decisions(&agent, file.as_deref(), json),
+        Command::CheckInference { model, decisions, seed, tolerance, json } => {
+            eval::check_inference(&model, decisions, seed, tolerance, json)
+        }
         Command::Serve(args) => play::serve(args),
         Command::Logs { what } => data::logs(what),
         Command::Pretrain(args) => train::pretrain(args),
@@ -56,6 +59,10 @@ fn run(command: Command) -> Result<()> {
             BenchWhat::Wire { games, runs, seed, json } => bench::wire(games, runs, seed, json),
             BenchWhat::Solve { positions, seed, max_nodes, cards, json } => {
                 bench::solve(&cards, positions, seed, max_nodes, json)
+            }
+            BenchWhat::Inference { model, decisions, runs, seed, json } => {
+                ddz::runtime::configure_threads(1);
+                cli::report::show(&ddz::bench::inference::bench_inference(&model, decisions, runs, seed)?, json)
             }
             BenchWhat::Agents { agents, positions, seed, json } => bench::agents(&agents, positions, seed, json),
             BenchWhat::Serve { agents, latency_games, games, seed, timeout, log_dir, json } => {

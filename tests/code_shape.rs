@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The library packages' source folders: the `ddz` package's and the workspace crates'.
-const SOURCE_DIRS: &[&str] = &["src", "crates/ddz-engine/src", "crates/ddz-agents/src"];
+const SOURCE_DIRS: &[&str] = &["src", "crates/ddz-engine/src", "crates/ddz-agents/src", "crates/ddz-nets/src"];
 
 /// Source files of the packages, with their paths relative to the workspace root.
 fn sources() -> Vec<(String, String)> {
@@ -30,6 +30,7 @@ fn module_of(path: &str) -> (&str, &str) {
 const LAYERS: &[(&str, &[&[&str]])] = &[
     ("crates/ddz-engine/src", &[&["lines", "seeds", "error", "files", "limits"], &["cards", "game"], &["encode"]]),
     ("crates/ddz-agents/src", &[&["search"], &["agents"]]),
+    ("crates/ddz-nets/src", &[&["config", "weights", "kernels"], &["qnet", "small"]]),
     (
         "src",
         &[
@@ -37,7 +38,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
             &["runtime", "model"],
             &["run"],
             &["agents"],
-            &["train", "eval", "pretrain", "bot", "moves", "solve", "replay", "hands"],
+            &["train", "eval", "pretrain", "bot", "moves", "solve", "replay", "hands", "inference"],
             &["play", "decisions"],
             &["serve"],
             &["bench"],

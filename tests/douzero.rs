@@ -9,7 +9,7 @@ use ddz::agents::{Agent, AgentSpec, Turn};
 use ddz::cards::Counts;
 use ddz::encode::douzero::{CARDS, Infoset, observe, write_cards};
 use ddz::game::Role;
-use ddz::model::douzero::DouzeroNets;
+use ddz_nets::DouzeroNetwork;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,10 +54,17 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
     reference(&dir, 60, 7);
     ddz::runtime::configure_threads(1);
     common::checkout_scripts("import torch", &[]); // the conversion to safetensors runs on it
-    let nets = DouzeroNets::load(&dir).unwrap();
+    let converted = ddz::agents::douzero::converted_folder(&dir).unwrap();
     let cached: Vec<_> = std::fs::read_dir(dir.join("cache/ddz/douzero")).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(cached.len(), 1, "converted into the cache, keyed by content");
-    DouzeroNets::load(&cached[0]).expect("a converted folder loads as it is");
+    assert_eq!(cached, std::slice::from_ref(&converted), "converted into the cache, keyed by content");
+    assert_eq!(
+        ddz::agents::douzero::converted_folder(&converted).unwrap(),
+        converted,
+        "a converted folder is used as it is"
+    );
+    // The torch-free networks that play, checked against DouZero's own.
+    let nets = Role::ALL
+        .map(|role| DouzeroNetwork::load(role, &converted.join(format!("{}.safetensors", role.name()))).unwrap());
     let text = std::fs::read_to_string(dir.join("decisions.jsonl")).unwrap();
     let (mut decisions, mut worst) = (0, 0.0f32);
     for line in text.lines() {
@@ -78,7 +85,7 @@ fn douzero_agent_computes_what_douzeros_deep_agent_does() {
         let chosen_row: Vec<f32> = obs.x_state.iter().copied().chain(row(legal[chosen])).collect();
         assert_eq!(chosen_row, ints(&d["chosen_row"]), "the chosen play's row: {what}");
         let rows: Vec<[f32; CARDS]> = legal.iter().map(|&c| row(c)).collect();
-        let q = nets.of(role).q_values(&obs, &rows);
+        let q = nets[role.index()].q_values(&obs, &rows);
         for (ours, theirs) in q.iter().zip(ints(&d["q"])) {
             worst = worst.max((ours - theirs).abs());
         }

@@ -42,7 +42,7 @@ fn pretraining_on_2000_rule_games_reaches_80_percent_and_warm_starts_rl() {
 
     // It beats uniformly random play clearly.
     let net = load_network(&s.checkpoint).unwrap();
-    let mut agent = ModelAgent::new(net, "pretrained");
+    let mut agent = ModelAgent::new(net.network(), "pretrained");
     let (l, f) = head_to_head(&generate_deals(100, 4), &mut agent, &mut RandomAgent::new(3)).unwrap();
     assert!((l.wp.mean + f.wp.mean) / 2.0 > 0.8, "landlord {} farmers {}", l.wp, f.wp);
 

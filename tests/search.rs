@@ -175,7 +175,7 @@ const MODEL: &str = "models/dmc-rule-2h/model.safetensors";
 
 /// The shipped network, for tests that need a player with judgement.
 fn real_network() -> ModelAgent {
-    ModelAgent::new(ddz::model::load_network(std::path::Path::new(MODEL)).unwrap(), "dmc-rule-2h")
+    ModelAgent::new(ddz_nets::QNetwork::load(std::path::Path::new(MODEL)).unwrap(), "dmc-rule-2h")
 }
 
 /// A random deal played by `pick` for a number of turns drawn from `turns` (fewer if the game
@@ -206,7 +206,7 @@ fn tiny_network(seed: u64) -> ModelAgent {
 
 fn tiny_network_for(rules: Rules, seed: u64) -> ModelAgent {
     let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], rules, ..Default::default() };
-    ModelAgent::new(QNet::cpu(&model, seed), "tiny")
+    ModelAgent::new(QNet::cpu(&model, seed).network(), "tiny")
 }
 
 /// For many decisions of random games: the agent given a state with other hidden hands (the

@@ -66,7 +66,7 @@ fn tiny_run_learns_to_beat_random_and_resumes() {
     // The trained agent against uniformly random play, both seatings, fixed deals.
     let mut net = QNet::cpu(&cfg.model, 0);
     checkpoint::load(&s.checkpoint, &mut net).unwrap();
-    let mut model = ModelAgent::new(net, "trained");
+    let mut model = ModelAgent::new(net.network(), "trained");
     let deals = generate_deals(200, 99);
     let (as_landlord, as_farmers) = head_to_head(&deals, &mut model, &mut RandomAgent::new(5)).unwrap();
     let wp = (as_landlord.wp.mean + as_farmers.wp.mean) / 2.0;
@@ -180,11 +180,14 @@ fn per_role_networks_train_save_and_load_by_shape() {
     // Three networks that learned: a clear margin over random play. (Whether the loss falls over
     // so short a run is a coin toss for three small networks that each see a third of the
     // frames; the shared-network test checks the loss.)
-    let mut model = ModelAgent::new(trained, "per-role");
+    let mut model = ModelAgent::new(trained.network(), "per-role");
     let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
-    let (l0, f0) =
-        head_to_head(&generate_deals(200, 99), &mut ModelAgent::new(start, "untrained"), &mut RandomAgent::new(5))
-            .unwrap();
+    let (l0, f0) = head_to_head(
+        &generate_deals(200, 99),
+        &mut ModelAgent::new(start.network(), "untrained"),
+        &mut RandomAgent::new(5),
+    )
+    .unwrap();
     eprintln!("per-role vs random: landlord {}, farmers {}; untrained {} / {}", l.wp, f.wp, l0.wp, f0.wp);
     let (wp, wp0) = ((l.wp.mean + f.wp.mean) / 2.0, (l0.wp.mean + f0.wp.mean) / 2.0);
     assert!(
@@ -365,7 +368,7 @@ fn schedules_a_farmer_team_and_deal_curation_each_learn_on_a_tiny_run() {
         assert_eq!(s.deals_skipped > 0, name == "curation", "{name}: {} deals skipped", s.deals_skipped);
         let mut net = QNet::cpu(&cfg.model, 0);
         checkpoint::load(&s.checkpoint, &mut net).unwrap();
-        let mut model = ModelAgent::new(net, name);
+        let mut model = ModelAgent::new(net.network(), name);
         let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
         eprintln!("{name} vs random: landlord {}, farmers {}", l.wp, f.wp);
         assert!((l.wp.mean + f.wp.mean) / 2.0 > 0.75, "{name}: a clear margin over random: {} / {}", l.wp, f.wp);
@@ -389,7 +392,7 @@ fn hand_structure_and_pruning_each_learn_on_a_tiny_run() {
         let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
         let trained = ddz::model::load_network(&s.checkpoint).unwrap();
         assert_eq!(trained.config(), &cfg.model, "{name}: the switch read back from the file");
-        let mut model = ModelAgent::new(trained, name);
+        let mut model = ModelAgent::new(trained.network(), name);
         let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
         eprintln!("{name} vs random: landlord {}, farmers {}", l.wp, f.wp);
         assert!((l.wp.mean + f.wp.mean) / 2.0 > 0.75, "{name}: a clear margin over random: {} / {}", l.wp, f.wp);
@@ -450,7 +453,7 @@ fn oracle_hands_lstm_history_and_score_head_train_and_play_on_the_seats_informat
     for name in ["oracle_in.weight", "hands.weight", "hands_in.weight", "history.weight_ih_l0", "points.weight"] {
         assert_ne!(find(&trained, name), find(&start, name), "{name} learned");
     }
-    let mut model = ModelAgent::new(trained, "guided");
+    let mut model = ModelAgent::new(trained.network(), "guided");
     let (l, f) = head_to_head(&generate_deals(200, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
     eprintln!("oracle + hands + lstm + score head vs random: landlord {}, farmers {}", l.wp, f.wp);
     assert!((l.wp.mean + f.wp.mean) / 2.0 > 0.75, "a clear margin over random: {} / {}", l.wp, f.wp);
@@ -568,7 +571,7 @@ fn a_two_player_run_with_bidding_learns_and_its_network_plays_only_two_player_ga
     let standard = generate_deals(1, 99);
     let err = head_to_head_under(Rules::Standard, &standard, &mut model, &mut RandomAgent::new(5)).unwrap_err();
     assert!(err.to_string().contains("trained for two_player rules and cannot play a game of standard rules"), "{err}");
-    let mut plain = ModelAgent::new(QNet::cpu(&ddz::model::ModelConfig::default(), 1), "standard");
+    let mut plain = ModelAgent::new(QNet::cpu(&ddz::model::ModelConfig::default(), 1).network(), "standard");
     let err = head_to_head_under(Rules::TwoPlayer, &deals[..1], &mut plain, &mut RandomAgent::new(5)).unwrap_err();
     assert!(err.to_string().contains("cannot play a game of two_player rules"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -590,7 +593,7 @@ fn a_run_keeping_an_average_of_its_weights_saves_it_and_resumes_it() {
     assert_ne!(raw.export(0).tensors, avg.export(0).tensors, "it lags the weights");
     // The average plays as an agent, and beats random as the weights do.
     let spec: AgentSpec = format!("checkpoint:{}", s.checkpoint.display()).parse().unwrap();
-    let mut model = ModelAgent::new(avg, "average");
+    let mut model = ModelAgent::new(avg.network(), "average");
     let (landlord, farmers) = head_to_head(&generate_deals(100, 99), &mut model, &mut RandomAgent::new(5)).unwrap();
     assert!((landlord.wp.mean + farmers.wp.mean) / 2.0 > 0.7, "{} {}", landlord.wp, farmers.wp);
     assert!(spec.build().is_ok());
@@ -617,7 +620,7 @@ fn a_run_keeping_an_average_of_its_weights_saves_it_and_resumes_it() {
 /// `net` against random in games of `rules` on `deals`, both seatings: a margin over random and
 /// no illegal play; the agent, for more games.
 fn beats_random_under(rules: ddz::game::Rules, deals: &[ddz::game::Deal], net: QNet, name: &str) -> ModelAgent {
-    let mut model = ModelAgent::new(net, name);
+    let mut model = ModelAgent::new(net.network(), name);
     let (landlord, farmers) =
         ddz::eval::head_to_head_under(rules, deals, &mut model, &mut RandomAgent::new(5)).unwrap();
     let wp = (landlord.wp.mean + farmers.wp.mean) / 2.0;

@@ -6,8 +6,7 @@
 
 use super::{Agent, AgentError, BidTurn, Candidate, Cheat, Turn};
 use crate::encode::{HAND_DIM, encode_hand};
-use crate::model::bidnet::BidNet;
-use crate::model::evaluator::HandNet;
+use ddz_nets::{BidNetwork as BidNet, HandNetwork as HandNet};
 use std::fmt;
 use std::path::PathBuf;
 

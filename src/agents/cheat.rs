@@ -107,7 +107,8 @@ mod tests {
     fn it_reads_the_hidden_hands_and_plays_the_endgame_perfectly() {
         let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
         let settings = CheatSettings { top: usize::MAX, cards: 14, max_nodes: 200_000, ms: 0 };
-        let mut cheat = CheatAgent::new(ModelAgent::new(QNet::cpu(&model, 7), "tiny"), settings, "cheat:tiny");
+        let mut cheat =
+            CheatAgent::new(ModelAgent::new(QNet::cpu(&model, 7).network(), "tiny"), settings, "cheat:tiny");
         let mut rng = StdRng::seed_from_u64(5);
         let (mut differed, mut solved) = (0, 0);
         for _ in 0..40 {

@@ -4,24 +4,26 @@
 use super::{Agent, BidTurn, Candidate, Fault, Query, Turn};
 use crate::encode::{STATE_DIM, encode_view};
 use crate::game::{MoveList, Play, State, View, prune_plays};
-use crate::model::{QNet, Values};
 use crate::search::{Policy, argmax};
+use ddz_nets::{BidNetwork, QNetwork, QValues, Values};
 
-/// A player greedy on a Q network's value of each legal play.
-pub struct ModelAgent {
+/// A player greedy on a Q network's value of each legal play: the torch-free forward pass
+/// ([`QNetwork`]) wherever ddz plays; the trainer's libtorch network only in checks and
+/// benchmarks that compare the two.
+pub struct ModelAgent<N: QValues = QNetwork> {
     /// The Q network that values the plays.
-    pub net: QNet,
+    pub net: N,
     /// The bidding network trained with it, when its checkpoint has one; else bids are the
     /// rule bidder's.
-    pub bid_net: Option<crate::model::bidnet::BidNet>,
+    pub bid_net: Option<BidNetwork>,
     label: String,
     state_buf: Vec<f32>,
     action_buf: Vec<f32>,
 }
 
-impl ModelAgent {
+impl<N: QValues> ModelAgent<N> {
     /// An agent playing by `net`, with the rule bidder; `label` is its name in reports.
-    pub fn new(net: QNet, label: impl Into<String>) -> ModelAgent {
+    pub fn new(net: N, label: impl Into<String>) -> ModelAgent<N> {
         ModelAgent { net, bid_net: None, label: label.into(), state_buf: vec![0.0; STATE_DIM], action_buf: Vec::new() }
     }
 
@@ -77,7 +79,7 @@ impl ModelAgent {
     }
 }
 
-impl ModelAgent {
+impl<N: QValues> ModelAgent<N> {
     /// Q of every play of several decisions in one forward pass (each for its view's seat):
     /// batching is what makes many network rollouts affordable.
     pub fn q_values_many(&mut self, decisions: &[(&View<'_>, &[Play])]) -> Vec<Vec<f32>> {
@@ -133,7 +135,7 @@ impl ModelAgent {
 
 /// The network as search uses it: the same Q and greedy plays as the methods above.
 /// Search asks in its worlds, at decisions: each seat to act decides on its own view of the world.
-impl Policy for ModelAgent {
+impl<N: QValues> Policy for ModelAgent<N> {
     fn q_values(&mut self, state: &State, plays: &[Play]) -> Vec<f32> {
         ModelAgent::q_values(self, &decision_view(state), plays)
     }
@@ -173,7 +175,7 @@ pub fn greedy(q: &[f32], points: Option<&[f32]>, margin: f32) -> usize {
     best.unwrap_or_else(|| argmax(points))
 }
 
-impl ModelAgent {
+impl<N: QValues> ModelAgent<N> {
     /// A network plays the rules it was trained on: a laizi network's plays carry features a
     /// standard one has not, so either in the other's game is an error, never a quiet guess.
     fn check_rules(&self, view: &View<'_>) -> Result<(), Fault> {
@@ -188,7 +190,7 @@ impl ModelAgent {
     }
 }
 
-impl Agent for ModelAgent {
+impl<N: QValues> Agent for ModelAgent<N> {
     fn name(&self) -> String {
         self.label.clone()
     }
@@ -236,7 +238,7 @@ mod tests {
     use super::*;
     use crate::agents::{RuleAgent, Sides, play_out};
     use crate::game::MoveList;
-    use crate::model::ModelConfig;
+    use crate::model::{ModelConfig, QNet};
     use crate::search::rollouts;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
@@ -259,7 +261,7 @@ mod tests {
         use crate::game::View;
         let model =
             ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], score_head: true, ..Default::default() };
-        let mut net = ModelAgent::new(QNet::cpu(&model, 4), "tiny");
+        let mut net = ModelAgent::new(QNet::cpu(&model, 4).network(), "tiny");
         let (mut rng, mut random) = (StdRng::seed_from_u64(3), RandomAgent::new(3));
         let mut positions: Vec<(View<'static>, MoveList)> = Vec::new();
         for _ in 0..6 {
@@ -284,7 +286,7 @@ mod tests {
     #[test]
     fn batched_rollouts_against_an_agent_play_the_games_one_by_one_would() {
         let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
-        let mut net = ModelAgent::new(QNet::cpu(&model, 3), "tiny");
+        let mut net = ModelAgent::new(QNet::cpu(&model, 3).network(), "tiny");
         let mut rng = StdRng::seed_from_u64(9);
         let worlds: Vec<State> = (0..12)
             .map(|_| {

@@ -193,7 +193,7 @@ mod tests {
         let model = ModelConfig { trunk: vec![16], head: 8, head_hidden: vec![], ..Default::default() };
         let settings =
             PimcSettings { budget: Budget::count(4), top: 3, cards: 54, max_nodes: 5_000, ..Default::default() };
-        PimcAgent::new(ModelAgent::new(QNet::cpu(&model, 7), "tiny"), settings, "pimc")
+        PimcAgent::new(ModelAgent::new(QNet::cpu(&model, 7).network(), "tiny"), settings, "pimc")
     }
 
     #[test]

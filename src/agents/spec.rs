@@ -773,7 +773,7 @@ impl AgentSpec {
             return Err(refuse(format!("under {rules} rules only {} play", Self::playing_under(rules))));
         }
         let Some(path) = self.network() else { return Ok(()) };
-        let net = crate::model::load_network(&network_file(path)?)?.config().rules;
+        let net = ddz_nets::QNetwork::load(&network_file(path)?)?.config().rules;
         if net != rules {
             return Err(refuse(format!(
                 "the network was trained for {net} rules and cannot play {rules} games (train one with [game] rules = \"{rules}\")"
@@ -858,10 +858,10 @@ fn network_file(path: &Path) -> Result<PathBuf, AgentError> {
 /// holds a bidding network (`bid.safetensors`, from a run with bidding) gives the agent its bids.
 fn network(path: &Path, name: &str) -> Result<ModelAgent, AgentError> {
     let file = network_file(path)?;
-    let mut agent = ModelAgent::new(crate::model::load_network(&file)?, name);
+    let mut agent = ModelAgent::new(ddz_nets::QNetwork::load(&file)?, name);
     let bid = file.join(crate::run::BID_FILE);
     if file.is_dir() && bid.is_file() {
-        agent.bid_net = Some(crate::model::bidnet::BidNet::load(&bid)?);
+        agent.bid_net = Some(ddz_nets::BidNetwork::load(&bid)?);
     }
     Ok(agent)
 }

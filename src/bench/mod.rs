@@ -17,9 +17,12 @@
 //! same actors in process ([`distributed`]); `ddz bench wire`: the wire formats of a game
 //! ([`wire`]).
 //!
+//! `ddz bench inference`: the torch-free forward pass against libtorch's ([`inference`]).
+//!
 //! Engine and train can time a reference (OpenSpiel's engine, DouZero's trainer) in the same runs.
 
 pub mod distributed;
+pub mod inference;
 pub mod serve;
 pub mod wire;
 

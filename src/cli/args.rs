@@ -98,6 +98,27 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check that the torch-free networks compute what libtorch computes: every network of
+    /// MODEL (a checkpoint folder or weights file with its bidding network, a hand evaluator, a
+    /// DouZero checkpoint folder) through both, on self-play decisions of its rules; prints the
+    /// worst absolute difference and the decisions whose greedy play differs, and fails when
+    /// the difference is above --tolerance or any choice differs.
+    CheckInference {
+        /// The checkpoint folder or weights file.
+        model: PathBuf,
+        /// Decisions compared (and as many bidding decisions or hands).
+        #[arg(long, default_value_t = 10_000)]
+        decisions: usize,
+        /// The self-play games the decisions come from are seeded by this.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The largest absolute difference allowed.
+        #[arg(long, default_value_t = 1e-5)]
+        tolerance: f64,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Train the hand evaluator by Monte Carlo: deal, play the game out with AGENT in every
     /// seat, label the landlord's 17-card hand (and its 20 with the bottom) with the result;
     /// writes OUT/model.safetensors, a calibration table and plot (deciles of held-out deals).
@@ -586,6 +607,25 @@ pub enum BenchWhat {
         /// Positions (one decision from each of this many games).
         #[arg(long, default_value_t = 200)]
         positions: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The torch-free forward pass against libtorch's on one network, the same positions in the
+    /// same run, one thread: microseconds per decision (encode, value, choose: the same agent
+    /// over either network), decisions/s of the forward pass alone at the actors' batch sizes,
+    /// and the cost of building the torch-free network from published weights.
+    Inference {
+        /// The network (a checkpoint folder or weights file).
+        #[arg(long, default_value = "models/ema-2h")]
+        model: PathBuf,
+        /// Decisions timed (self-play decisions of the network's rules).
+        #[arg(long, default_value_t = 2000)]
+        decisions: usize,
+        /// Runs of the batch timings (their median is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long)]

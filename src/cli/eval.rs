@@ -199,3 +199,18 @@ pub fn evaluate_hands(agent: &AgentSpec, cfg: &ddz::hands::HandsConfig, out: &Pa
     };
     report::show(&Hands { report, plot }, false)
 }
+
+/// Both paths of every network of `model`; an error when they differ by more than `tolerance`
+/// or in any choice.
+pub fn check_inference(model: &Path, decisions: usize, seed: u64, tolerance: f64, json: bool) -> Result<()> {
+    ddz::runtime::configure_threads(1);
+    let report = ddz::inference::check_inference(model, decisions, seed)?;
+    report::show(&report, json)?;
+    let (worst, choices) = (report.worst(), report.different_choices());
+    if worst > tolerance || choices > 0 {
+        bail!(
+            "the torch-free path differs from libtorch: worst {worst:.2e} (tolerance {tolerance:.0e}), {choices} different choices"
+        );
+    }
+    Ok(())
+}

@@ -594,3 +594,55 @@ pub fn error_text(error: &anyhow::Error) -> String {
     }
     text
 }
+
+impl Report for ddz::inference::CheckReport {
+    fn text(&self, out: &mut String) -> fmt::Result {
+        writeln!(out, "{}: libtorch against the torch-free path", self.path.display())?;
+        writeln!(out, "{:>9} {:>9} {:>11} {:>9}  network", "decisions", "outputs", "worst |Δ|", "choices≠")?;
+        for n in &self.networks {
+            let a = &n.agreement;
+            writeln!(
+                out,
+                "{:>9} {:>9} {:>11.2e} {:>9}  {} ({})",
+                a.decisions,
+                a.outputs,
+                a.worst,
+                a.different_choices,
+                n.network,
+                n.file.display()
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Report for ddz::bench::inference::InferenceReport {
+    fn text(&self, out: &mut String) -> fmt::Result {
+        let r = self;
+        writeln!(
+            out,
+            "{} ({} rules): {} self-play decisions, {:.1} legal plays on average, one thread, kernels {}",
+            r.model.display(),
+            r.rules,
+            r.decisions,
+            r.mean_plays,
+            r.kernel
+        )?;
+        writeln!(out, "per decision (encode, value, choose), microseconds:")?;
+        writeln!(out, "{:>10} {:>10} {:>10}  path", "median", "p90", "mean")?;
+        for t in &r.per_decision {
+            writeln!(out, "{:>10.1} {:>10.1} {:>10.1}  {}", t.median_us, t.p90_us, t.mean_us, t.path)?;
+        }
+        writeln!(out, "ddz-nets decides {:.2}x as fast as libtorch (ratio of medians)", r.speedup)?;
+        writeln!(out, "forward pass alone, decisions/s by batch:")?;
+        writeln!(out, "{:>9} {:>8} {:>12} {:>12} {:>7}", "decisions", "plays", "libtorch", "ddz-nets", "ratio")?;
+        for b in &r.batches {
+            writeln!(
+                out,
+                "{:>9} {:>8.0} {:>12.0} {:>12.0} {:>6.2}x",
+                b.decisions, b.plays, b.torch_per_s, b.nets_per_s, b.ratio
+            )?;
+        }
+        writeln!(out, "building the torch-free network from published weights: {:.2} ms", r.build_ms)
+    }
+}

@@ -174,7 +174,7 @@ fn read_curve(run: &Path) -> Result<Vec<CurvePoint>, EvalError> {
 pub fn run_rules(run: &Path) -> Rules {
     run::latest(run)
         .ok()
-        .and_then(|dir| crate::model::load_network(&dir).ok())
+        .and_then(|dir| ddz_nets::QNetwork::load(&dir).ok())
         .map_or(Rules::Standard, |net| net.config().rules)
 }
 
@@ -191,7 +191,7 @@ fn evaluate_checkpoint(
     let mut vs = Vec::new();
     let mut illegal = 0;
     // A variant run's checkpoints play its games: the network's file says which rules.
-    let rules = crate::model::load_network(dir).map_or(Rules::Standard, |net| net.config().rules);
+    let rules = ddz_nets::QNetwork::load(dir).map_or(Rules::Standard, |net| net.config().rules);
     for o in opponents {
         let m = crate::eval::evaluate_under(rules, &me, &o.spec, deals, threads, &hidden, false)?;
         illegal += m.illegal_plays();

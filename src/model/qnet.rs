@@ -10,12 +10,9 @@
 //! DouZero. A per-role network routes each state by its role feature, so callers never name the
 //! role; decisions before the landlord is known (bidding) go to the landlord's network.
 
-use crate::encode::{
-    ActionLayout, HIDDEN_RANKS, HISTORY_LEN, OFF_HISTORY, OFF_ROLE, ORACLE_DIM, PLANE, STATE_DIM, STATE_DIM_V1,
-};
+use crate::encode::{HIDDEN_RANKS, HISTORY_LEN, OFF_HISTORY, OFF_ROLE, ORACLE_DIM, PLANE, STATE_DIM};
 use crate::game::{Role, Rules};
 use crate::runtime::{self, DeviceError};
-use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use tch::{Device, Kind, Tensor, nn, nn::Module, nn::RNN};
 
@@ -33,321 +30,20 @@ pub enum ModelError {
     Device(#[from] DeviceError),
 }
 
-/// How the last plays (the state's history block) reach the trunk.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HistoryEncoder {
-    /// Their planes are inputs of the trunk's first layer like every other feature.
-    #[default]
-    Flat,
-    /// An LSTM reads them round by round, oldest first: five steps of three plays (a round of
-    /// the three seats, in the same seat order every step, since passes are plays in the
-    /// record), as DouZero's network does; its last output replaces the planes as the trunk's
-    /// input, so the order of plays is structure the network need not learn from scratch.
-    Lstm,
-}
+pub use ddz_nets::config::{
+    HAND_CLASSES, HISTORY_ROUND, HistoryEncoder, MAX_LAIZI_TOP, MAX_MARGIN, MAX_PRUNE_MARGIN, MOST_WEIGHTS, MOST_WIDTH,
+    ModelConfig, TWO_PLAYER_MARK,
+};
+pub use ddz_nets::{Values, Weights};
 
-/// Plays per LSTM step: one round of the three seats.
-pub const HISTORY_ROUND: usize = 3;
-
-/// Layer sizes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ModelConfig {
-    /// Hidden sizes of the state trunk.
-    pub trunk: Vec<i64>,
-    /// Width of the head's first (state + action) layer.
-    pub head: i64,
-    /// Hidden sizes of the head after that layer.
-    pub head_hidden: Vec<i64>,
-    /// One network per role (landlord, landlord_down, landlord_up) instead of a shared one.
-    pub per_role: bool,
-    /// Oracle guiding: the first layer also takes the two other hands during training, with a
-    /// weight that falls to zero (`[auxiliary] oracle_fade_frames`); play never feeds them.
-    pub oracle: bool,
-    /// A head that predicts, from the seat's information only, how many cards of each rank
-    /// each other seat holds, trained against the true hands; its prediction feeds the Q head.
-    pub hand_prediction: bool,
-    /// How the last 15 plays enter the trunk.
-    pub history: HistoryEncoder,
-    /// Width of the LSTM's state when `history = "lstm"`.
-    pub history_size: i64,
-    /// A second head beside Q (win and score together, as AlphaDou): the expected game points
-    /// of each play. Greedy choice then takes the highest Q among the plays whose expected
-    /// points are within `score_margin` of the best play's.
-    pub score_head: bool,
-    /// The margin in game points of that choice; saved with the weights, so that a network
-    /// chooses at play time as it chose in training.
-    pub score_margin: f64,
-    /// The hand-structure block in each play's features (`encode::ActionLayout`): the fewest
-    /// plays that empty the own hand after the play, and how many more that is than before.
-    /// Read back from a file by the width of the action layer.
-    pub hand_structure: bool,
-    /// The network chooses only among plays within `prune_margin` of the hand's best
-    /// decomposition (pass, bombs and rocket always kept), in training and at play time:
-    /// saved with the weights, so that it plays with the candidates it learned on.
-    pub prune: bool,
-    /// The margin of that pruning, in plays (0: only plays on a best way out).
-    pub prune_margin: u32,
-    /// Laizi: the network scores at most this many plays of a decision (besides pass, bombs and
-    /// the rocket), the best by a cheap count over hand decompositions
-    /// (`game::laizi::top_plays`), in training and at play time; 0: every play. Saved with the
-    /// weights, as the pruning margin is.
-    pub laizi_top: u32,
-    /// State features the network reads: `STATE_DIM`, or `STATE_DIM_V1` for a network saved
-    /// before the later features were added. Not a config key: new networks read them all, and
-    /// a saved network's width is read from its first layer.
-    #[serde(skip)]
-    pub inputs: usize,
-    /// The rules the network plays: a laizi network's plays carry the laizi block. Not a config
-    /// key: training takes it from `[game] rules`, and a saved network's from the width of its
-    /// action layer.
-    #[serde(skip)]
-    pub rules: Rules,
-}
-
-impl Default for ModelConfig {
-    fn default() -> Self {
-        ModelConfig {
-            trunk: vec![256, 256],
-            head: 128,
-            head_hidden: vec![64],
-            per_role: false,
-            oracle: false,
-            hand_prediction: false,
-            history: HistoryEncoder::Flat,
-            history_size: 64,
-            score_head: false,
-            score_margin: 1.0,
-            hand_structure: false,
-            prune: false,
-            prune_margin: 1,
-            laizi_top: 0,
-            inputs: STATE_DIM,
-            rules: Rules::Standard,
+impl From<ddz_nets::NetError> for ModelError {
+    fn from(e: ddz_nets::NetError) -> ModelError {
+        match e {
+            ddz_nets::NetError::Invalid(why) => ModelError::Invalid(why),
+            ddz_nets::NetError::Mismatch(why) => ModelError::Mismatch(why),
         }
     }
 }
-
-impl ModelConfig {
-    /// The layer sizes of a saved network, read from its tensor names and shapes.
-    pub fn infer(shapes: &[(String, Vec<i64>)]) -> Result<ModelConfig, ModelError> {
-        let missing = |what: &str| ModelError::Invalid(format!("no {what}: not a ddz Q network"));
-        let dim =
-            |name: &str, axis: usize| shapes.iter().find(|(n, _)| n == name).and_then(|(_, s)| s.get(axis).copied());
-        let out_dim = |name: &str| dim(name, 0);
-        // A per-role file names every tensor after its role; the landlord's tells the sizes.
-        let landlord = format!("{}.", Role::Landlord.name());
-        let per_role =
-            out_dim("head_state.weight").is_none() && out_dim(&format!("{landlord}head_state.weight")).is_some();
-        let prefix = if per_role { landlord } else { String::new() };
-        let layers =
-            |name: &str| -> Vec<i64> { (0..).map_while(|i| out_dim(&format!("{prefix}{name}{i}.weight"))).collect() };
-        let history_size = dim(&format!("{prefix}history.weight_hh_l0"), 1);
-        let first_width = dim(&format!("{prefix}trunk0.weight"), 1).ok_or_else(|| missing("trunk0.weight"))?;
-        let action_width =
-            dim(&format!("{prefix}head_action.weight"), 1).ok_or_else(|| missing("head_action.weight"))?;
-        let layout = ActionLayout::of_width(action_width as usize).ok_or_else(|| {
-            ModelError::Invalid(format!("the network reads {action_width} features per play, which no ddz layout has"))
-        })?;
-        let config = ModelConfig {
-            trunk: layers("trunk"),
-            head: out_dim(&format!("{prefix}head_state.weight")).ok_or_else(|| missing("head_state.weight"))?,
-            head_hidden: layers("head"),
-            per_role,
-            oracle: out_dim(&format!("{prefix}oracle_in.weight")).is_some(),
-            hand_prediction: out_dim(&format!("{prefix}hands.weight")).is_some(),
-            history: if history_size.is_some() { HistoryEncoder::Lstm } else { HistoryEncoder::Flat },
-            history_size: history_size.unwrap_or(ModelConfig::default().history_size),
-            score_head: out_dim(&format!("{prefix}points.weight")).is_some(),
-            // The margin is a value, not a shape: the network reads it back with its weights.
-            score_margin: ModelConfig::default().score_margin,
-            hand_structure: layout.hand_structure,
-            // Pruning is a value too; its margin's tensor says it is on.
-            prune: shapes.iter().any(|(n, _)| n == "prune_margin"),
-            prune_margin: ModelConfig::default().prune_margin,
-            // A value too: its tensor says it is on, the weights give the number.
-            laizi_top: u32::from(shapes.iter().any(|(n, _)| n == "laizi_top")),
-            // With an LSTM the first layer reads its output in place of the history planes.
-            inputs: match history_size {
-                Some(h) => (first_width - h) as usize + HISTORY_LEN * PLANE,
-                None => first_width as usize,
-            },
-            // A laizi network is known by its plays' width, a two-player one by its marker.
-            rules: match (layout.laizi, shapes.iter().any(|(n, _)| n == TWO_PLAYER_MARK)) {
-                (true, _) => Rules::Laizi,
-                (false, true) => Rules::TwoPlayer,
-                (false, false) => Rules::Standard,
-            },
-        };
-        config.validate()?;
-        Ok(config)
-    }
-
-    /// Checks the sizes before any tensor is allocated: positive layers, at most
-    /// [`MOST_WIDTH`] units a layer and [`MOST_WEIGHTS`] in all, a margin from 0 to
-    /// [`MAX_MARGIN`], and a state width ddz reads; the error names what is wrong.
-    pub fn validate(&self) -> Result<(), ModelError> {
-        if self.trunk.is_empty() || self.trunk.iter().chain(&self.head_hidden).chain([&self.head]).any(|&n| n <= 0) {
-            return Err(ModelError::Invalid(
-                "model sizes must be positive and the trunk needs at least one layer".into(),
-            ));
-        }
-        // Checked before any tensor is allocated: an absurd size is an error, not an abort.
-        let widths = self.trunk.iter().chain(&self.head_hidden).chain([&self.head, &self.history_size]);
-        if let Some(n) = widths.copied().find(|&n| n > MOST_WIDTH) {
-            return Err(ModelError::Invalid(format!("a layer of {n} units: at most {MOST_WIDTH}")));
-        }
-        let weights = self.weights();
-        if weights > MOST_WEIGHTS {
-            return Err(ModelError::Invalid(format!(
-                "{weights} weights ({} MB a copy): at most {MOST_WEIGHTS}",
-                weights * 4 / 1_000_000
-            )));
-        }
-        if self.history == HistoryEncoder::Lstm && self.history_size <= 0 {
-            return Err(ModelError::Invalid(format!(
-                "history_size = {}: the LSTM's width must be positive",
-                self.history_size
-            )));
-        }
-        if self.score_margin.is_nan() || !(0.0..=MAX_MARGIN).contains(&self.score_margin) {
-            return Err(ModelError::Invalid(format!(
-                "score_margin = {}: a margin in game points from 0 to {MAX_MARGIN}",
-                self.score_margin
-            )));
-        }
-        if self.prune_margin > MAX_PRUNE_MARGIN {
-            return Err(ModelError::Invalid(format!(
-                "prune_margin = {}: a margin in plays from 0 to {MAX_PRUNE_MARGIN}",
-                self.prune_margin
-            )));
-        }
-        if self.laizi_top > MAX_LAIZI_TOP {
-            return Err(ModelError::Invalid(format!(
-                "laizi_top = {}: at most {MAX_LAIZI_TOP} plays a decision (0: every play)",
-                self.laizi_top
-            )));
-        }
-        if self.laizi_top > 0 && self.rules != Rules::Laizi {
-            return Err(ModelError::Invalid(format!(
-                "laizi_top = {} cuts laizi's plays: set [game] rules = \"laizi\", or leave it 0",
-                self.laizi_top
-            )));
-        }
-        if self.inputs != STATE_DIM && self.inputs != STATE_DIM_V1 {
-            return Err(ModelError::Invalid(format!(
-                "the network reads {} state features; ddz writes {STATE_DIM} ({STATE_DIM_V1} for networks from before the cards-left one-hot)",
-                self.inputs
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// The largest margin of the score head's choice (a landlord's points with several bombs; past
-/// them every play is within the margin, and the choice is by Q alone).
-pub const MAX_MARGIN: f64 = 1000.0;
-
-/// The largest pruning margin: past it every play of a 20-card hand is kept.
-pub const MAX_PRUNE_MARGIN: u32 = 20;
-
-/// The largest `laizi_top`: past it the cut would keep nearly every play of a 20-card lead.
-pub const MAX_LAIZI_TOP: u32 = 10_000;
-
-/// The name of the untrained variable that marks a two-player network: its features are as
-/// wide as a standard network's (encode's two-player rows), so its file says which it is.
-const TWO_PLAYER_MARK: &str = "two_player";
-
-impl ModelConfig {
-    /// How the network's play features are laid out.
-    pub fn action_layout(&self) -> ActionLayout {
-        ActionLayout { hand_structure: self.hand_structure, laizi: self.rules == Rules::Laizi }
-    }
-}
-
-/// The widest layer a config may ask for.
-pub const MOST_WIDTH: i64 = 65_536;
-/// The most weights a network may have: 100 M (400 MB a copy; training keeps several: the
-/// optimizer's moments, the actors' and the pool's copies).
-pub const MOST_WEIGHTS: u128 = 100_000_000;
-
-impl ModelConfig {
-    /// How many weights (and biases) the network has, counted without building it; in u128, so
-    /// that no config can overflow the count.
-    pub fn weights(&self) -> u128 {
-        let w = |n: i64| n.max(0) as u128;
-        let linear = |inputs: u128, outputs: u128| inputs * outputs + outputs;
-        let history = HISTORY_LEN as u128 * PLANE as u128;
-        let (first_inputs, lstm) = match self.history {
-            HistoryEncoder::Flat => (self.inputs as u128, 0),
-            HistoryEncoder::Lstm => {
-                let (x, h) = ((HISTORY_ROUND * PLANE) as u128, w(self.history_size));
-                ((self.inputs as u128).saturating_sub(history) + h, 4 * h * (x + h) + 8 * h)
-            }
-        };
-        let (first, last) = (self.trunk.first().map_or(0, |&n| w(n)), self.trunk.last().map_or(0, |&n| w(n)));
-        let mut total = lstm + linear(first_inputs, first);
-        total += self.trunk.windows(2).map(|p| linear(w(p[0]), w(p[1]))).sum::<u128>();
-        total += linear(last, w(self.head)) + self.action_layout().dim() as u128 * w(self.head);
-        if self.oracle {
-            total += ORACLE_DIM as u128 * first;
-        }
-        if self.hand_prediction {
-            let classes = HIDDEN_RANKS as u128 * HAND_CLASSES as u128;
-            total += linear(last, classes) + classes * w(self.head);
-        }
-        let mut width = w(self.head);
-        for &n in &self.head_hidden {
-            total += linear(width, w(n));
-            width = w(n);
-        }
-        total += linear(width, 1);
-        if self.score_head {
-            total += linear(width, 1);
-        }
-        let roles = if self.per_role { 3 } else { 1 };
-        roles * total + self.score_head as u128 + self.prune as u128
-    }
-}
-
-/// A snapshot of all weights, detached from any device or thread (tensors are not `Sync`).
-#[derive(Clone, Debug)]
-pub struct Weights {
-    /// The version they were exported as (in training, the learner's step), so that holders
-    /// can tell newer weights from those they have.
-    pub version: u64,
-    /// Every variable as (name, shape, values flattened in row-major order), sorted by name.
-    pub tensors: Vec<(String, Vec<i64>, Vec<f32>)>,
-}
-
-impl Weights {
-    /// Whether these weights fit a network whose own export is `like`: the same tensor names,
-    /// each of the same shape and with as many values as its shape holds. The reason when not.
-    /// Weights that arrive from outside (Redis, files) go through this before any network takes
-    /// them, so a mismatch is refused where it arrives instead of failing inside an actor.
-    pub fn fits(&self, like: &Weights) -> Result<(), String> {
-        if self.tensors.len() != like.tensors.len() {
-            return Err(format!("{} tensors given, the network has {}", self.tensors.len(), like.tensors.len()));
-        }
-        for ((name, shape, data), (want, want_shape, _)) in self.tensors.iter().zip(&like.tensors) {
-            if name != want {
-                return Err(format!("tensor {name} given where the network has {want}"));
-            }
-            if shape != want_shape {
-                return Err(format!("tensor {name}: shape {shape:?} given, the network has {want_shape:?}"));
-            }
-            let values: i64 = shape.iter().product();
-            if values < 0 || data.len() as u64 != values as u64 {
-                return Err(format!("tensor {name}: {} values for shape {shape:?}", data.len()));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Count classes of the hidden-hand head: a rank holds 0 to 4 cards in a hand.
-pub const HAND_CLASSES: i64 = 5;
 
 /// Training-time extras of a forward pass. [`QNet::forward`] passes none: at play time no
 /// hidden card can reach the network.
@@ -370,16 +66,6 @@ pub struct Output {
     pub points: Option<Tensor>,
     /// Hidden-hand logits [B, HIDDEN_RANKS, HAND_CLASSES]; `None` without the hidden-hand head.
     pub hands: Option<Tensor>,
-}
-
-/// Q of every play of a batch of decisions, and their expected points when the network has a
-/// score head (host memory).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Values {
-    /// Q of each play, in the order of the plays.
-    pub q: Vec<f32>,
-    /// Expected game points of each play; `None` without a score head.
-    pub points: Option<Vec<f32>>,
 }
 
 /// One Q network: trunk (whose first layer may also take the oracle's planes), split first head
@@ -759,6 +445,11 @@ impl QNet {
         })
     }
 
+    /// The same network for play: its weights in the torch-free forward pass.
+    pub fn network(&self) -> ddz_nets::QNetwork {
+        ddz_nets::QNetwork::from_weights(&self.export(0)).expect("a network's own weights fit it")
+    }
+
     /// All weights, copied to host memory.
     pub fn export(&self, version: u64) -> Weights {
         export_store(&self.vs, version)
@@ -768,6 +459,17 @@ impl QNet {
     pub fn import(&mut self, weights: &Weights) -> Result<(), ModelError> {
         import_store(&self.vs, weights)?;
         self.sync_margin()
+    }
+}
+
+/// libtorch's network values plays as the torch-free one does: `ddz check-inference` and
+/// `ddz bench inference` run the same agent over both.
+impl ddz_nets::QValues for QNet {
+    fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+    fn values(&self, states: &[f32], actions: &[f32], owner: &[i64]) -> Values {
+        self.values_guided(states, actions, owner, None)
     }
 }
 
@@ -816,7 +518,7 @@ pub(crate) fn import_store(vs: &nn::VarStore, weights: &Weights) -> Result<(), M
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::ACTION_DIM;
+    use crate::encode::{ACTION_DIM, STATE_DIM_V1};
 
     #[test]
     fn forward_shapes_and_weight_round_trip() {

@@ -2,46 +2,9 @@
 
 use super::qnet::QNet;
 use crate::error::Cause;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Why weights could not be saved or loaded.
-#[derive(Debug, thiserror::Error)]
-pub enum WeightsError {
-    /// No file (or folder) at the path.
-    #[error("checkpoint {0} does not exist")]
-    NotFound(PathBuf),
-    /// The file is not readable safetensors or holds values that are not finite (or a DouZero
-    /// checkpoint could not be converted).
-    #[error("checkpoint {path} is corrupt or not a safetensors file: {reason}")]
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong with it.
-        #[source]
-        reason: Cause,
-    },
-    /// The file's tensor names or shapes are not the network's.
-    #[error("checkpoint {path} does not match this network: {reason}")]
-    Mismatch {
-        /// The file.
-        path: PathBuf,
-        /// What differs.
-        #[source]
-        reason: Cause,
-    },
-    /// Writing the file (or renaming it into place) failed.
-    #[error("writing {path}: {reason}")]
-    Write {
-        /// The file that was being written.
-        path: PathBuf,
-        /// The I/O or libtorch error.
-        #[source]
-        reason: Cause,
-    },
-    /// Published weights (bytes from Redis) that do not read back.
-    #[error("{0}")]
-    Bytes(#[source] Cause),
-}
+pub use ddz_nets::WeightsError;
 
 /// Writes the network's weights to `path` (a `.safetensors` file) through a temporary file and a
 /// rename, so a crash never leaves a half-written checkpoint under the final name.
@@ -147,10 +110,7 @@ pub fn init_weights_from(net: &mut QNet, path: &Path) -> Result<(), WeightsError
     net.import(&weights).map_err(|e| WeightsError::Mismatch { path: file, reason: e.into() })
 }
 
-/// The weights file of `path`: itself, or `model.safetensors` inside a checkpoint folder.
-fn weights_file(path: &Path) -> PathBuf {
-    if path.is_dir() { path.join("model.safetensors") } else { path.to_path_buf() }
-}
+use ddz_nets::weights::weights_file;
 
 /// Builds a CPU network shaped like the one saved in `path` (a `.safetensors` file, or a
 /// checkpoint folder holding `model.safetensors`) and loads it.
@@ -175,75 +135,19 @@ pub fn load_network(path: &Path) -> Result<QNet, WeightsError> {
 pub(crate) fn check_safetensors_header(path: &Path) -> Result<(), WeightsError> {
     let corrupt = |reason: Cause| WeightsError::Corrupt { path: path.to_path_buf(), reason };
     let bytes = std::fs::read(path).map_err(|e| corrupt(e.into()))?;
-    let Some((&len, _)) = bytes.split_first_chunk::<8>() else {
-        return Err(corrupt(format!("{} bytes is too short", bytes.len()).into()));
-    };
-    let n = u64::from_le_bytes(len) as usize;
-    if n > bytes.len() - 8 {
-        return Err(corrupt(format!("header length {n} runs past the end of the file").into()));
-    }
-    let header: serde_json::Value =
-        serde_json::from_slice(&bytes[8..8 + n]).map_err(|e| corrupt(format!("header is not JSON: {e}").into()))?;
-    let entries = header.as_object().ok_or_else(|| corrupt("header is not a JSON object".into()))?;
-    let data_len = bytes.len() - 8 - n;
-    for (name, entry) in entries.iter().filter(|(k, _)| *k != "__metadata__") {
-        let offsets =
-            entry["data_offsets"].as_array().ok_or_else(|| corrupt(format!("{name}: no data_offsets").into()))?;
-        let end = offsets
-            .get(1)
-            .and_then(|v| v.as_u64())
-            .ok_or_else(|| corrupt(format!("{name}: bad data_offsets").into()))?;
-        if end as usize > data_len {
-            return Err(corrupt(format!("{name}: data runs past the end of the file (truncated?)").into()));
-        }
-    }
-    Ok(())
+    ddz_nets::weights::check_header(&bytes).map_err(|why| corrupt(why.into()))
 }
 
 /// Published weights as safetensors bytes (f32 tensors; the version in the metadata), for
 /// actors in other processes; [`WeightsError::Bytes`] when a tensor's data does not fill its
 /// shape.
 pub fn weights_to_bytes(weights: &super::Weights) -> Result<Vec<u8>, WeightsError> {
-    let raw: Vec<(String, Vec<usize>, Vec<u8>)> = weights
-        .tensors
-        .iter()
-        .map(|(name, shape, data)| {
-            let bytes = data.iter().flat_map(|x| x.to_le_bytes()).collect();
-            (name.clone(), shape.iter().map(|&d| d as usize).collect(), bytes)
-        })
-        .collect();
-    let views = raw
-        .iter()
-        .map(|(name, shape, bytes)| {
-            let view = safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes);
-            view.map(|v| (name.as_str(), v)).map_err(|e| WeightsError::Bytes(format!("{name}: {e}").into()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let meta = Some([("version".to_string(), weights.version.to_string())].into_iter().collect());
-    safetensors::serialize(views, &meta).map_err(|e| WeightsError::Bytes(e.into()))
+    weights.to_bytes()
 }
 
 /// The weights in safetensors bytes written by [`weights_to_bytes`]; the reason when they are not.
 pub fn weights_from_bytes(bytes: &[u8]) -> Result<super::Weights, WeightsError> {
-    let bad = WeightsError::Bytes;
-    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| bad(e.into()))?;
-    let version = meta
-        .metadata()
-        .as_ref()
-        .and_then(|m| m.get("version"))
-        .and_then(|v| v.parse().ok())
-        .ok_or_else(|| bad("no version in the metadata".into()))?;
-    let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| bad(e.into()))?;
-    let mut tensors = Vec::new();
-    for (name, view) in file.tensors() {
-        if view.dtype() != safetensors::Dtype::F32 {
-            return Err(bad(format!("{name} is {:?}, not f32", view.dtype()).into()));
-        }
-        let data = view.data().as_chunks::<4>().0.iter().map(|&c| f32::from_le_bytes(c)).collect();
-        tensors.push((name, view.shape().iter().map(|&d| d as i64).collect(), data));
-    }
-    tensors.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(super::Weights { version, tensors })
+    super::Weights::from_bytes(bytes)
 }
 
 #[cfg(test)]

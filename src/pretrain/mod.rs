@@ -223,7 +223,7 @@ impl PretrainConfig {
             let reason = if value.is_empty() { why.to_string() } else { format!("{value} {why}") };
             return Err(PretrainError::Invalid { key, reason });
         }
-        self.model.validate()?;
+        self.model.validate().map_err(crate::model::ModelError::from)?;
         Ok(())
     }
 }

@@ -640,7 +640,7 @@ impl TrainConfig {
 
     /// Checks every value a run needs in range (and the model's sizes); the error names the key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.model.validate()?;
+        self.model.validate().map_err(crate::model::ModelError::from)?;
         self.validate_rules()?;
         if let Some((key, value)) = self.numbers().into_iter().find(|(_, v)| !v.is_finite()) {
             return Err(ConfigError::Value(format!("{key} is {value}: every number must be finite")));
