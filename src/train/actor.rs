@@ -18,10 +18,10 @@ use crate::agents::{RuleAgent, decide, model::greedy};
 use crate::encode::{BID_DIM, HiddenHands, ORACLE_DIM, STATE_DIM, encode_bid_state, encode_state};
 use crate::game::laizi::top_plays;
 use crate::game::{GameConfig, MoveList, Phase, Seat, State, prune_plays};
-use crate::model::bidnet::BidNet;
-use crate::model::{Frame, QNet, Weights};
+use crate::model::{Frame, Weights};
 use crate::seeds::{self, Stream};
 use crossbeam_channel::Sender;
+use ddz_nets::{BidNetwork, QNetwork};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -190,7 +190,7 @@ struct Encoded {
 struct Frozen {
     step: u64,
     frames: u64,
-    net: QNet,
+    net: QNetwork,
 }
 
 /// One actor thread's games in flight ([`TrainConfig`]'s `actors.games_in_flight`), its
@@ -200,9 +200,11 @@ pub struct Actor {
     shared: Arc<Shared>,
     game_config: GameConfig,
     rng: SmallRng,
-    net: QNet,
+    /// The learning network as last published, in the torch-free forward pass (faster than
+    /// libtorch at every batch size the actors have: docs/inference.md).
+    net: QNetwork,
     /// The bidding network, when games start with bids.
-    bid_net: Option<BidNet>,
+    bid_net: Option<BidNetwork>,
     version: u64,
     /// Frozen nets; at most the current opponent and the previous one in use.
     frozen: Vec<Frozen>,
@@ -232,8 +234,9 @@ impl Actor {
                 seeds::of(cfg.run.seed, Stream::ACTORS),
                 start_index + id as u64 * 7919,
             )),
-            net: QNet::cpu(&cfg.model, 0),
-            bid_net: cfg.game.bidding.then(|| BidNet::cpu(0)),
+            // Zeros until the first sync takes the published weights (a validated config).
+            net: QNetwork::zeros(&cfg.model).expect("the run's model config was validated"),
+            bid_net: cfg.game.bidding.then(BidNetwork::zeros),
             version: u64::MAX,
             frozen: Vec::new(),
             opponent: 0,
@@ -275,8 +278,8 @@ impl Actor {
             // [`crate::model::Weights::fits`] in `ddz actor`); should it still not fit, the
             // actor keeps the weights it has rather than stop playing.
             let (w, bid) = self.shared.newest();
-            let imported = self.net.import(&w).and_then(|()| match (self.bid_net.as_mut(), bid) {
-                (Some(net), Some(bid)) => net.import(&bid),
+            let imported = self.net.update(&w).and_then(|()| match (self.bid_net.as_mut(), bid) {
+                (Some(net), Some(bid)) => BidNetwork::from_weights(&bid).map(|b| *net = b),
                 _ => Ok(()),
             });
             if let Err(why) = imported {
@@ -308,13 +311,12 @@ impl Actor {
         let entry = pool.sample(self.rng.random::<f64>()).expect("the pool always holds a snapshot");
         self.opponent = entry.step;
         if !self.frozen.iter().any(|f| f.step == entry.step) {
-            let mut net = QNet::cpu(&self.cfg.model, 0);
-            if let Err(why) = net.import(&entry.weights) {
+            let net = QNetwork::with_config(&self.cfg.model, &entry.weights).unwrap_or_else(|why| {
                 // Checked on arrival too; a snapshot that still does not fit is played by the
                 // current weights instead (the opponent is then self-play-like, never a crash).
                 eprintln!("ddz: an actor skipped pool snapshot {}: {why}", entry.step);
-                net.import(&self.shared.newest().0).ok();
-            }
+                self.net.clone()
+            });
             self.frozen.push(Frozen { step: entry.step, frames: entry.frames, net });
         }
         self.games_since_draw = 0;
@@ -406,7 +408,7 @@ impl Actor {
             let bid = if self.rng.random::<f64>() < self.cfg.game.bid_epsilon {
                 legal[self.rng.random_range(0..legal.len())]
             } else {
-                BidNet::best(&q[k], &legal)
+                BidNetwork::best(&q[k], &legal)
             };
             slot.bid = Some(bid);
             slot.bids.push((slot.seat(), features[k * BID_DIM..(k + 1) * BID_DIM].to_vec(), bid));
@@ -605,7 +607,8 @@ fn explore(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ModelConfig;
+    use crate::model::bidnet::BidNet;
+    use crate::model::{ModelConfig, QNet};
     use crate::train::pool::PoolEntry;
 
     fn actor(rule_share: f64, bidding: bool) -> Actor {

@@ -7,7 +7,7 @@
 
 use crate::config::{
     HAND_CLASSES, HISTORY_ROUND, HistoryEncoder, LAIZI_TOP, MAX_LAIZI_TOP, MAX_MARGIN, MAX_PRUNE_MARGIN, ModelConfig,
-    NetError, PRUNE_MARGIN, SCORE_MARGIN,
+    NetError, PRUNE_MARGIN, SCORE_MARGIN, TWO_PLAYER_MARK,
 };
 use crate::kernels::{Kernel, Linear, Lstm, relu};
 use crate::weights::{Weights, WeightsError, weights_file};
@@ -101,6 +101,24 @@ impl QNetwork {
         read_markers(&mut config, weights)?;
         let towers = config.tower_prefixes().iter().map(|p| Tower::new(&config, weights, p)).collect();
         Ok(QNetwork { config, towers, kernel: Kernel::detect(), version: weights.version })
+    }
+
+    /// A network of `config` whose weights are all zero (every Q is 0) and whose margins and
+    /// cuts are the config's: what holds the place of weights not yet received.
+    pub fn zeros(config: &ModelConfig) -> Result<QNetwork, NetError> {
+        config.validate()?;
+        let mut weights = Weights::zeros(&config.tensor_shapes());
+        set_markers(config, &mut weights);
+        QNetwork::with_config(config, &weights)
+    }
+
+    /// A network of `config` with weights drawn from `seed` ([`Weights::random`]) and the
+    /// config's margins and cuts: some network, for tests and examples.
+    pub fn random(config: &ModelConfig, seed: u64) -> Result<QNetwork, NetError> {
+        config.validate()?;
+        let mut weights = Weights::random(&config.tensor_shapes(), seed);
+        set_markers(config, &mut weights);
+        QNetwork::with_config(config, &weights)
     }
 
     /// Takes newer weights of the same network (the trainer's actors, at each publish).
@@ -204,6 +222,19 @@ impl QNetwork {
             }
         }
         Values { q, points }
+    }
+}
+
+/// The config's margins and cuts into their tensors (and the two-player marker stays 0).
+fn set_markers(config: &ModelConfig, weights: &mut Weights) {
+    for (name, _, data) in &mut weights.tensors {
+        match name.as_str() {
+            SCORE_MARGIN => data[0] = config.score_margin as f32,
+            PRUNE_MARGIN => data[0] = config.prune_margin as f32,
+            LAIZI_TOP => data[0] = config.laizi_top as f32,
+            TWO_PLAYER_MARK => data[0] = 0.0,
+            _ => {}
+        }
     }
 }
 
@@ -382,4 +413,47 @@ fn softmax(x: &mut [f32]) {
     x.iter_mut().for_each(|v| *v = (*v - max).exp());
     let sum: f32 = x.iter().sum();
     x.iter_mut().for_each(|v| *v /= sum);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::HistoryEncoder;
+    use ddz_engine::encode::ACTION_DIM;
+
+    #[test]
+    fn a_random_network_writes_reads_back_and_refuses_what_does_not_fit() {
+        let config = ModelConfig {
+            trunk: vec![16, 8],
+            head: 8,
+            head_hidden: vec![4],
+            per_role: true,
+            history: HistoryEncoder::Lstm,
+            history_size: 5,
+            score_head: true,
+            score_margin: 0.5,
+            ..Default::default()
+        };
+        let net = QNetwork::random(&config, 3).unwrap();
+        assert_eq!(net.config(), &config);
+        let states: Vec<f32> = (0..2 * STATE_DIM).map(|i| (i % 7 == 0) as u8 as f32).collect();
+        let actions: Vec<f32> = (0..3 * ACTION_DIM).map(|i| (i % 5 == 0) as u8 as f32).collect();
+        let v = net.values(&states, &actions, &[0, 1, 1]);
+        assert!(v.q.iter().all(|q| q.is_finite()) && v.points.is_some());
+        assert_ne!(v, QNetwork::random(&config, 4).unwrap().values(&states, &actions, &[0, 1, 1]), "the seed draws");
+        let file = std::env::temp_dir().join(format!("ddz-nets-random-{}.safetensors", std::process::id()));
+        let weights = Weights::random(&config.tensor_shapes(), 3);
+        weights.write(&file).unwrap();
+        let back = QNetwork::load(&file).unwrap();
+        assert!(back.config().per_role);
+        // A tensor of another shape is named with both shapes.
+        let mut odd = weights.clone();
+        let at = odd.tensors.iter().position(|(n, _, _)| n == "landlord.q.weight").unwrap();
+        odd.tensors[at].1 = vec![1, 3];
+        odd.tensors[at].2.truncate(3);
+        let e = QNetwork::with_config(&config, &odd).unwrap_err().to_string();
+        assert!(e.contains("landlord.q.weight") && e.contains("[1, 3]") && e.contains("[1, 4]"), "{e}");
+        assert!(QNetwork::zeros(&config).unwrap().values(&states, &actions, &[0, 1, 1]).q.iter().all(|&q| q == 0.0));
+        std::fs::remove_file(&file).unwrap();
+    }
 }

@@ -17,18 +17,24 @@ struct Mlp {
     kernel: Kernel,
 }
 
+/// The tensors of dense layers `(name, inputs, outputs)`: `NAME.weight` and `NAME.bias` each,
+/// sorted by name.
+fn shapes_of(layers: &[(&str, usize, usize)]) -> Vec<(String, Vec<i64>)> {
+    let mut out: Vec<(String, Vec<i64>)> = layers
+        .iter()
+        .flat_map(|&(name, ins, outs)| {
+            [(format!("{name}.bias"), vec![outs as i64]), (format!("{name}.weight"), vec![outs as i64, ins as i64])]
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 impl Mlp {
     /// The layers `(name, inputs, outputs)` of `weights`, which must hold exactly their
     /// `NAME.weight` and `NAME.bias`.
     fn new(weights: &Weights, layers: &[(&str, usize, usize)]) -> Result<Mlp, NetError> {
-        let mut want: Vec<(String, Vec<i64>)> = layers
-            .iter()
-            .flat_map(|&(name, ins, outs)| {
-                [(format!("{name}.bias"), vec![outs as i64]), (format!("{name}.weight"), vec![outs as i64, ins as i64])]
-            })
-            .collect();
-        want.sort_by(|a, b| a.0.cmp(&b.0));
-        weights.fits_shapes(&want).map_err(NetError::Mismatch)?;
+        weights.fits_shapes(&shapes_of(layers)).map_err(NetError::Mismatch)?;
         let get = |name: String| weights.get(&name).expect("the shapes were checked");
         let layers = layers
             .iter()
@@ -74,6 +80,21 @@ impl BidNetwork {
     /// The bidding network of `weights`.
     pub fn from_weights(weights: &Weights) -> Result<BidNetwork, NetError> {
         Mlp::new(weights, &BID_LAYERS).map(BidNetwork)
+    }
+
+    /// A bidding network whose weights are all zero (every bid's Q is 0).
+    pub fn zeros() -> BidNetwork {
+        BidNetwork::from_weights(&Weights::zeros(&shapes_of(&BID_LAYERS))).expect("its own shapes")
+    }
+
+    /// A bidding network with weights drawn from `seed`: some network, for tests.
+    pub fn random(seed: u64) -> BidNetwork {
+        BidNetwork::from_weights(&Weights::random(&shapes_of(&BID_LAYERS), seed)).expect("its own shapes")
+    }
+
+    /// Its tensors' names and shapes, sorted by name.
+    pub fn tensor_shapes() -> Vec<(String, Vec<i64>)> {
+        shapes_of(&BID_LAYERS)
     }
 
     /// The bidding network saved in `path` (a run's `bid.safetensors`).
@@ -122,6 +143,11 @@ impl HandNetwork {
     /// The evaluator of `weights`.
     pub fn from_weights(weights: &Weights) -> Result<HandNetwork, NetError> {
         Mlp::new(weights, &HAND_LAYERS).map(HandNetwork)
+    }
+
+    /// An evaluator with weights drawn from `seed`: some network, for tests.
+    pub fn random(seed: u64) -> HandNetwork {
+        HandNetwork::from_weights(&Weights::random(&shapes_of(&HAND_LAYERS), seed)).expect("its own shapes")
     }
 
     /// The evaluator saved in `path`.

@@ -84,6 +84,44 @@ impl Weights {
         Ok(())
     }
 
+    /// Weights of these (name, shape) that are all zero, at version 0.
+    pub fn zeros(shapes: &[(String, Vec<i64>)]) -> Weights {
+        let tensors = shapes
+            .iter()
+            .map(|(name, shape)| {
+                (name.clone(), shape.clone(), vec![0.0; shape.iter().product::<i64>().max(0) as usize])
+            })
+            .collect();
+        Weights { version: 0, tensors }
+    }
+
+    /// Weights of these (name, shape) drawn from `seed` as libtorch initialises a layer:
+    /// uniform within ±1/√fan-in, where the fan-in of a bias is its layer's (an LSTM's, its
+    /// width). For networks that need to be some network (tests, examples), not trained ones.
+    pub fn random(shapes: &[(String, Vec<i64>)], seed: u64) -> Weights {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let fan_in = |name: &str, shape: &[i64]| -> i64 {
+            if shape.len() == 2 {
+                return if name.contains("weight_hh") || name.contains("weight_ih") { shape[0] / 4 } else { shape[1] };
+            }
+            let layer = name.strip_suffix(".bias").map(|l| format!("{l}.weight"));
+            match shapes.iter().find(|(n, _)| Some(n) == layer.as_ref()) {
+                Some((_, w)) => w[1],
+                None => shape.first().map_or(1, |&h| h / 4), // an LSTM's biases: 4 gates of its width
+            }
+        };
+        let tensors = shapes
+            .iter()
+            .map(|(name, shape)| {
+                let bound = 1.0 / (fan_in(name, shape).max(1) as f32).sqrt();
+                let n = shape.iter().product::<i64>().max(0) as usize;
+                (name.clone(), shape.clone(), (0..n).map(|_| rng.random_range(-bound..bound)).collect())
+            })
+            .collect();
+        Weights { version: 0, tensors }
+    }
+
     /// The names and shapes of the tensors, in order.
     pub fn shapes(&self) -> Vec<(String, Vec<i64>)> {
         self.tensors.iter().map(|(n, s, _)| (n.clone(), s.clone())).collect()
