@@ -194,7 +194,7 @@ fn check_decisions_gives_verdicts_and_rates_and_names_bad_lines() {
     let dir = std::env::temp_dir().join(format!("ddz-decisions-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("situations.jsonl");
-    let builtin = include_str!("../src/decisions/situations.jsonl");
+    let builtin = include_str!("../crates/ddz-play/src/decisions/situations.jsonl");
     let first = builtin.lines().next().unwrap();
     let out_of_turn = first.replacen("\"seat\": \"", "\"seat\": \"x", 1);
     std::fs::write(&file, format!("{first}\n{out_of_turn}\n")).unwrap();

@@ -6,7 +6,7 @@
 
 use ddz::agents::RuleAgent;
 use ddz::game::{Deal, Rules, generate_deals};
-use ddz::pretrain::logs::{GameLog, read_logs};
+use ddz::logs::{GameLog, read_logs};
 use ddz::train::config::TrainConfig;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -226,7 +226,7 @@ proptest! {
         let replay = br#"{"initHands":["S3 H3 D3 C3 S4 H4 D4 C4 S5 H5 D5 C5 S6 H6 D6 C6 S7 H7 D7 C7","S8 H8 D8 C8 S9 H9 D9 C9 ST HT DT CT SJ HJ DJ CJ SQ","HQ DQ CQ SK HK DK CK SA HA DA CA S2 H2 D2 C2 BJ RJ"],"playerInfo":[{"index":0,"role":"landlord"},{"index":1,"role":"peasant"},{"index":2,"role":"peasant"}],"moveHistory":[{"playerIdx":0,"move":"S3 H3 D3 C3"},{"playerIdx":1,"move":"P"}]}"#;
         let file = dir.join(format!("replay-{seed}.json"));
         std::fs::write(&file, mutate(replay, seed)).unwrap();
-        let (good, bad) = ddz::pretrain::logs::import_files(std::slice::from_ref(&file), true).unwrap();
+        let (good, bad) = ddz::logs::import_files(std::slice::from_ref(&file), true).unwrap();
         prop_assert_eq!(good.len() + bad.len(), 1);
         if let Some(e) = bad.first() {
             prop_assert!(e.file == file, "{}", e);
@@ -287,7 +287,7 @@ fn checkpoint_files() -> (PathBuf, Vec<u8>, Vec<u8>) {
                 pool_steps: vec![0],
                 model: model.clone(),
             };
-            let saved = ddz::run::save(&dir, &ddz::model::QNet::cpu(&model, 1), &meta, 1).unwrap();
+            let saved = ddz::checkpoint::save(&dir, &ddz::model::QNet::cpu(&model, 1), &meta, 1).unwrap();
             let read = |name: &str| std::fs::read(saved.join(name)).unwrap();
             (dir, read("meta.json"), read("model.safetensors"))
         })

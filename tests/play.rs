@@ -1029,7 +1029,9 @@ fn advice_ranks_every_legal_play_and_the_openapi_description_matches_the_routes(
         let refused = client().delete(&url).call().unwrap().status().as_u16();
         assert_eq!(refused, 405, "DELETE {path}");
     }
-    let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/serve/mod.rs")).unwrap();
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/ddz-play/src/serve/mod.rs"))
+            .unwrap();
     for route in source.split(".route(\"").skip(1).map(|r| r.split('"').next().unwrap()) {
         assert!(paths.contains_key(route), "route {route} is not in openapi.json");
     }

@@ -3,8 +3,8 @@
 use ddz::agents::{ModelAgent, RandomAgent};
 use ddz::eval::head_to_head;
 use ddz::game::generate_deals;
+use ddz::logs::{GameLog, read_logs};
 use ddz::model::load_network;
-use ddz::pretrain::logs::{GameLog, read_logs};
 use ddz::pretrain::{PretrainConfig, pretrain};
 use ddz::train::{self, Start, config::TrainConfig};
 use std::path::{Path, PathBuf};

@@ -4,11 +4,12 @@ mod common;
 
 use ddz::agents::AgentSpec;
 use ddz::agents::{ModelAgent, RandomAgent, Turn};
+use ddz::checkpoint;
 use ddz::eval::curve::BackgroundEval;
 use ddz::eval::head_to_head;
 use ddz::game::{Seat, generate_deals};
 use ddz::model::QNet;
-use ddz::run as checkpoint;
+use ddz::run;
 use ddz::train::{self, Start, StopReason, TrainError, Trainer, config::TrainConfig};
 use std::path::{Path, PathBuf};
 
@@ -75,15 +76,15 @@ fn tiny_run_learns_to_beat_random_and_resumes() {
     assert_eq!(as_landlord.illegal_plays + as_farmers.illegal_plays, 0);
 
     // Resume continues the counters, deals and pool.
-    let before = checkpoint::read_meta(&s.checkpoint).unwrap();
+    let before = run::read_meta(&s.checkpoint).unwrap();
     let mut resumed = train::load_run_config(&dir).unwrap();
     resumed.budget.max_games = before.games + 300;
     let r = train::train(resumed, Start::Resume, true).unwrap();
-    let after = checkpoint::read_meta(&r.checkpoint).unwrap();
+    let after = run::read_meta(&r.checkpoint).unwrap();
     assert!(after.step > before.step && after.games >= before.games + 300 && after.frames > before.frames);
     assert!(after.next_game_index > before.next_game_index);
     assert!(!after.pool_steps.is_empty());
-    assert!(checkpoint::list(&dir).unwrap().len() <= 3);
+    assert!(run::list(&dir).unwrap().len() <= 3);
     // A run folder names its newest checkpoint.
     let spec: AgentSpec = format!("checkpoint:{}", dir.display()).parse().unwrap();
     assert!(spec.build().is_ok());
@@ -117,7 +118,7 @@ fn corrupt_and_mismatched_checkpoints_are_clear_errors() {
     assert!(e.contains("corrupt") && e.contains("model.safetensors"), "{e}");
     // Corrupt meta.
     std::fs::write(s.checkpoint.join("meta.json"), "{").unwrap();
-    let e = checkpoint::read_meta(&s.checkpoint).unwrap_err().to_string();
+    let e = run::read_meta(&s.checkpoint).unwrap_err().to_string();
     assert!(e.contains("meta.json") && e.contains("corrupt"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -146,7 +147,7 @@ fn evaluation_during_training_and_learning_curves() {
     let mut opponents = ddz::eval::curve::default_opponents();
     opponents.push("again=random".parse().unwrap());
     let points = ddz::eval::curve::evaluate_run(&dir, "seed-1", &deals, &opponents, 2, |_| {}).unwrap();
-    assert_eq!(points.len(), checkpoint::list(&dir).unwrap().len());
+    assert_eq!(points.len(), run::list(&dir).unwrap().len());
     assert!(points.iter().all(|p| p.illegal_plays == 0 && p.vs.len() == 3));
     let wp = |p: &ddz::eval::curve::CurvePoint, label| p.against(label).map(|v| (v.landlord, v.farmers));
     assert!(points.iter().all(|p| wp(p, "again") == wp(p, "random")), "the same agent, the same results");
@@ -168,7 +169,7 @@ fn per_role_networks_train_save_and_load_by_shape() {
     assert!(s.steps > 10, "{s:?}");
     // Every role's network was updated away from the initial weights (the pool's step 0).
     let mut start = QNet::cpu(&cfg.model, 0);
-    ddz::model::load_weights_file(&mut start, &checkpoint::pool_file(&dir, 0)).unwrap();
+    ddz::model::load_weights_file(&mut start, &run::pool_file(&dir, 0)).unwrap();
     let trained = ddz::model::load_network(&s.checkpoint).unwrap();
     assert!(trained.config().per_role, "the loader recognises three networks by their names");
     let before = start.export(0).tensors;
@@ -242,16 +243,16 @@ fn every_kept_checkpoint_keeps_the_pool_snapshots_it_names() {
     cfg.checkpoint.keep_last = 3;
     cfg.budget.max_seconds = 4.0;
     train::train(cfg, Start::Fresh { init_from: None }, true).unwrap();
-    let kept = checkpoint::list(&dir).unwrap();
+    let kept = run::list(&dir).unwrap();
     assert_eq!(kept.len(), 3);
     let mut named = std::collections::BTreeSet::new();
     for ck in &kept {
-        for step in checkpoint::read_meta(ck).unwrap().pool_steps {
-            assert!(checkpoint::pool_file(&dir, step).is_file(), "{} names snapshot {step}", ck.display());
+        for step in run::read_meta(ck).unwrap().pool_steps {
+            assert!(run::pool_file(&dir, step).is_file(), "{} names snapshot {step}", ck.display());
             named.insert(step);
         }
     }
-    let files = std::fs::read_dir(checkpoint::pool_dir(&dir)).unwrap().count();
+    let files = std::fs::read_dir(run::pool_dir(&dir)).unwrap().count();
     assert_eq!(files, named.len(), "snapshots no checkpoint names are deleted");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -264,15 +265,15 @@ fn resume_takes_no_budget_from_earlier_sessions_and_records_each_session() {
     cfg.budget.max_games = 100;
     cfg.budget.max_seconds = 30.0;
     train::train(cfg, Start::Fresh { init_from: None }, true).unwrap();
-    assert!(checkpoint::list(&dir).unwrap().len() >= 2, "a step-0 checkpoint, then the final one");
+    assert!(run::list(&dir).unwrap().len() >= 2, "a step-0 checkpoint, then the final one");
     let mut resumed = train::load_run_config(&dir).unwrap();
     assert_eq!(resumed.budget, Default::default(), "the first session's budget is not the next one's");
     resumed.budget.max_games = 200;
     resumed.run.seed = 9;
     train::train(resumed, Start::Resume, true).unwrap();
-    let stored = TrainConfig::load(&checkpoint::config_file(&dir)).unwrap();
+    let stored = TrainConfig::load(&run::config_file(&dir)).unwrap();
     assert_eq!(stored.run.seed, 9, "the seed given on resume is recorded");
-    let sessions: Vec<serde_json::Value> = std::fs::read_to_string(checkpoint::sessions_file(&dir))
+    let sessions: Vec<serde_json::Value> = std::fs::read_to_string(run::sessions_file(&dir))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -325,8 +326,8 @@ fn bidding_and_play_learn_together_and_resume() {
     cfg.eval.deals = 0;
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.games >= 8_000 && s.late_loss.is_finite());
-    let newest = checkpoint::latest(&dir).unwrap();
-    let net = ddz::model::bidnet::BidNet::load(&newest.join(checkpoint::BID_FILE)).unwrap();
+    let newest = run::latest(&dir).unwrap();
+    let net = ddz::model::bidnet::BidNet::load(&newest.join(run::BID_FILE)).unwrap();
     // Bidding 3 rather than passing pays with strong hands: the network learned as much from
     // the points of its games alone.
     let r = correlation(&bid_margins(&net, 300));
@@ -448,7 +449,7 @@ fn oracle_hands_lstm_history_and_score_head_train_and_play_on_the_seats_informat
     let trained = ddz::model::load_network(&s.checkpoint).unwrap();
     assert_eq!(trained.config(), &cfg.model, "every switch read back from the file");
     let mut start = QNet::cpu(&cfg.model, 0);
-    ddz::model::load_weights_file(&mut start, &checkpoint::pool_file(&dir, 0)).unwrap();
+    ddz::model::load_weights_file(&mut start, &run::pool_file(&dir, 0)).unwrap();
     let find = |net: &QNet, name: &str| net.export(0).tensors.into_iter().find(|t| t.0 == name).unwrap().2;
     for name in ["oracle_in.weight", "hands.weight", "hands_in.weight", "history.weight_ih_l0", "points.weight"] {
         assert_ne!(find(&trained, name), find(&start, name), "{name} learned");
@@ -489,8 +490,7 @@ fn batches_that_stay_non_finite_stop_training_after_a_run_of_skips() {
     let e = train::train(cfg, Start::Fresh { init_from: Some(file.clone()) }, true).unwrap_err();
     assert!(matches!(e, TrainError::NonFinite { step: 1, .. }), "{e}");
     assert!(e.to_string().contains(&format!("{} batches in a row", train::BAD_BATCHES_IN_A_ROW)), "{e}");
-    let written: Vec<_> =
-        checkpoint::list(&dir).unwrap().iter().map(|c| checkpoint::read_meta(c).unwrap().step).collect();
+    let written: Vec<_> = run::list(&dir).unwrap().iter().map(|c| run::read_meta(c).unwrap().step).collect();
     assert!(written.iter().all(|&s| s == 0), "no checkpoint after a refused step: {written:?}");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&file);
@@ -563,7 +563,7 @@ fn a_two_player_run_with_bidding_learns_and_its_network_plays_only_two_player_ga
     // The file says two-player, and a bidding network was saved beside it.
     let net = ddz::model::load_network(&s.checkpoint).unwrap();
     assert_eq!(net.config().rules, Rules::TwoPlayer);
-    assert!(s.checkpoint.join(checkpoint::BID_FILE).is_file());
+    assert!(s.checkpoint.join(run::BID_FILE).is_file());
     let deals = generate_deals_for(Rules::TwoPlayer, 150, 99);
     let mut model = beats_random_under(Rules::TwoPlayer, &deals, net, "two-player");
 
@@ -587,7 +587,7 @@ fn a_run_keeping_an_average_of_its_weights_saves_it_and_resumes_it() {
     let s = train::train(cfg.clone(), Start::Fresh { init_from: None }, true).unwrap();
     assert!(s.steps > 20, "{s:?}");
     // The checkpoint's network is the average; the learner's own weights are beside it.
-    let (average, learner) = (s.checkpoint.join("model.safetensors"), s.checkpoint.join(checkpoint::LEARNER_FILE));
+    let (average, learner) = (s.checkpoint.join("model.safetensors"), s.checkpoint.join(run::LEARNER_FILE));
     let (raw, avg) = (ddz::model::load_network(&learner).unwrap(), ddz::model::load_network(&s.checkpoint).unwrap());
     assert_eq!(raw.config(), avg.config(), "the average is a network of the same shape");
     assert_ne!(raw.export(0).tensors, avg.export(0).tensors, "it lags the weights");

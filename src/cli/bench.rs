@@ -1,40 +1,13 @@
-//! `ddz bench …`: speed measurements of training, the wire formats, the web server, the
-//! solver, agents and the engine.
+//! `ddz bench …`: speed measurements of the web server, the solver, agents and the engine
+//! (the training benches are [`super::learn`]'s).
 
-use super::report::{self, AgentsBench, DistributedBench, EngineBench, SolveBench, TrainBench};
+use super::report::{self, AgentsBench, EngineBench, SolveBench};
 use anyhow::{Result, bail};
 use ddz::agents::AgentSpec;
 use ddz::bench;
 use ddz::game::Rules;
-use ddz::runtime;
-use ddz::train::config::TrainConfig;
 use std::io::IsTerminal;
 use std::path::Path;
-
-/// Frames/s of `config`, against DouZero's trainer too with `reference`.
-pub fn train(config: &Path, seconds: f64, runs: usize, json: bool, reference: bool) -> Result<()> {
-    let base = TrainConfig::load(config)?;
-    let reference = if reference { Some(reference_of(bench::DOUZERO)?) } else { None };
-    let report = bench::bench_train(&base, seconds, runs, reference.as_ref(), |run, who, fps| {
-        eprintln!("run {run}: {who} {fps:.0} frames/s")
-    })?;
-    report::show(&TrainBench { config: config.to_path_buf(), seconds, report }, json)
-}
-
-/// Frames/s of `config` in process against actors over Redis.
-pub fn distributed(config: &Path, seconds: f64, runs: usize, broker: Option<&str>, json: bool) -> Result<()> {
-    let base = TrainConfig::load(config)?;
-    let exe = std::env::current_exe()?;
-    let report = bench::distributed::bench_distributed(&base, seconds, runs, broker, &exe, |run, who, fps| {
-        eprintln!("run {run}: {who} {fps:.0} frames/s")
-    })?;
-    report::show(&DistributedBench { config: config.to_path_buf(), seconds, report }, json)
-}
-
-/// Bytes and costs per frame of each wire format.
-pub fn wire(games: usize, runs: usize, seed: u64, json: bool) -> Result<()> {
-    report::show(&bench::wire::bench_wire(games, runs, seed), json)
-}
 
 /// The web server's answer times, and whether many games at once all finish in the log.
 pub fn serve(
@@ -46,7 +19,6 @@ pub fn serve(
     log_dir: &Path,
     json: bool,
 ) -> Result<()> {
-    runtime::configure_threads(1);
     let agents = ddz::play::parse_agents(agents).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
     let limit = std::time::Duration::from_secs(timeout);
     let r = bench::serve::bench_serve(&agents, latency_games, games, seed, limit, log_dir)?;
@@ -65,7 +37,6 @@ pub fn solve(cards: &[u32], positions: usize, seed: u64, max_nodes: u64, json: b
 
 /// Milliseconds per decision of each agent on the same positions.
 pub fn agents(agents: &[AgentSpec], positions: usize, seed: u64, json: bool) -> Result<()> {
-    runtime::configure_threads(1);
     let states = bench::decision_positions(positions, seed);
     let progress = indicatif::ProgressBar::new((agents.len() * states.len()) as u64);
     progress.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} decisions ({eta} left)")?);
@@ -93,7 +64,7 @@ pub fn engine(seconds: f64, runs: usize, seed: u64, json: bool, reference: bool,
 }
 
 /// The reference program `needs` describes, its packages installed first.
-fn reference_of(needs: bench::Needs) -> Result<bench::Reference> {
+pub(crate) fn reference_of(needs: bench::Needs) -> Result<bench::Reference> {
     super::python::install(needs.import_check, needs.packages, "the reference bench");
     Ok(bench::Reference::prepare(needs)?)
 }

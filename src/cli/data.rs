@@ -3,12 +3,11 @@
 use super::args::LogsWhat;
 use super::report::{self, Checked, Imported, Synthetic};
 use anyhow::{Context, Result, bail};
-use ddz::runtime;
 use std::path::Path;
 
 /// Imports, writes or checks game logs.
 pub fn logs(what: LogsWhat) -> Result<()> {
-    use ddz::pretrain::logs;
+    use ddz::logs;
     match what {
         LogsWhat::Import { from: _, files, out, skip_invalid } => {
             let (good, bad) = logs::import_files(&files, skip_invalid)
@@ -24,10 +23,8 @@ pub fn logs(what: LogsWhat) -> Result<()> {
             if games > MOST {
                 bail!("--games {games}: at most {MOST} games a file (make more files with other --seed)");
             }
-            runtime::configure_threads(1);
             let mut a = agent.build()?;
-            let (games, illegal) =
-                ddz::pretrain::selfplay_logs(a.as_mut(), games, seed, &format!("synthetic:{agent}"))?;
+            let (games, illegal) = ddz::logs::selfplay_logs(a.as_mut(), games, seed, &format!("synthetic:{agent}"))?;
             ddz::files::write(&out, logs::to_jsonl(&games)).with_context(|| format!("writing {}", out.display()))?;
             report::show(&Synthetic { games: games.len(), agent: agent.to_string(), out }, false)?;
             if illegal > 0 {

@@ -2,11 +2,10 @@
 //! strong agents are, and what they do.
 
 use super::args::{EvalArgs, LadderArgs};
-use super::report::{self, Curve, Decisions, Evaluation, Hands, Replay, Report};
+use super::report::{self, Curve, Decisions, Evaluation, Replay, Report};
 use anyhow::{Context, Result, bail};
 use ddz::agents::{Agent, AgentSpec};
 use ddz::game::{Deal, DealSource, Rules};
-use ddz::runtime;
 use std::path::Path;
 
 /// Refuses (or, allowed, warns of) a deal set that repeats a deal.
@@ -43,7 +42,6 @@ pub fn threads_or_all(threads: Option<usize>) -> usize {
 
 /// A match, a bidding match, a league, or every checkpoint of a run (`--run`).
 pub fn eval(args: EvalArgs) -> Result<()> {
-    runtime::configure_threads(1);
     // A run's checkpoints play the rules they were trained for, on that rules' deals.
     let rules = args.run.as_deref().map_or(args.rules, ddz::eval::curve::run_rules);
     let deals = load_deals(&args.deals, rules, args.n, args.allow_duplicates)?;
@@ -103,7 +101,7 @@ fn eval_run(
     opponents: &[ddz::eval::ladder::Entry],
     threads: usize,
 ) -> Result<()> {
-    runtime::stop_cleanly_on_signals("after the checkpoint being played");
+    ddz::process::stop_cleanly_on_signals("after the checkpoint being played");
     super::python::install_plotting();
     let points = ddz::eval::curve::evaluate_run(run, deal_set, deals, opponents, threads, |p| {
         let vs: Vec<String> =
@@ -124,7 +122,6 @@ fn eval_run(
 /// The strength ladder: a roster round robin, resumed from `--out`.
 pub fn ladder(args: LadderArgs) -> Result<()> {
     use ddz::eval::ladder::{DEFAULT_ROSTER, Entry, LadderConfig, TWO_PLAYER_ROSTER};
-    runtime::configure_threads(1);
     super::python::install_plotting();
     let default = if args.rules == Rules::TwoPlayer { TWO_PLAYER_ROSTER } else { DEFAULT_ROSTER };
     let roster: Vec<Entry> =
@@ -160,7 +157,6 @@ pub fn ladder(args: LadderArgs) -> Result<()> {
 
 /// One deal move by move, with the candidates each agent weighed.
 pub fn replay(deal: usize, agents: &[AgentSpec], deals: &DealSource) -> Result<()> {
-    runtime::configure_threads(1);
     let deals = deals.load()?;
     let d = deals.get(deal).with_context(|| format!("deal {deal} is out of range (the set has {})", deals.len()))?;
     let built: Vec<Box<dyn Agent>> = agents.iter().map(|a| a.build()).collect::<Result<_, _>>()?;
@@ -171,7 +167,6 @@ pub fn replay(deal: usize, agents: &[AgentSpec], deals: &DealSource) -> Result<(
 
 /// The key decisions put to each agent.
 pub fn check_decisions(agents: &[AgentSpec], file: Option<&Path>, json: bool) -> Result<()> {
-    runtime::configure_threads(1);
     let situations = ddz::decisions::load(file)?;
     let mut reports = Vec::new();
     for spec in agents {
@@ -179,38 +174,4 @@ pub fn check_decisions(agents: &[AgentSpec], file: Option<&Path>, json: bool) ->
         reports.push(ddz::decisions::check(agent.as_mut(), &situations));
     }
     report::show(&Decisions(reports), json)
-}
-
-/// Trains the hand evaluator on games `agent` plays out, and plots its calibration.
-pub fn evaluate_hands(agent: &AgentSpec, cfg: &ddz::hands::HandsConfig, out: &Path) -> Result<()> {
-    cfg.validate()?;
-    runtime::configure_threads(1);
-    super::python::install_plotting();
-    let progress = ddz::eval::progress_bar(cfg.games as u64);
-    let outcomes = ddz::hands::play_games(agent, cfg.games, cfg.seed, cfg.threads, &progress)?;
-    progress.finish_and_clear();
-    let report = ddz::hands::train(&outcomes, &agent.to_string(), cfg, out)?;
-    let plot = match ddz::hands::plot(out) {
-        Ok(png) => Some(png),
-        Err(e) => {
-            eprintln!("no plot: {e}");
-            None
-        }
-    };
-    report::show(&Hands { report, plot }, false)
-}
-
-/// Both paths of every network of `model`; an error when they differ by more than `tolerance`
-/// or in any choice.
-pub fn check_inference(model: &Path, decisions: usize, seed: u64, tolerance: f64, json: bool) -> Result<()> {
-    ddz::runtime::configure_threads(1);
-    let report = ddz::inference::check_inference(model, decisions, seed)?;
-    report::show(&report, json)?;
-    let (worst, choices) = (report.worst(), report.different_choices());
-    if worst > tolerance || choices > 0 {
-        bail!(
-            "the torch-free path differs from libtorch: worst {worst:.2e} (tolerance {tolerance:.0e}), {choices} different choices"
-        );
-    }
-    Ok(())
 }

@@ -5,8 +5,10 @@ pub mod args;
 pub mod bench;
 pub mod data;
 pub mod eval;
+// The trainer's commands: the `learn` feature's one place in the command line.
+#[cfg(feature = "learn")]
+pub mod learn;
 pub mod pipe;
 pub mod play;
 pub mod python;
 pub mod report;
-pub mod train;

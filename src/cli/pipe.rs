@@ -3,12 +3,10 @@
 
 use anyhow::{Context, Result};
 use ddz::agents::AgentSpec;
-use ddz::runtime;
 use std::io::IsTerminal;
 
 /// Serves `agent` over `protocol`.
 pub fn bot(agent: &AgentSpec, protocol: ddz::bot::Protocol) -> Result<()> {
-    runtime::configure_threads(1);
     let mut agent = agent.clone().refuse_cheat("ddz bot")?.build()?;
     ddz::bot::serve(agent.as_mut(), protocol, std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(())

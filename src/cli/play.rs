@@ -4,7 +4,6 @@ use super::args::{PlayArgs, ServeArgs, agents_or_default};
 use super::report::{self, Listening, PersonDeal};
 use anyhow::{Context, Result, bail};
 use ddz::game::Deal;
-use ddz::runtime;
 use std::io::IsTerminal;
 
 /// The deal of a person's game under `rules` and the seed it came from.
@@ -21,7 +20,6 @@ fn person_deal(deal: Option<usize>, seed: Option<u64>, rules: ddz::game::Rules) 
 /// One game in the terminal against two agents, logged.
 pub fn play(args: PlayArgs) -> Result<()> {
     use ddz::play::{Session, parse_agents, parse_seat, terminal};
-    runtime::configure_threads(1);
     let specs =
         parse_agents(agents_or_default(&args.agents, args.rules)).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
     let (deal, seed) = person_deal(args.deal, args.seed, args.rules)?;
@@ -43,7 +41,6 @@ pub fn play(args: PlayArgs) -> Result<()> {
 /// The web page and its JSON API, until stopped.
 pub fn serve(args: ServeArgs) -> Result<()> {
     use ddz::serve::ServeConfig;
-    runtime::configure_threads(1);
     let given = agents_or_default(&args.agents, args.rules);
     let agents = ddz::play::parse_agents(given).map_err(|e| anyhow::anyhow!("--agents: {e}"))?;
     for spec in &agents {
