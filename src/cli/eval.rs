@@ -149,10 +149,14 @@ pub fn ladder(args: LadderArgs) -> Result<()> {
         bar.set_message(last.to_string());
     })?;
     bar.finish_and_clear();
-    let png = ladder.write(&config.out)?;
-    report::show(&ladder, false)?;
-    eprintln!("wrote {}, ladder.md, ladder.json and ratings.csv", png.display());
-    Ok(())
+    let written = format!("ladder.md, ladder.json and ratings.csv in {}", config.out.display());
+    match ladder.write(&config.out) {
+        Ok(png) => eprintln!("wrote {}, {written}", png.display()),
+        // The tables are written before the plot: without Python's matplotlib, they still are.
+        Err(ddz::eval::EvalError::Plot(e)) => eprintln!("wrote {written}; no plot: {e}"),
+        Err(e) => return Err(e.into()),
+    }
+    report::show(&ladder, false)
 }
 
 /// One deal move by move, with the candidates each agent weighed.
