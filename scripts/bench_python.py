@@ -17,11 +17,15 @@ separate venv (.venv-bench) on first use, away from the project's venv.
   features and masks (or candidate lists), the learner taking the first legal play;
 - vecenv_selfplay_ids: the same in self-play (seat="all": every decision is the learner's);
 - vecenv_rule_ids / vecenv_net_ids: VecEnv(256, legal="ids") with rule opponents, or with the
-  default network (models/dmc-default-2h) as both opponents, played by one `ddz bot` process
-  that inherits the pin to CPU 0 and gets every round's waiting decisions in one line; these
-  report the opponents' decisions/s as well;
+  default network (models/dmc-default-2h) as both opponents, in this process, asked for every
+  round's waiting decisions at once; these report the opponents' decisions/s as well;
 - agent_net: the State API loop with the same network as both farmers through
-  ddz.Agent.act, one request line per decision (the learner, the landlord, random).
+  ddz.Agent.act, in this process (the learner, the landlord, random);
+- agent_net_process: the same through a `ddz bot` process (``ddz.Agent(spec, process=True)``),
+  one request line per decision, as ddz.Agent played every network before it played them in
+  this process; vecenv_net_process_ids: vecenv_net_ids with its opponents in such a process.
+
+``--only a,b`` runs those measurements alone (their ratios only where both sides ran).
 """
 
 import argparse
@@ -119,13 +123,13 @@ def worker_rlcard(seconds, seed):
     return timed(seconds, one_game)
 
 
-def vecenv(seconds, seed, legal, seat="landlord", opponents="random"):
+def vecenv(seconds, seed, legal, seat="landlord", opponents="random", binary=None):
     import numpy as np
 
     import ddz
 
     n = 256
-    env = ddz.VecEnv(n, seed=seed, seat=seat, opponents=opponents, legal=legal)
+    env = ddz.VecEnv(n, seed=seed, seat=seat, opponents=opponents, legal=legal, binary=binary)
     obs, plays, _ = env.reset()
     decisions, games, before = 0, 0, env.opponent_decisions
     start = time.perf_counter()
@@ -139,13 +143,13 @@ def vecenv(seconds, seed, legal, seat="landlord", opponents="random"):
     return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed, "opponent_decisions_per_s": opponent}
 
 
-def worker_agent_net(seconds, seed):
+def worker_agent_net(seconds, seed, process=False):
     """Games through the State API, the landlord random, both farmers ddz.Agent(network).act:
-    one request line per decision, against VecEnv's one line per round of 256 games."""
+    one decision at a time (in this process, or one request line to a `ddz bot` process)."""
     import ddz
 
     game, rng = ddz.Game(), random.Random(seed)
-    with ddz.Agent(f"checkpoint:{NETWORK}") as net:
+    with ddz.Agent(f"checkpoint:{NETWORK}", process=process) as net:
         opponent = 0
         start, games, learner = time.perf_counter(), 0, 0
         while time.perf_counter() - start < seconds:
@@ -173,7 +177,11 @@ WORKERS = {
     "vecenv_selfplay_ids": lambda s, seed: vecenv(s, seed, "ids", seat="all"),
     "vecenv_rule_ids": lambda s, seed: vecenv(s, seed, "ids", opponents="rule"),
     "vecenv_net_ids": lambda s, seed: vecenv(s, seed, "ids", opponents=f"checkpoint:{NETWORK}"),
+    "vecenv_net_process_ids": lambda s, seed: vecenv(
+        s, seed, "ids", opponents=f"checkpoint:{NETWORK}", binary=str(ROOT / "target" / "release" / "ddz")
+    ),
     "agent_net": worker_agent_net,
+    "agent_net_process": lambda s, seed: worker_agent_net(s, seed, process=True),
 }
 IN_BENCH_VENV = {"pyspiel", "rlcard"}
 
@@ -201,21 +209,42 @@ def run_worker(name, seconds, seed, bench_python):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+RATIOS = {
+    "state_api_over_pyspiel_games": (("state_api", "games_per_s"), ("pyspiel", "games_per_s")),
+    "gym_over_rlcard_games": (("gym", "games_per_s"), ("rlcard", "games_per_s")),
+    "vecenv_mask_over_state_api_decisions": (("vecenv_mask", "decisions_per_s"), ("state_api", "decisions_per_s")),
+    "vecenv_ids_over_state_api_decisions": (("vecenv_ids", "decisions_per_s"), ("state_api", "decisions_per_s")),
+    "vecenv_selfplay_ids_over_state_api_decisions": (
+        ("vecenv_selfplay_ids", "decisions_per_s"),
+        ("state_api", "decisions_per_s"),
+    ),
+    "vecenv_net_over_rule_opponent_decisions": (
+        ("vecenv_net_ids", "opponent_decisions_per_s"),
+        ("vecenv_rule_ids", "opponent_decisions_per_s"),
+    ),
+    "vecenv_net_over_agent_net_opponent_decisions": (
+        ("vecenv_net_ids", "opponent_decisions_per_s"),
+        ("agent_net", "opponent_decisions_per_s"),
+    ),
+    "vecenv_mask_over_state_api_features_decisions": (
+        ("vecenv_mask", "decisions_per_s"),
+        ("state_api_features", "decisions_per_s"),
+    ),
+    "agent_net_in_process_over_process_opponent_decisions": (
+        ("agent_net", "opponent_decisions_per_s"),
+        ("agent_net_process", "opponent_decisions_per_s"),
+    ),
+    "vecenv_net_in_process_over_process_opponent_decisions": (
+        ("vecenv_net_ids", "opponent_decisions_per_s"),
+        ("vecenv_net_process_ids", "opponent_decisions_per_s"),
+    ),
+}
+
+
 def summarise(results):
-    med = {k: {m: statistics.median(r[m] for r in runs) for m in runs[0]} for k, runs in results.items()}
+    med = {k: {m: statistics.median(r[m] for r in runs) for m in runs[0]} for k, runs in results.items() if runs}
     ratios = {
-        "state_api_over_pyspiel_games": med["state_api"]["games_per_s"] / med["pyspiel"]["games_per_s"],
-        "gym_over_rlcard_games": med["gym"]["games_per_s"] / med["rlcard"]["games_per_s"],
-        "vecenv_mask_over_state_api_decisions": med["vecenv_mask"]["decisions_per_s"] / med["state_api"]["decisions_per_s"],
-        "vecenv_ids_over_state_api_decisions": med["vecenv_ids"]["decisions_per_s"] / med["state_api"]["decisions_per_s"],
-        "vecenv_selfplay_ids_over_state_api_decisions": med["vecenv_selfplay_ids"]["decisions_per_s"]
-        / med["state_api"]["decisions_per_s"],
-        "vecenv_net_over_rule_opponent_decisions": med["vecenv_net_ids"]["opponent_decisions_per_s"]
-        / med["vecenv_rule_ids"]["opponent_decisions_per_s"],
-        "vecenv_net_over_agent_net_opponent_decisions": med["vecenv_net_ids"]["opponent_decisions_per_s"]
-        / med["agent_net"]["opponent_decisions_per_s"],
-        "vecenv_mask_over_state_api_features_decisions": med["vecenv_mask"]["decisions_per_s"]
-        / med["state_api_features"]["decisions_per_s"],
+        name: med[a][am] / med[b][bm] for name, ((a, am), (b, bm)) in RATIOS.items() if a in med and b in med
     }
     return med, ratios
 
@@ -226,16 +255,21 @@ def main():
     ap.add_argument("--runs", type=int, default=3, help="rounds; the medians are reported")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--only", help="comma-separated measurements to run (default: all)")
     ap.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         os.sched_setaffinity(0, {0})
         print(json.dumps(WORKERS[args.worker](args.seconds, args.seed)))
         return
-    bench_python = ensure_bench_venv()
-    results = {name: [] for name in WORKERS}
+    names = args.only.split(",") if args.only else list(WORKERS)
+    unknown = [n for n in names if n not in WORKERS]
+    if unknown:
+        raise SystemExit(f"--only: no measurement {unknown}; there are {sorted(WORKERS)}")
+    bench_python = ensure_bench_venv() if IN_BENCH_VENV & set(names) else None
+    results = {name: [] for name in names}
     for r in range(args.runs):
-        for name in WORKERS:
+        for name in names:
             results[name].append(run_worker(name, args.seconds, args.seed + r, bench_python))
             print(f"run {r + 1}/{args.runs} {name}: {results[name][-1]}", file=sys.stderr)
     med, ratios = summarise(results)

@@ -1,8 +1,9 @@
-//! `ddz._ddz`: the Rust half of the `ddz` Python package. The engine, the encoder and the simple
-//! agents of the `ddz` crate, built without libtorch, behind OpenSpiel's names ([`spiel`]), a
-//! vectorized environment stepping many games per call ([`vec_env`]) and small helpers
-//! ([`helpers`]). The pure-Python half (`python/pysrc/ddz`) adds the Gymnasium environment.
+//! `ddz._ddz`: the Rust half of the `ddz` Python package. The engine, the encoder and every
+//! agent of ddz (networks through the torch-free forward pass: no libtorch), behind OpenSpiel's
+//! names ([`spiel`]), the agents by spec ([`agent`]), a vectorized environment stepping many
+//! games per call ([`vec_env`]) and small helpers ([`helpers`]). The pure-Python half (`python/pysrc/ddz`) adds the Gymnasium environment.
 
+mod agent;
 mod helpers;
 mod spiel;
 mod vec_env;
@@ -14,6 +15,7 @@ fn _ddz(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<spiel::Game>()?;
     m.add_class::<spiel::State>()?;
     m.add_class::<spiel::View>()?;
+    m.add_class::<agent::NativeAgent>()?;
     m.add_class::<helpers::RuleAgent>()?;
     m.add_class::<helpers::RandomAgent>()?;
     m.add_class::<vec_env::VecEnv>()?;

@@ -52,10 +52,12 @@ impl Local {
 enum Opponents {
     /// In-process agents, one per seat, asked each decision as it comes.
     Local(Vec<Local>),
-    /// One `ddz bot --agent SPEC` process for every seat, asked for the waiting decisions of
-    /// all the games in one line per round (a network answers them in one forward pass). It
-    /// gets each seat's view only and deals the hidden cards for itself.
-    Bot(Box<BotAgent>),
+    /// One agent of a spec for every seat (in this process, or a `ddz bot --agent SPEC` process
+    /// with `binary=`), asked for the waiting decisions of all the games at once per round (a
+    /// network answers them in one forward pass). It gets each seat's view only and deals the
+    /// hidden cards for itself.
+    /// (In a mutex only to be `Sync`, as a Python class must be: the env has it to itself.)
+    Bot(std::sync::Mutex<Box<dyn Agent>>),
 }
 
 /// Where every game stood before a step.
@@ -127,9 +129,11 @@ impl VecEnv {
                     .collect::<Result<_, Fault>>()?;
                 let mut queries: Vec<Query> = Vec::with_capacity(views.len());
                 for (&i, view) in waiting.iter().zip(&views) {
-                    queries.push(Query { turn: Turn::new(view, &slots[i].legal).ok_or_else(no_decision)?, seed: 0 });
+                    // Seeded as `ddz bot` seeds a request: by its text, so either place answers alike.
+                    let seed = serde_json::to_string(view).map_or(0, |text| ddz_play::bot::request_seed(&text));
+                    queries.push(Query { turn: Turn::new(view, &slots[i].legal).ok_or_else(no_decision)?, seed });
                 }
-                bot.try_choose_many(&queries)?
+                bot.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).try_choose_many(&queries)?
             };
             *opponent_decisions += waiting.len() as u64;
             for (&i, k) in waiting.iter().zip(picks) {
@@ -284,10 +288,9 @@ impl VecEnv {
     /// binary=None, timeout=120.0)`: `seat` is a role name, `"rotate"` (landlord,
     /// landlord_down, landlord_up in turn over the games dealt) or `"all"` (self-play: the
     /// learner makes every decision, rewards are `[n, 3]`); `opponents` is `"rule"` or
-    /// `"random"` (in this process) or any other agent spec (`"checkpoint:…"`, search agents…),
-    /// played by one `ddz bot` process of the binary `binary` (found as `ddz.Agent` finds it),
-    /// asked for all the waiting decisions at once and allowed `timeout` seconds for each such
-    /// batch; `game` a `ddz.Game` without bidding (default win/loss); `legal` is `"mask"` or
+    /// `"random"` or any other agent spec (`"checkpoint:…"`, search agents…), played in this
+    /// process, or with `binary=` by one `ddz bot` process of that binary, which is allowed
+    /// `timeout` seconds for each batch; either is asked for all the waiting decisions at once; `game` a `ddz.Game` without bidding (default win/loss); `legal` is `"mask"` or
     /// `"ids"` (candidate lists).
     #[new]
     #[pyo3(signature = (n, seed=0, seat="landlord", opponents="rule", game=None, legal="mask", binary=None, timeout=120.0))]
@@ -334,11 +337,20 @@ impl VecEnv {
             "" => return Err(value_error("opponents \"\": \"rule\", \"random\" or an agent spec")),
             spec => {
                 ddz_engine::limits::check("VecEnv(timeout)", timeout).map_err(|e| value_error(e.to_string()))?;
-                let binary: String = py.import("ddz.agent")?.getattr("find_binary")?.call1((binary,))?.extract()?;
-                let settings = BotSettings { timeout: Duration::from_secs_f64(timeout), ..Default::default() };
-                let mut bot = BotAgent::ddz_bot(&binary, spec, settings);
-                py.detach(|| bot.start()).map_err(|f| agent_error(py, f))?;
-                Opponents::Bot(Box::new(bot))
+                Opponents::Bot(std::sync::Mutex::new(match binary {
+                    None => {
+                        let parsed: ddz_play::agents::AgentSpec = spec.parse().map_err(value_error)?;
+                        py.detach(|| parsed.build()).map_err(|e| agent_error(py, Fault::Failed(e.to_string())))?
+                    }
+                    Some(binary) => {
+                        let binary: String =
+                            py.import("ddz.agent")?.getattr("find_binary")?.call1((binary,))?.extract()?;
+                        let settings = BotSettings { timeout: Duration::from_secs_f64(timeout), ..Default::default() };
+                        let mut bot = BotAgent::ddz_bot(&binary, spec, settings);
+                        py.detach(|| bot.start()).map_err(|f| agent_error(py, f))?;
+                        Box::new(bot)
+                    }
+                }))
             }
         };
         let masks = match legal {

@@ -194,7 +194,7 @@ def test_a_late_answer_is_dropped_not_taken_for_the_next_request():
     spec = f"ismcts:{NET}?sims=300"  # slow enough to miss a 1 ms deadline, and deterministic
     with ddz.Agent(spec) as reference:
         want = [reference.act(s) for s in states]
-    with ddz.Agent(spec) as agent:
+    with ddz.Agent(spec, binary=str(BINARY)) as agent:
         agent.timeout = 0.001
         with pytest.raises(ddz.AgentError, match="no answer within"):
             agent.act(states[0])
@@ -214,3 +214,42 @@ def test_one_agent_answers_four_threads_each_its_own_request():
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             got = list(pool.map(agent.act, states))
     assert got == want
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [f"checkpoint:{NET}", f"ismcts:{NET}?sims=20", "checkpoint:models/dmc-bid-1h", "douzero:models/douzero-1h"],
+)
+def test_an_agent_in_this_process_answers_what_its_bot_process_answers(spec):
+    os.chdir(ROOT)
+    game = ddz.Game(bidding=spec.endswith("bid-1h"))
+    states = []
+    for seed in range(6):
+        state = game.new_dealt_state(seed)
+        while not state.is_terminal():
+            states.append(state.clone())
+            state.apply_action(ddz.RuleAgent().step(state) if state.landlord() is not None else
+                               state.legal_actions()[-1])
+    states = [s for s in states if len(s.legal_actions()) > 1][:60]
+    with ddz.Agent(spec) as here, ddz.Agent(spec, binary=str(BINARY)) as there:
+        assert here._native is not None and there._proc is not None
+        assert [here.act(s) for s in states] == [there.act(s) for s in states]
+        assert here.act_batch(states) == there.act_batch(states)
+
+
+def test_no_torch_is_loaded_or_needed_to_play_a_network():
+    """In a fresh interpreter where `import torch` fails, a network and a search agent play."""
+    code = f"""
+import sys
+sys.modules["torch"] = None  # any import of torch now raises ImportError
+import os, ddz
+os.chdir({str(ROOT)!r})
+state = ddz.Game().new_dealt_state(3)
+with ddz.Agent("checkpoint:{NET}") as net, ddz.Agent("ismcts:{NET}?sims=10") as search:
+    agents = [net, search, ddz.Agent("rule")]
+    while not state.is_terminal():
+        state.apply_action(agents[state.current_player()].act(state))
+print(sorted(m for m, v in sys.modules.items() if v is not None and m.startswith(("torch", "tch"))), state.returns())
+"""
+    out = subprocess.run([os.sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("[] "), out

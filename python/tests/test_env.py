@@ -212,9 +212,12 @@ def test_a_vec_env_whose_opponent_fails_in_step_is_left_as_before_the_step():
     import os
     from pathlib import Path
 
-    os.chdir(Path(__file__).resolve().parents[2])
+    root = Path(__file__).resolve().parents[2]
+    os.chdir(root)
     spec = "ismcts:models/dmc-td-2h/model.safetensors?sims=20000"  # far slower than the deadline
-    env = ddz.VecEnv(3, seed=2, seat="landlord", opponents=spec, legal="ids", timeout=0.05)
+    # The deadline is a bot process's (binary=): an agent in this process answers when done.
+    binary = str(root / "target" / "release" / "ddz")
+    env = ddz.VecEnv(3, seed=2, seat="landlord", opponents=spec, legal="ids", timeout=0.05, binary=binary)
     before = [s.plays() for s in env.states()]
     actions = np.array([s.legal_actions()[0] - ddz.FIRST_PLAY for s in env.states()], dtype=np.int64)
     with pytest.raises(ddz.AgentError):

@@ -27,7 +27,8 @@ and what the wild cards stand for (``5555/5``) by ``action_to_string``, ``plays(
 Environments: ``ddz.env.DouDizhuEnv`` (Gymnasium, registered as ``ddz/DouDizhu-v0``),
 ``ddz.pettingzoo.env()`` (PettingZoo's AEC API, the three seats as agents; needs pettingzoo) and
 ``ddz.VecEnv`` (N games stepped in Rust per call). ``ddz.Agent(spec)`` plays any agent ddz
-knows (networks and search through a ``ddz bot`` process). The package never imports PyTorch.
+knows, in this process (networks through ddz's own forward pass, search, DouZero's networks).
+The package never imports PyTorch and needs no libtorch.
 """
 
 from ._ddz import (

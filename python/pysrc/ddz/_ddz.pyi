@@ -143,6 +143,13 @@ class View:
     def legal_plays(self) -> list[str]: ...
     def redeal(self, seed: int) -> State: ...
 
+class NativeAgent:
+    """Any agent of ddz by its spec, in this process (``ddz.Agent`` wraps it); ``answer(request)``
+    answers a native bot request (JSON text) as ``ddz bot --agent SPEC`` does."""
+
+    def __init__(self, spec: str) -> None: ...
+    def answer(self, request: str) -> str: ...
+
 class RuleAgent:
     """ddz's hand-written baseline; ``step(state)`` returns an action integer (plays only)."""
 

@@ -1,23 +1,25 @@
 """Every agent ddz knows, from Python: ``ddz.Agent(spec)``.
 
-``Agent("rule")`` and ``Agent("random", seed=1)`` run in this process (the engine's agents).
-Every other spec (``checkpoint:PATH``, ``ismcts:PATH?sims=400``, ``pimc:…``, ``alphabeta:…``,
-``auto:…``, ``douzero:DIR``, ``bot:CMD``; ``ddz eval --help`` lists them) runs in a ``ddz bot
---agent SPEC`` process that this object starts and owns: the networks and search live in the
-Rust binary with its libtorch, so importing ``ddz`` still loads no libtorch and no PyTorch of
-yours is touched. Each decision is one request line to that process and one answer line back
-(the native bot protocol, docs/bots-and-logs.md), built from what the seat to act may see: its
-hand, the bottom, the public plays and bids. The bot deals the hidden hands at random for
-itself, so no agent reads a card its seat cannot see.
+``Agent("rule")`` and ``Agent("random", seed=1)`` are the engine's agents. Every other spec
+(``checkpoint:PATH``, ``ismcts:PATH?sims=400``, ``pimc:…``, ``alphabeta:…``, ``auto:…``,
+``douzero:DIR``, ``bot:CMD``; ``ddz eval --help`` lists them) is built in this process by the
+Rust extension: networks decide through ddz's own forward pass, so neither PyTorch nor libtorch
+is loaded, and nothing but this package is needed. Each decision is a request of the native bot
+protocol (docs/bots-and-logs.md) built from what the seat to act may see: its hand, the bottom,
+the public plays and bids. The agent deals the hidden hands at random for itself where it
+searches, so no agent reads a card its seat cannot see, and it answers a request exactly as
+``ddz bot --agent SPEC`` would (its draws are seeded by the request).
 
 ``agent.act(state)`` returns the action integer to apply (``state.apply_action``): a play
-(``FIRST_PLAY + id``) or, in a bidding game, a bid (``FIRST_BID + b``). ``close()`` (or a
-``with`` block) stops the process. Each request carries an id that its answer echoes, so an
-answer that comes after its ``timeout`` is dropped, never taken for the next request's; an agent
-may be called from several threads (one request at a time goes to its process).
+(``FIRST_PLAY + id``) or, in a bidding game, a bid (``FIRST_BID + b``). An agent may be called
+from several threads: one decision at a time, with the GIL released while it decides.
 
-The binary is ``binary=``, else ``$DDZ_BIN``, else this checkout's ``target/release/ddz`` (an
-editable install, as ``scripts/python.sh`` makes), else ``ddz`` on ``PATH``.
+``Agent(spec, process=True)`` (or ``binary=``) runs the agent in a ``ddz bot --agent SPEC``
+process instead, which this object starts and owns; ``close()`` (or a ``with`` block) stops it.
+Each request then carries an id that its answer echoes, so an answer that comes after its
+``timeout`` is dropped, never taken for the next request's. The binary is ``binary=``, else
+``$DDZ_BIN``, else this checkout's ``target/release/ddz`` (an editable install, as
+``scripts/python.sh`` makes), else ``ddz`` on ``PATH``.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from pathlib import Path
 from typing import Optional
 
 from . import FIRST_BID, RandomAgent, RuleAgent, State, limits
+from ._ddz import NativeAgent
 
 
 
 class AgentError(RuntimeError):
-    """An agent process that did not answer, or answered something that is not a legal action."""
+    """An agent that could not answer (a bad spec, a file that does not load, an agent process
+    that died), or answered something that is not a legal action."""
 
 
 def check_limit(name: str, value) -> None:
@@ -70,18 +74,32 @@ def find_binary(binary: Optional[str] = None) -> str:
 class Agent:
     """An agent by its ddz spec; ``act(state)`` gives the action of the seat to act."""
 
-    def __init__(self, spec: str, *, seed: int = 0, binary: Optional[str] = None, timeout: float = 120.0):
+    def __init__(
+        self,
+        spec: str,
+        *,
+        seed: int = 0,
+        binary: Optional[str] = None,
+        timeout: float = 120.0,
+        process: bool = False,
+    ):
         check_limit("Agent(timeout)", timeout)
         self.spec = spec
         self.timeout = timeout
         self._local = None
+        self._native = None
         self._proc: Optional[subprocess.Popen] = None
         if spec == "rule":
             self._local = RuleAgent()
         elif spec == "random":
             self._local = RandomAgent(seed)
-        else:
+        elif process or binary is not None:
             self._start(find_binary(binary))
+        else:
+            try:
+                self._native = NativeAgent(spec)
+            except ValueError as e:
+                raise AgentError(f"{self}: {e}") from None
 
     # ---- the agent ----
 
@@ -114,7 +132,7 @@ class Agent:
         return [self._action(s, r, self._checked(a, r)) for s, r, a in zip(states, requests, answers)]
 
     def close(self) -> None:
-        """Stops the agent's process (nothing for the in-process agents)."""
+        """Stops the agent's process (nothing for the agents in this process)."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
@@ -180,9 +198,15 @@ class Agent:
         return text[-2000:] or "(nothing on stderr)"
 
     def _ask(self, request):
-        """Sends ``request`` under a fresh id and waits for the answer with that id; answers to
+        """The agent's answer to ``request``. In this process: the extension's answer. In a
+        process: sent under a fresh id, then the answer with that id is awaited; answers to
         requests given up on (timed out) are dropped as they arrive. One request at a time: other
         threads wait for the agent (up to ``timeout``), so answers never cross."""
+        if self._native is not None:
+            try:
+                return self._checked(json.loads(self._native.answer(json.dumps(request))), request)
+            except RuntimeError as e:
+                raise AgentError(f"{self}: {e} (request {json.dumps(request)[:300]})") from None
         if not self._lock.acquire(timeout=self.timeout):
             raise AgentError(f"{self}: busy with another thread's request for {self.timeout} s")
         try:

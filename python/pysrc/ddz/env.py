@@ -58,7 +58,7 @@ class DouDizhuEnv(gym.Env):
         if seat not in ROLES + ("rotate",):
             raise ValueError(f"seat {seat!r}: one of {ROLES} or 'rotate'")
         if isinstance(opponents, str) and opponents not in ("rule", "random"):
-            opponents = Agent(opponents)  # a spec: a network or search agent, in a ddz bot process
+            opponents = Agent(opponents)  # a spec: a network or search agent, in this process
         if not (opponents in ("rule", "random") or isinstance(opponents, Agent) or callable(opponents)):
             raise ValueError(f"opponents {opponents!r}: 'rule', 'random', an agent spec, a ddz.Agent or a callable")
         if illegal_action not in ("lose", "raise"):
