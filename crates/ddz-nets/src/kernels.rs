@@ -42,7 +42,7 @@ pub const DENSE_FROM_ROWS: usize = 6;
 
 /// Multiply-adds (rows × inputs × outputs) from which sgemm beats the blocked kernel (its
 /// packing of the weights is then a small part of the work).
-pub const SGEMM_FROM: usize = 64_000_000;
+pub const SGEMM_FROM: usize = 8_000_000;
 
 /// Multiply-add, fused or not.
 trait Arith {

@@ -283,6 +283,13 @@ impl Report for ddz::bench::inference::InferenceReport {
                 b.decisions, b.plays, b.torch_per_s, b.nets_per_s, b.ratio
             )?;
         }
-        writeln!(out, "building the torch-free network from published weights: {:.2} ms", r.build_ms)
+        writeln!(out, "building the torch-free network from published weights: {:.2} ms", r.build_ms)?;
+        writeln!(out, "hidden layers by kernel (half the inputs zero), microseconds:")?;
+        writeln!(out, "{:>9} {:>5} {:>9} {:>9} {:>9}", "layer", "rows", "sparse", "blocked", "sgemm")?;
+        for k in &r.kernels {
+            let layer = format!("{}x{}", k.shape.0, k.shape.1);
+            writeln!(out, "{layer:>9} {:>5} {:>9.1} {:>9.1} {:>9.1}", k.rows, k.sparse_us, k.blocked_us, k.sgemm_us)?;
+        }
+        Ok(())
     }
 }

@@ -10,6 +10,8 @@
 //!   all batches, run after run.
 //! - The cost of building the torch-free network from published weights (what an actor pays at
 //!   each publish).
+//! - The hidden layers' kernels, each way on each shape: the measurements behind
+//!   `ddz_nets::kernels`' choice.
 
 use super::median;
 use crate::agents::ModelAgent;
@@ -17,6 +19,7 @@ use crate::encode::STATE_DIM;
 use crate::game::Rules;
 use crate::inference::{Decision, self_play_decisions};
 use crate::model::{QNet, WeightsError};
+use ddz_nets::kernels::{Kernel, Linear};
 use ddz_nets::{QNetwork, QValues};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -50,6 +53,21 @@ pub struct BatchTiming {
     pub ratio: f64,
 }
 
+/// One dense layer's time by each way of computing it, at one number of rows.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelTiming {
+    /// Inputs × outputs of the layer.
+    pub shape: (usize, usize),
+    /// Rows of inputs (half of each row's inputs zero, as after a ReLU).
+    pub rows: usize,
+    /// Microseconds by the sparse loop.
+    pub sparse_us: f64,
+    /// By the blocked kernel.
+    pub blocked_us: f64,
+    /// By `matrixmultiply`'s sgemm.
+    pub sgemm_us: f64,
+}
+
 /// What `ddz bench inference` measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct InferenceReport {
@@ -71,6 +89,48 @@ pub struct InferenceReport {
     pub batches: Vec<BatchTiming>,
     /// Median milliseconds to build the torch-free network from exported weights.
     pub build_ms: f64,
+    /// The hidden layers of the shipped networks by each kernel: what [`Linear::rows`] chooses
+    /// from (`ddz_nets::kernels`).
+    pub kernels: Vec<KernelTiming>,
+}
+
+/// The layer shapes of the kernel table: the default network's trunk, head and head hidden
+/// layers, and DouZero's dense layers.
+pub const KERNEL_SHAPES: [(usize, usize); 4] = [(256, 256), (256, 128), (128, 64), (512, 512)];
+/// Its row counts: one decision's state to a batch's plays.
+pub const KERNEL_ROWS: [usize; 6] = [1, 4, 8, 16, 64, 600];
+
+/// Times each kernel on each shape at each row count (median of enough repetitions to take
+/// about 5 ms each); weights and inputs are fixed patterns, half the inputs zero.
+pub fn kernel_timings() -> Vec<KernelTiming> {
+    let kernel = Kernel::detect();
+    let mut out = Vec::new();
+    for (ins, outs) in KERNEL_SHAPES {
+        let weight: Vec<f32> = (0..ins * outs).map(|i| (i % 97) as f32 / 97.0 - 0.5).collect();
+        let layer = Linear::from_torch(&weight, ins, outs, Some(&vec![0.1; outs]));
+        for rows in KERNEL_ROWS {
+            let x: Vec<f32> = (0..rows * ins).map(|i| if i % 2 == 0 { 0.0 } else { (i % 13) as f32 / 13.0 }).collect();
+            let mut y = vec![0.0f32; rows * outs];
+            let reps = (2_000_000 / (rows * ins * outs)).clamp(3, 10_000);
+            let mut time = |f: &mut dyn FnMut(&mut [f32])| {
+                let runs: Vec<f64> = (0..5)
+                    .map(|_| {
+                        let start = Instant::now();
+                        for _ in 0..reps {
+                            f(&mut y);
+                        }
+                        start.elapsed().as_secs_f64() * 1e6 / reps as f64
+                    })
+                    .collect();
+                median(runs)
+            };
+            let sparse_us = time(&mut |y| layer.sparse(kernel, &x, ins, rows, false, y));
+            let blocked_us = time(&mut |y| layer.blocked(kernel, &x, rows, y));
+            let sgemm_us = time(&mut |y| layer.dense(&x, rows, y));
+            out.push(KernelTiming { shape: (ins, outs), rows, sparse_us, blocked_us, sgemm_us });
+        }
+    }
+    out
 }
 
 /// Batch sizes of the throughput rows: one decision to a full actor's games in flight.
@@ -125,6 +185,7 @@ pub fn bench_inference(path: &Path, decisions: usize, runs: usize, seed: u64) ->
         speedup,
         batches,
         build_ms: median(builds),
+        kernels: kernel_timings(),
     })
 }
 

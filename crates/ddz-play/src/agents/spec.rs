@@ -1046,7 +1046,8 @@ mod tests {
     fn docs_carry_the_knob_tables_as_parsed() {
         let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("docs/search.md");
         let text = std::fs::read_to_string(&path).unwrap();
-        let (begin, end) = ("<!-- knobs: generated from src/agents/spec.rs -->\n", "<!-- end of knobs -->");
+        let (begin, end) =
+            ("<!-- knobs: generated from crates/ddz-play/src/agents/spec.rs -->\n", "<!-- end of knobs -->");
         let (a, b) = (text.find(begin).unwrap() + begin.len(), text.find(end).unwrap());
         let want = super::markdown();
         if std::env::var_os("DDZ_WRITE_DOCS").is_some() {
