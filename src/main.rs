@@ -34,6 +34,9 @@ fn run(command: Command) -> Result<()> {
         Command::Serve(args) => play::serve(args),
         Command::Logs { what } => data::logs(what),
         Command::Deals { n, seed, out } => data::deals(n, seed, &out),
+        Command::Export { model, onnx, golden, positions, seed } => {
+            data::export(&model, onnx.as_deref(), golden.as_deref(), positions, seed)
+        }
         Command::Solve { max_nodes, ms } => pipe::solve(max_nodes, ms),
         Command::Moves { rules } => pipe::moves(rules),
         Command::Bench { what } => match what {

@@ -12,6 +12,7 @@ const SOURCE_DIRS: &[&str] = &[
     "crates/ddz-nets/src",
     "crates/ddz-play/src",
     "crates/ddz-learn/src",
+    "crates/ddz-c/src",
 ];
 
 /// Source files of the packages, with their paths relative to the workspace root.
@@ -37,14 +38,14 @@ fn module_of(path: &str) -> (&str, &str) {
 const LAYERS: &[(&str, &[&[&str]])] = &[
     ("crates/ddz-engine/src", &[&["lines", "seeds", "error", "files", "limits"], &["cards", "game"], &["encode"]]),
     ("crates/ddz-agents/src", &[&["search"], &["agents"]]),
-    ("crates/ddz-nets/src", &[&["config", "weights", "kernels"], &["qnet", "small"]]),
+    ("crates/ddz-nets/src", &[&["config", "kernels"], &["weights"], &["qnet", "small"]]),
     (
         "crates/ddz-play/src",
         &[
             &["scripts", "process"],
             &["run"],
             &["agents"],
-            &["eval", "logs", "bot", "moves", "solve", "replay"],
+            &["eval", "logs", "bot", "moves", "solve", "replay", "export"],
             &["play", "decisions"],
             &["serve"],
             &["bench"],
@@ -57,7 +58,8 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
 ];
 const ONE_LAYER_IN_TWO_FILES: &[&[&str]] = &[&["cards", "game"], &["runtime", "model"]];
 /// What `ddz-play` re-exports from the packages below it.
-const REEXPORTED: &[&str] = &["cards", "encode", "error", "files", "game", "limits", "lines", "seeds", "search"];
+const REEXPORTED: &[&str] =
+    &["cards", "encode", "error", "files", "game", "limits", "lines", "nets", "seeds", "search"];
 /// What `ddz-learn` takes from `ddz-play` (all of it, re-exported: below every layer of its own).
 const PLAYING: &[&str] = &[
     "agents",
@@ -65,6 +67,7 @@ const PLAYING: &[&str] = &[
     "bot",
     "decisions",
     "eval",
+    "export",
     "logs",
     "moves",
     "play",

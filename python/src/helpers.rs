@@ -8,7 +8,7 @@ use ddz_engine::encode::{ACTION_DIM, STATE_DIM};
 use ddz_engine::game::laizi::ids::{parse_play_notation, play_notation};
 use ddz_engine::game::laizi::{self, WildRank};
 use ddz_engine::game::{Action, ActionTable, Deal, MoveList, Play, legal_plays_vec};
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
@@ -62,6 +62,39 @@ pub fn encode_action<'py>(py: Python<'py>, play: &str, hand: &str) -> PyResult<B
     let mut v = vec![0.0; ACTION_DIM];
     ddz_engine::encode::encode_action(&play, hand, &mut v);
     Ok(PyArray1::from_vec(py, v))
+}
+
+/// The features of every legal play of the player to act (float32 [len(legal_actions()),
+/// width]), row by row in the order of `state.legal_actions()`, as a network of that layout
+/// reads them: `hand_structure` adds the hand-structure block (today's networks read it; its
+/// ONNX file says so in `ddz_hand_structure`), and the plays of a laizi game carry the laizi
+/// block. With `encode_state` it is all an exported network needs (docs/inference.md).
+#[pyfunction]
+#[pyo3(signature = (state, hand_structure=false))]
+pub fn encode_plays<'py>(py: Python<'py>, state: &State, hand_structure: bool) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let s = &state.inner;
+    if s.phase() != ddz_engine::game::Phase::Play {
+        return Err(value_error(format!("plays are encoded in the play phase; this state is in {:?}", s.phase())));
+    }
+    let seat = s.current_player().ok_or_else(|| value_error("the game is over"))?;
+    let layout =
+        ddz_engine::encode::ActionLayout { hand_structure, laizi: s.config().rules == ddz_engine::game::Rules::Laizi };
+    let mut plays = MoveList::new();
+    s.legal_plays_into(&mut plays);
+    let table = ActionTable::get();
+    let by_action: std::collections::HashMap<u32, &Play> =
+        plays.iter().map(|p| (Action::Play(table.id(p)).to_int(), p)).collect();
+    let view = s.view(seat);
+    let context = layout.context(&view);
+    let width = layout.dim();
+    let actions = s.legal_action_ints();
+    let mut rows = vec![0.0f32; actions.len() * width];
+    for (row, a) in rows.chunks_exact_mut(width).zip(&actions) {
+        let play = by_action.get(a).ok_or_else(|| value_error(format!("action {a} is not a play")))?;
+        layout.encode(play, &context, row);
+    }
+    let array = numpy::ndarray::Array2::from_shape_vec((actions.len(), width), rows).map_err(value_error)?;
+    Ok(PyArray2::from_owned_array(py, array))
 }
 
 /// The action integer an agent chooses at `state` (plays only: no bidding yet).

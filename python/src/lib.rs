@@ -22,6 +22,7 @@ fn _ddz(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(helpers::legal_plays, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::encode_state, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::encode_action, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::encode_plays, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::generate_deals, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::limits, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::read_deals, m)?)?;
@@ -31,6 +32,7 @@ fn _ddz(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FIRST_BID", ddz_engine::game::spiel::FIRST_BID)?;
     m.add("FIRST_PLAY", ddz_engine::game::spiel::FIRST_PLAY)?;
     m.add("STATE_DIM", ddz_engine::encode::STATE_DIM)?;
+    m.add("FEATURE_LAYOUT", ddz_play::nets::FEATURE_LAYOUT)?;
     m.add("ACTION_DIM", ddz_engine::encode::ACTION_DIM)?;
     m.add("CHANCE_PLAYER_ID", spiel::CHANCE)?;
     m.add("TERMINAL_PLAYER_ID", spiel::TERMINAL)?;

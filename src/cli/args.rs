@@ -123,6 +123,28 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         ms: u64,
     },
+    /// Write a network for other programs, with no torch: `--onnx OUT` its graph as ONNX
+    /// (opset 17; a per-role network as one file per role, OUT's name with the role; the
+    /// checkpoint folder's bidding network beside it as NAME.bid.onnx), `--golden OUT` golden
+    /// vectors (JSONL: a seat's request, its legal plays, their non-zero features, Q and the
+    /// agent's choice, for --positions self-play decisions of the network's rules);
+    /// docs/inference.md says how to play with them.
+    Export {
+        /// The network: a checkpoint folder or a weights file.
+        model: PathBuf,
+        /// Write the ONNX graph here.
+        #[arg(long, value_name = "OUT", required_unless_present = "golden")]
+        onnx: Option<PathBuf>,
+        /// Write golden vectors here.
+        #[arg(long, value_name = "OUT")]
+        golden: Option<PathBuf>,
+        /// Decisions in the golden vectors.
+        #[arg(long, default_value_t = 300)]
+        positions: usize,
+        /// The self-play games of the golden vectors are seeded by this.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Measure speed.
     Bench {
         #[command(subcommand)]

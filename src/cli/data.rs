@@ -1,4 +1,5 @@
-//! `ddz logs` and `ddz deals`: the game log and deal files other commands read.
+//! `ddz logs`, `ddz deals` and `ddz export`: the game log and deal files other commands read,
+//! and networks written for other programs.
 
 use super::args::LogsWhat;
 use super::report::{self, Checked, Imported, Synthetic};
@@ -54,4 +55,23 @@ pub fn deals(n: usize, seed: u64, out: &Path) -> Result<()> {
         .with_context(|| format!("writing {}", out.display()))?;
     eprintln!("wrote {n} deals (seed {seed}) to {}", out.display());
     Ok(())
+}
+
+/// Writes `model` as ONNX and its golden vectors, as asked.
+pub fn export(model: &Path, onnx: Option<&Path>, golden: Option<&Path>, positions: usize, seed: u64) -> Result<()> {
+    let mut files = Vec::new();
+    if let Some(out) = onnx {
+        files.extend(ddz::export::export_onnx(model, out)?);
+    }
+    if let Some(out) = golden {
+        let vectors = ddz::export::golden(model, positions, seed)?;
+        let mut text = String::new();
+        for g in &vectors {
+            text.push_str(&serde_json::to_string(g)?);
+            text.push('\n');
+        }
+        ddz::files::write(out, text).with_context(|| format!("writing {}", out.display()))?;
+        files.push(out.to_path_buf());
+    }
+    report::show(&report::Exported { files }, false)
 }

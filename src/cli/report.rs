@@ -184,6 +184,22 @@ impl Report for Synthetic {
     }
 }
 
+/// The files `ddz export` wrote.
+#[derive(Serialize)]
+pub struct Exported {
+    /// Each file, in the order written.
+    pub files: Vec<PathBuf>,
+}
+
+impl Report for Exported {
+    fn text(&self, out: &mut String) -> fmt::Result {
+        for f in &self.files {
+            writeln!(out, "wrote {}", f.display())?;
+        }
+        Ok(())
+    }
+}
+
 /// A log file replayed (`ddz logs check`).
 #[derive(Serialize)]
 pub struct Checked {

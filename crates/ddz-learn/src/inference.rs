@@ -4,9 +4,9 @@
 //! whether the greedy choice is the same.
 
 use crate::agents::model::greedy;
-use crate::agents::{Agent, RandomAgent, RuleAgent};
+
 use crate::encode::{BID_DIM, HAND_DIM, STATE_DIM, encode_bid_state, encode_hand, encode_view};
-use crate::game::{GameConfig, MoveList, Phase, Rules, State, View};
+use crate::game::{GameConfig, Phase, Rules, State, View};
 use crate::model::bidnet::BidNet;
 use crate::model::evaluator::HandNet;
 use crate::model::{QNet, WeightsError};
@@ -16,36 +16,7 @@ use rand::rngs::SmallRng;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// A decision of self-play: the seat's view and its legal plays.
-pub type Decision = (View<'static>, MoveList);
-
-/// Decisions with more than one legal play from self-play games under `rules` (the rule agent
-/// and the random agent in turns, so that odd positions come too), `n` of them, seeded.
-pub fn self_play_decisions(rules: Rules, n: usize, seed: u64) -> Vec<Decision> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let (mut rule, mut random) = (RuleAgent::new(), RandomAgent::new(seed));
-    let mut out = Vec::with_capacity(n);
-    let mut plays = MoveList::new();
-    let mut game = 0u64;
-    while out.len() < n {
-        let mut state = State::new(GameConfig { rules, ..GameConfig::default() });
-        state.deal_random(&mut rng);
-        while let Some(seat) = state.current_player() {
-            state.legal_plays_into(&mut plays);
-            let view = View::of(&state, seat);
-            if plays.len() > 1 && out.len() < n {
-                out.push((view.clone().into_owned(), plays.clone()));
-            }
-            let agent: &mut dyn Agent =
-                if (game + seat.index() as u64).is_multiple_of(2) { &mut rule } else { &mut random };
-            let turn = crate::agents::Turn::new(&view, &plays).expect("a decision has plays");
-            let pick = agent.choose(turn).min(plays.len() - 1);
-            state.apply_play_unchecked(plays[pick]);
-        }
-        game += 1;
-    }
-    out
-}
+pub use crate::export::{Decision, self_play_decisions};
 
 /// How far two paths' outputs are apart on a set of decisions.
 #[derive(Clone, Debug, Default, Serialize)]

@@ -7,6 +7,12 @@ use ddz_engine::encode::{ActionLayout, HIDDEN_RANKS, HISTORY_LEN, ORACLE_DIM, PL
 use ddz_engine::game::{Role, Rules};
 use serde::{Deserialize, Serialize};
 
+/// The version of the feature layout the networks read (`ddz_engine::encode`'s tables): the
+/// 1,339 state features (a network of the first layout reads their first 1,274) and the play
+/// features with their hand-structure and laizi blocks. Saved in exported files, so that a
+/// program that encodes positions itself can tell that it encodes what the network reads.
+pub const FEATURE_LAYOUT: &str = "ddz-features-2";
+
 /// What is wrong with a network's sizes or weights.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum NetError {

@@ -20,7 +20,7 @@ pub mod qnet;
 pub mod small;
 pub mod weights;
 
-pub use config::{HistoryEncoder, ModelConfig, NetError};
+pub use config::{FEATURE_LAYOUT, HistoryEncoder, ModelConfig, NetError};
 pub use qnet::{QNetwork, QValues, Values};
 pub use small::{BIDS, BidNetwork, DouzeroNetwork, HandNetwork, HandValue};
 pub use weights::{Weights, WeightsError};

@@ -454,6 +454,18 @@ mod tests {
         let e = QNetwork::with_config(&config, &odd).unwrap_err().to_string();
         assert!(e.contains("landlord.q.weight") && e.contains("[1, 3]") && e.contains("[1, 4]"), "{e}");
         assert!(QNetwork::zeros(&config).unwrap().values(&states, &actions, &[0, 1, 1]).q.iter().all(|&q| q == 0.0));
+        // A file whose network reads another feature layout is refused, saying which.
+        let mut bytes = std::fs::read(&file).unwrap();
+        let text = String::from_utf8_lossy(&bytes[..200]).into_owned();
+        assert!(text.contains(crate::config::FEATURE_LAYOUT), "the file names its layout: {text}");
+        let at = bytes
+            .windows(crate::config::FEATURE_LAYOUT.len())
+            .position(|w| w == crate::config::FEATURE_LAYOUT.as_bytes())
+            .unwrap();
+        *bytes[at..].iter_mut().find(|b| **b == b'2').unwrap() = b'9';
+        std::fs::write(&file, &bytes).unwrap();
+        let e = QNetwork::load(&file).unwrap_err().to_string();
+        assert!(e.contains("ddz-features-9") && e.contains("this ddz encodes ddz-features-2"), "{e}");
         std::fs::remove_file(&file).unwrap();
     }
 }

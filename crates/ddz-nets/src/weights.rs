@@ -2,6 +2,7 @@
 //! No arithmetic and no libtorch: the trainer's networks export to and import from
 //! [`Weights`], and this crate's networks are built from them.
 
+use crate::config::FEATURE_LAYOUT;
 use ddz_engine::error::Cause;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +44,11 @@ pub enum WeightsError {
     #[error("{0}")]
     Bytes(#[source] Cause),
 }
+
+/// The metadata key of the feature layout a weights file's network reads ([`FEATURE_LAYOUT`]):
+/// written with every file, and a file of another layout is refused. Files from before it was
+/// written hold no such key; their layout is told by their first layer's width.
+pub const LAYOUT_KEY: &str = "ddz_feature_layout";
 
 /// A snapshot of all weights, detached from any device or thread (tensors are not `Sync`).
 #[derive(Clone, Debug, Default)]
@@ -141,6 +147,8 @@ impl Weights {
         let corrupt = |reason: Cause| WeightsError::Corrupt { path: path.to_path_buf(), reason };
         let bytes = std::fs::read(path).map_err(|e| corrupt(e.into()))?;
         check_header(&bytes).map_err(|reason| corrupt(reason.into()))?;
+        check_layout(&bytes)
+            .map_err(|reason| WeightsError::Mismatch { path: path.to_path_buf(), reason: reason.into() })?;
         let file = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| corrupt(format!("{e:?}").into()))?;
         let mut tensors = Vec::new();
         for (name, view) in file.tensors() {
@@ -174,6 +182,7 @@ impl Weights {
         self.to_bytes_with(Some(self.version))
     }
 
+    /// Safetensors bytes with the feature layout in the metadata, and `version` when given.
     fn to_bytes_with(&self, version: Option<u64>) -> Result<Vec<u8>, WeightsError> {
         let raw: Vec<(&str, Vec<usize>, Vec<u8>)> = self
             .tensors
@@ -190,7 +199,12 @@ impl Weights {
                 view.map(|v| (*name, v)).map_err(|e| WeightsError::Bytes(format!("{name}: {e:?}").into()))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let meta = version.map(|v| [("version".to_string(), v.to_string())].into_iter().collect());
+        let mut meta: std::collections::HashMap<String, String> =
+            [(LAYOUT_KEY.to_string(), FEATURE_LAYOUT.to_string())].into_iter().collect();
+        if let Some(v) = version {
+            meta.insert("version".to_string(), v.to_string());
+        }
+        let meta = Some(meta);
         safetensors::serialize(views, &meta).map_err(|e| WeightsError::Bytes(format!("{e:?}").into()))
     }
 
@@ -243,6 +257,18 @@ pub fn check_header(bytes: &[u8]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The reason when the safetensors `bytes` (whose header [`check_header`] passed) say that their
+/// network reads another feature layout than [`FEATURE_LAYOUT`].
+pub fn check_layout(bytes: &[u8]) -> Result<(), String> {
+    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| format!("{e:?}"))?;
+    match meta.metadata().as_ref().and_then(|m| m.get(LAYOUT_KEY)) {
+        Some(layout) if layout != FEATURE_LAYOUT => {
+            Err(format!("its network reads features of layout {layout}; this ddz encodes {FEATURE_LAYOUT}"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The weights file of `path`: itself, or `model.safetensors` inside a checkpoint folder.

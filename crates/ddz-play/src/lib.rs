@@ -10,8 +10,8 @@
 //! - `scripts`, `process`: the Python interpreter and scripts folder; stopping on signals.
 //! - `run`: the run folder that training writes and evaluation reads.
 //! - `agents`: the network and search agents, and agents by name.
-//! - `eval`, `logs` (game logs: formats, import, checks), and the tools `bot`, `moves`,
-//!   `solve`, `replay`: none uses another.
+//! - `eval`, `logs` (game logs: formats, import, checks), `export` (networks as ONNX), and the
+//!   tools `bot`, `moves`, `solve`, `replay`: none uses another.
 //! - `play`: a person against two agents (the session the terminal game and the web page share);
 //!   `decisions`: key-decision checks of an agent.
 //! - `serve`: the web page and its JSON API.
@@ -29,6 +29,7 @@ pub mod bench;
 pub mod bot;
 pub mod decisions;
 pub mod eval;
+pub mod export;
 pub mod logs;
 pub mod moves;
 pub mod play;

@@ -34,6 +34,7 @@ The package never imports PyTorch and needs no libtorch.
 from ._ddz import (
     ACTION_DIM,
     CHANCE_PLAYER_ID,
+    FEATURE_LAYOUT,
     FIRST_BID,
     FIRST_PLAY,
     NUM_DISTINCT_ACTIONS,
@@ -47,6 +48,7 @@ from ._ddz import (
     VecEnv,
     View,
     encode_action,
+    encode_plays,
     encode_state,
     generate_deals,
     legal_plays,
@@ -59,6 +61,7 @@ from .agent import Agent, AgentError
 __all__ = [
     "ACTION_DIM",
     "Agent",
+    "FEATURE_LAYOUT",
     "AgentError",
     "CHANCE_PLAYER_ID",
     "FIRST_BID",
@@ -74,6 +77,7 @@ __all__ = [
     "VecEnv",
     "View",
     "encode_action",
+    "encode_plays",
     "encode_state",
     "generate_deals",
     "legal_plays",

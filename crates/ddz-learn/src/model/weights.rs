@@ -23,12 +23,9 @@ pub(crate) fn load_var_store(vs: &mut tch::nn::VarStore, path: &Path) -> Result<
 }
 
 /// Writes any network's variables the same way (temporary file, then rename).
+/// The file says which feature layout its network reads (`ddz_nets::weights::LAYOUT_KEY`).
 pub(crate) fn save_var_store(vs: &tch::nn::VarStore, path: &Path) -> Result<(), WeightsError> {
-    let err = |reason: Cause| WeightsError::Write { path: path.to_path_buf(), reason };
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("weights");
-    let tmp = path.with_file_name(format!(".{stem}.tmp-{}.safetensors", std::process::id()));
-    vs.save(&tmp).map_err(|e| err(e.into()))?;
-    std::fs::rename(&tmp, path).map_err(|e| err(e.into()))
+    super::qnet::export_store(vs, 0).write(path)
 }
 
 /// Loads weights from `path` into `net`, checking every name and shape first.
@@ -135,7 +132,9 @@ pub fn load_network(path: &Path) -> Result<QNet, WeightsError> {
 pub(crate) fn check_safetensors_header(path: &Path) -> Result<(), WeightsError> {
     let corrupt = |reason: Cause| WeightsError::Corrupt { path: path.to_path_buf(), reason };
     let bytes = std::fs::read(path).map_err(|e| corrupt(e.into()))?;
-    ddz_nets::weights::check_header(&bytes).map_err(|why| corrupt(why.into()))
+    ddz_nets::weights::check_header(&bytes).map_err(|why| corrupt(why.into()))?;
+    ddz_nets::weights::check_layout(&bytes)
+        .map_err(|why| WeightsError::Mismatch { path: path.to_path_buf(), reason: why.into() })
 }
 
 /// Published weights as safetensors bytes (f32 tensors; the version in the metadata), for
