@@ -67,4 +67,11 @@ address=$(grep -o 'http://[^/]*' "$work/serve.out" | head -1)
 [ -n "$address" ] || fail "serve did not start: $(cat "$work/serve.out")"
 curl -sf -X POST -H 'content-type: application/json' -d "$request" "$address/api/advise" | grep '"play"' >/dev/null ||
   fail "serve /api/advise"
-echo "check_player: moves, bot (native, botzone), eval (standard, douzero:, bidding, laizi, two-player), ladder, check-decisions, play and serve work with no libtorch"
+# The C interface: libddz_c.so built here too, and the C test program's whole games through it.
+(cd "$root" && CARGO_TARGET_DIR="$root/target/player" cargo build --release --quiet -p ddz-c)
+lib="$root/target/player/release"
+! ldd "$lib/libddz_c.so" | grep -qi torch || fail "libddz_c.so links libtorch"
+cc -std=c11 -Wall -Wextra -Werror -O1 -I "$root/crates/ddz-c/include" "$root/crates/ddz-c/tests/c/games.c" \
+  -L "$lib" -lddz_c -Wl,-rpath,"$lib" -o "$work/c-games"
+"$work/c-games" models | grep '^done	0 failures' >/dev/null || fail "the C program's games"
+echo "check_player: moves, bot (native, botzone), eval (standard, douzero:, bidding, laizi, two-player), ladder, check-decisions, play, serve and the C interface (libddz_c.so, $(du -m "$lib/libddz_c.so" | cut -f1) MB) work with no libtorch"

@@ -107,6 +107,21 @@ int32_t ddz_encode_request(const char *request,
                            size_t *n_plays);
 
 /**
+ * Floats in a bidding decision's row: the `bid_state` input of an exported bidding network.
+ */
+size_t ddz_bid_width(void);
+
+/**
+ * The features of a bid request (the native bot protocol's, as [`ddz_game_request`] writes it
+ * while bidding) into `out` (`len` must be [`ddz_bid_width`]), as an exported bidding network
+ * reads them. 0, or -1 when the request is no bidding decision.
+ *
+ * # Safety
+ * `request` is a NUL-terminated string; `out` points to `len` floats.
+ */
+int32_t ddz_encode_bid_request(const char *request, float *out, size_t len);
+
+/**
  * The agent of `spec` (`ddz eval --help` lists them: `rule`, `random`, `checkpoint:DIR` for a
  * trained network, `pimc:…`, …), or `NULL` when the spec does not parse or its files do not
  * load. Networks decide through ddz's own forward pass: no libtorch. Free it with

@@ -14,7 +14,7 @@
 
 use ddz_play::agents::{Agent, AgentSpec};
 use ddz_play::cards::Counts;
-use ddz_play::encode::{ActionLayout, STATE_DIM, encode_view};
+use ddz_play::encode::{ActionLayout, BID_DIM, STATE_DIM, encode_bid_view, encode_view};
 use ddz_play::game::laizi::ids::{parse_play_notation, play_notation};
 use ddz_play::game::laizi::{self, WildRank};
 use ddz_play::game::{GameConfig, Play, Rules, State, View, legal_plays_vec};
@@ -233,6 +233,35 @@ pub unsafe extern "C" fn ddz_encode_request(
         for (row, play) in rows.chunks_exact_mut(layout.dim()).zip(&legal) {
             layout.encode(play, &context, row);
         }
+        Ok(0)
+    })
+}
+
+/// Floats in a bidding decision's row: the `bid_state` input of an exported bidding network.
+#[unsafe(no_mangle)]
+pub extern "C" fn ddz_bid_width() -> usize {
+    BID_DIM
+}
+
+/// The features of a bid request (the native bot protocol's, as [`ddz_game_request`] writes it
+/// while bidding) into `out` (`len` must be [`ddz_bid_width`]), as an exported bidding network
+/// reads them. 0, or -1 when the request is no bidding decision.
+///
+/// # Safety
+/// `request` is a NUL-terminated string; `out` points to `len` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ddz_encode_bid_request(request: *const c_char, out: *mut f32, len: usize) -> i32 {
+    guard(-1, || {
+        // SAFETY: as the caller's contract.
+        let view = ddz_play::bot::read_request(unsafe { text(request, "request") }?).map_err(|e| e.to_string())?;
+        if view.landlord().is_some() || view.current_player() != Some(view.seat()) {
+            return Err("not a bid request: the bidding is over, or it is another seat's turn".into());
+        }
+        if out.is_null() || len != BID_DIM {
+            return Err(format!("out: room for {len} floats, the bidding row is {BID_DIM}"));
+        }
+        // SAFETY: `out` holds `len` floats, checked non-null above.
+        encode_bid_view(&view, unsafe { std::slice::from_raw_parts_mut(out, len) });
         Ok(0)
     })
 }

@@ -129,6 +129,7 @@ fn a_c_program_plays_whole_games_through_the_interface() {
         ("bid", "bid 2"),
         ("answer", "no idea"),
         ("returns", "not over"),
+        ("bid request", "not a bid request"),
         ("state room", "1339"),
     ];
     assert_eq!(errors.len(), expected.len(), "{errors:?}");

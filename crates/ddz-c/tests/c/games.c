@@ -85,6 +85,18 @@ static void check_encoding(const char *request, int hand_structure, int laizi) {
     free(state);
 }
 
+/* Encodes a bid request: its first plane is the seat's 17 cards. */
+static void check_bid_encoding(const char *request) {
+    size_t width = ddz_bid_width();
+    float *row = malloc(width * sizeof(float));
+    if (ddz_encode_bid_request(request, row, width) != 0) {
+        fail("encode bid", ddz_last_error());
+    } else if ((int)sum(row, 60) != 17) {
+        fail("bid row", request);
+    }
+    free(row);
+}
+
 /* One game: `specs` names each seat's agent. Prints the game's record for the Rust side. */
 static void play_game(const char *rules, bool bidding, uint64_t seed, const char **specs, int hand_structure) {
     DdzGame *game = ddz_game_new(rules, bidding, seed);
@@ -104,6 +116,8 @@ static void play_game(const char *rules, bool bidding, uint64_t seed, const char
         char *request = ddz_game_request(game);
         if (strstr(request, "\"seat_index\"") == NULL) { /* a play request, not a bid */
             check_encoding(request, hand_structure, strcmp(rules, "laizi") == 0);
+        } else {
+            check_bid_encoding(request);
         }
         char *answer = ddz_agent_answer(agents[seat], request);
         if (!answer) {
@@ -185,6 +199,7 @@ int main(int argc, char **argv) {
     size_t n;
     float state[1];
     char *request = ddz_game_request(game);
+    expect_error("bid request", ddz_encode_bid_request(request, state, 1) == -1);
     expect_error("state room", ddz_encode_request(request, true, state, 1, NULL, 0, &n) == -1);
     ddz_string_free(request);
     ddz_game_free(game);
