@@ -12,12 +12,14 @@ pub mod bot_client;
 pub mod knobs;
 pub mod play;
 pub mod random;
+pub mod rlcard;
 pub mod rule;
 
 pub use crate::search::Leaf;
 pub use bot_client::{BotAgent, BotSettings, OnError};
 pub use play::{Decision, Everyone, SeatFault, Seating, Sides, decide, decide_turn, legal_bid, play_out, try_decide};
 pub use random::RandomAgent;
+pub use rlcard::{RlcardAgent, RlcardChoice, rlcard_choice};
 pub use rule::RuleAgent;
 
 use ddz_engine::game::{Phase, Play, Seat, State, View};

@@ -32,7 +32,7 @@ use super::auto::AutoSettings;
 use super::ismcts::Guide;
 use super::knobs::{self, Format, Knob, KnobError, Range, Value};
 use super::pimc::Far;
-use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RuleAgent};
+use super::{Agent, ModelAgent, PimcAgent, PimcSettings, RandomAgent, RlcardAgent, RuleAgent};
 use super::{AlphaBetaAgent, AutoAgent, BotAgent, BotSettings, CheatAgent, CheatSettings, IsmctsAgent, OnError};
 use crate::search::{AlphaBetaSettings, Budget, FinalChoice, IsmctsSettings, Keying};
 use ddz_nets::WeightsError;
@@ -59,6 +59,8 @@ pub enum AgentSpec {
     Random,
     /// `rule`: the hand-written rule agent.
     Rule,
+    /// `rlcard`: RLCard's rule agent as DouZero's evaluation plays it, in this process.
+    Rlcard,
     /// `checkpoint:PATH`: the network's greedy play, from a checkpoint folder, a weights file
     /// or a run folder (its newest checkpoint).
     Checkpoint(PathBuf),
@@ -132,7 +134,7 @@ impl Default for AlphaBetaKnobs {
 pub enum AgentError {
     /// A name of no known kind.
     #[error(
-        "unknown agent {0:?}: use random, rule, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs], auto:NET, \
+        "unknown agent {0:?}: use random, rule, rlcard, checkpoint:PATH, pimc:NET[?knobs], ismcts:GUIDE[?knobs], auto:NET, \
          alphabeta:GUIDE[?knobs], douzero:DIR, bot:CMD or cheat:NET[?knobs] (see ddz eval --help)"
     )]
     Unknown(String),
@@ -181,6 +183,7 @@ fn parse_spec(spec: &str) -> Result<Option<AgentSpec>, Bad> {
         return Ok(match spec {
             "random" => Some(AgentSpec::Random),
             "rule" => Some(AgentSpec::Rule),
+            "rlcard" => Some(AgentSpec::Rlcard),
             _ => None,
         });
     };
@@ -607,6 +610,11 @@ const KINDS: &[Kind] = &[
     Kind { syntax: "random", doc: "a uniformly random legal play", knobs: no_knobs },
     Kind { syntax: "rule", doc: "the hand-written rule player", knobs: no_knobs },
     Kind {
+        syntax: "rlcard",
+        doc: "RLCard's rule agent as DouZero's evaluation plays it, quirks included, in this process (`bot:python3 scripts/douzero_bot.py rlcard` is the Python original)",
+        knobs: no_knobs,
+    },
+    Kind {
         syntax: "checkpoint:PATH",
         doc: "a network, greedy on its Q: a .safetensors file, a checkpoint folder, or a run folder (its newest checkpoint)",
         knobs: no_knobs,
@@ -719,6 +727,7 @@ impl std::fmt::Display for AgentSpec {
         match self {
             AgentSpec::Random => write!(f, "random"),
             AgentSpec::Rule => write!(f, "rule"),
+            AgentSpec::Rlcard => write!(f, "rlcard"),
             AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
             AgentSpec::Pimc(p, s) => with_knobs(f, format_args!("pimc:{}", p.display()), knobs::print(PIMC, s)),
             AgentSpec::Ismcts(g, k) => with_knobs(f, format_args!("ismcts:{g}"), knobs::print(ISMCTS, k)),
@@ -801,6 +810,7 @@ impl AgentSpec {
         Ok(match self {
             AgentSpec::Random => Box::new(RandomAgent::new(0)),
             AgentSpec::Rule => Box::new(RuleAgent::new()),
+            AgentSpec::Rlcard => Box::new(RlcardAgent::new(0)),
             AgentSpec::Checkpoint(p) => Box::new(network(p, &name)?),
             AgentSpec::Pimc(p, settings) => Box::new(PimcAgent::new(network(p, &name)?, *settings, name)),
             AgentSpec::Ismcts(g, k) => {
