@@ -34,6 +34,7 @@ fn run(command: Command) -> Result<()> {
         Command::Serve(args) => play::serve(args),
         Command::Logs { what } => data::logs(what),
         Command::Deals { n, seed, out } => data::deals(n, seed, &out),
+        Command::Headroom { deals, n, nodes, threads, json } => eval::headroom(&deals, n, nodes, threads, json),
         Command::Export { model, onnx, golden, positions, seed } => {
             data::export(&model, onnx.as_deref(), golden.as_deref(), positions, seed)
         }

@@ -30,8 +30,8 @@ pub enum Command {
     /// Evaluate agents on fixed deals, both seatings, with 95% confidence intervals; or every
     /// checkpoint of a run against random and rule (`--run`), as a curve and a PNG plot.
     Eval(Box<EvalArgs>),
-    /// The strength ladder: a fixed roster (random, rule, RLCard's rule agent and a reference
-    /// DouZero through scripts/douzero_bot.py, every shipped network, the default search agent)
+    /// The strength ladder: a fixed roster (random, rule, RLCard's rule agent `rlcard`, a
+    /// reference DouZero `douzero-1h`, every shipped network, the default search agent)
     /// round robin on the `test` deals, both seatings: a WP matrix with 95% CIs and a rating per
     /// agent with its interval (Bradley–Terry on all games), as Markdown, JSON and a plot in
     /// --out. Finished pairings are kept there, so a stopped ladder resumes; search agents play
@@ -123,6 +123,27 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         ms: u64,
     },
+    /// The headroom against RLCard's rule agent: on each deal, the clairvoyant best response
+    /// of each side (every hand open, the agent's every decision known, its random choices as
+    /// chance nodes), the most any agent can win against it there. Deals whose search passes
+    /// --nodes are counted apart: the figure is an interval (them lost, them won).
+    Headroom {
+        /// Deal set: dev, test or a deal file (JSONL), as in `ddz eval`.
+        #[arg(long, default_value = "test")]
+        deals: DealSource,
+        /// Play only the first N deals of the set.
+        #[arg(long)]
+        n: Option<usize>,
+        /// Positions a deal's search may visit before it counts as unfinished.
+        #[arg(long, default_value_t = 5_000_000)]
+        nodes: u64,
+        /// Threads; default: all cores. Results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Print JSON (with every deal's chance) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a network for other programs, with no torch: `--onnx OUT` its graph as ONNX
     /// (opset 17; a per-role network as one file per role, OUT's name with the role; the
     /// checkpoint folder's bidding network beside it as NAME.bid.onnx), `--golden OUT` golden
@@ -198,7 +219,7 @@ pub struct EvalArgs {
     pub run: Option<PathBuf>,
     /// With --run: the opponents every checkpoint plays, comma-separated, each LABEL=AGENT or
     /// AGENT (default: random,rule), e.g. `--opponents
-    /// "rule,top=checkpoint:models/dmc-default-2h,rlcard=bot:python3 scripts/douzero_bot.py rlcard"`.
+    /// "rule,top=checkpoint:models/dmc-default-2h,rlcard"`.
     #[arg(long, value_delimiter = ',', requires = "run")]
     pub opponents: Vec<ddz::eval::ladder::Entry>,
     /// Deal set: dev (2,000 built-in deals for choosing settings; its first 1,000 are the set

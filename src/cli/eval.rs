@@ -179,3 +179,16 @@ pub fn check_decisions(agents: &[AgentSpec], file: Option<&Path>, json: bool) ->
     }
     report::show(&Decisions(reports), json)
 }
+
+/// `ddz headroom`: both sides' best response against RLCard's agent on the deals.
+pub fn headroom(deals: &DealSource, n: Option<usize>, nodes: u64, threads: Option<usize>, json: bool) -> Result<()> {
+    let deals = load_deals(deals, Rules::Standard, n, false)?;
+    let bar = indicatif::ProgressBar::new(2 * deals.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("headroom {bar:40} {pos}/{len} searches, {eta} left")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let sides = ddz::eval::headroom::against_rlcard(&deals, nodes, threads_or_all(threads), &|| bar.inc(1));
+    bar.finish_and_clear();
+    report::show(&report::Headroom { nodes, sides }, json)
+}

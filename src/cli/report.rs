@@ -184,6 +184,35 @@ impl Report for Synthetic {
     }
 }
 
+/// `ddz headroom`: each side's best response against RLCard's agent.
+#[derive(Serialize)]
+pub struct Headroom {
+    /// The node budget of a deal's search.
+    pub nodes: u64,
+    /// The landlord's, then the farmers'.
+    pub sides: Vec<ddz::eval::headroom::SideHeadroom>,
+}
+
+impl Report for Headroom {
+    fn text(&self, out: &mut String) -> fmt::Result {
+        writeln!(
+            out,
+            "Best response against RLCard's rule agent (every hand open, its play known), {} positions a deal at most:",
+            self.nodes
+        )?;
+        writeln!(out, "| side | deals | finished | win chance, finished deals | headroom (unfinished lost – won) |")?;
+        writeln!(out, "|---|---:|---:|---:|---:|")?;
+        for s in &self.sides {
+            writeln!(
+                out,
+                "| {} | {} | {} | {:.4} | {:.4} – {:.4} |",
+                s.side, s.deals, s.finished, s.mean_finished, s.low, s.high
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// The files `ddz export` wrote.
 #[derive(Serialize)]
 pub struct Exported {

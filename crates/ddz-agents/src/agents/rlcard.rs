@@ -22,6 +22,8 @@
 //! own), among those of DouZero's plays that the rules here allow.
 
 use super::{Agent, Turn};
+use crate::search::KnownPolicy;
+use crate::search::solver::Position;
 use ddz_engine::cards::{Counts, NUM_RANKS, RANK_BLACK_JOKER, RANK_RED_JOKER};
 use ddz_engine::game::{ActionTable, Play, Role, View, classify};
 use rand::rngs::SmallRng;
@@ -55,32 +57,52 @@ impl Agent for RlcardAgent {
     }
     fn choose(&mut self, turn: Turn<'_>) -> usize {
         let Turn { view, plays, .. } = turn;
-        let index_of = |cards: Counts| plays.iter().position(|p| p.cards == cards && p.wilds.count() == 0);
-        match rlcard_choice(view) {
-            RlcardChoice::Play(cards) => index_of(cards).unwrap_or(0),
-            RlcardChoice::Uniform(among) => {
-                let allowed: Vec<usize> = among.into_iter().filter_map(index_of).collect();
-                match allowed.is_empty() {
-                    true => self.rng.random_range(0..plays.len()),
-                    false => allowed[self.rng.random_range(0..allowed.len())],
-                }
-            }
-        }
+        let among = distribution(rlcard_choice(view), plays);
+        among[self.rng.random_range(0..among.len())].0
     }
     fn reset(&mut self, seed: u64) {
         self.rng = SmallRng::seed_from_u64(seed);
     }
 }
 
+/// RLCard's agent is known in full: a best response can be searched against it.
+impl KnownPolicy for RlcardAgent {
+    fn distribution(&mut self, pos: &Position, plays: &[Play]) -> Vec<(usize, f64)> {
+        let hand = pos.hands[pos.to_move.index()];
+        let rival = pos.rival.map(|(play, by)| (play.cards, by));
+        distribution(rlcard_decision(hand, rival, Some(pos.to_move)), plays)
+    }
+}
+
+/// The agent's choice over `plays` (the legal plays here), each play equally likely: its play,
+/// or its draw among those of DouZero's plays that are legal here (all of `plays`, should none
+/// be).
+fn distribution(choice: RlcardChoice, plays: &[Play]) -> Vec<(usize, f64)> {
+    let index_of = |cards: Counts| plays.iter().position(|p| p.cards == cards && p.wilds.count() == 0);
+    let among: Vec<usize> = match choice {
+        RlcardChoice::Play(cards) => vec![index_of(cards).unwrap_or(0)],
+        RlcardChoice::Uniform(among) => among.into_iter().filter_map(index_of).collect(),
+    };
+    let among = if among.is_empty() { (0..plays.len()).collect() } else { among };
+    let p = 1.0 / among.len() as f64;
+    among.into_iter().map(|i| (i, p)).collect()
+}
+
 /// What RLCard's agent does at a play decision of the standard game (`view` is its seat's, at
 /// its turn).
 pub fn rlcard_choice(view: &View<'_>) -> RlcardChoice {
-    let hand = view.hand();
-    let Some(rival) = view.rival() else {
+    let rival = view.rival().map(|r| (r.play.cards, view.role_of(r.seat).unwrap_or(Role::Landlord)));
+    rlcard_decision(view.hand(), rival, view.role())
+}
+
+/// RLCard's agent's decision from what it reads: its hand, the play to beat and the role that
+/// made it (`None` when it leads), and its own role.
+pub fn rlcard_decision(hand: Counts, rival: Option<(Counts, Role)>, role: Option<Role>) -> RlcardChoice {
+    let Some((rival, rival_role)) = rival else {
         return RlcardChoice::Play(lead(hand));
     };
-    let legal = douzero_answers(hand, rival.play.cards);
-    let Some(to_beat) = rlcard_type(rival.play.cards) else {
+    let legal = douzero_answers(hand, rival);
+    let Some(to_beat) = rlcard_type(rival) else {
         return RlcardChoice::Uniform(legal);
     };
     let mut best: Option<(u8, Counts)> = None;
@@ -95,7 +117,7 @@ pub fn rlcard_choice(view: &View<'_>) -> RlcardChoice {
     let farmer = |role: Option<Role>| role.is_some_and(Role::is_farmer);
     match best {
         Some((_, cards)) => RlcardChoice::Play(cards),
-        None if farmer(view.role_of(rival.seat)) && farmer(view.role()) => RlcardChoice::Play(Counts::EMPTY),
+        None if farmer(Some(rival_role)) && farmer(role) => RlcardChoice::Play(Counts::EMPTY),
         None => RlcardChoice::Uniform(legal),
     }
 }

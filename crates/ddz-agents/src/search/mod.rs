@@ -5,6 +5,8 @@
 //!
 //! - [`solver`]: the exact solver of open-hand positions (alpha-beta on won/lost with a
 //!   transposition table), for endgames and puzzles.
+//! - [`best_response`]: the clairvoyant best response to a policy known in full (expectimax
+//!   over open-hand positions): the most any agent can win against that policy.
 //! - [`game`]: the State API that search needs, as a trait.
 //! - [`policy`]: the policy and opponent-model traits, and batched rollouts over them.
 //! - [`evaluator`]: what values a search's leaves, as a trait; [`leaf`]: its evaluators (a
@@ -21,6 +23,7 @@
 pub mod alphabeta;
 pub mod average;
 pub mod belief;
+pub mod best_response;
 pub mod budget;
 pub mod evaluator;
 pub mod game;
@@ -33,6 +36,7 @@ pub mod solver;
 pub use alphabeta::{AlphaBeta, AlphaBetaSettings, ordered};
 pub use average::WorldMeans;
 pub use belief::{Belief, MISMATCH};
+pub use best_response::{BestResponse, KnownPolicy, Side};
 pub use budget::{Budget, Deadline};
 pub use evaluator::{Evaluation, Evaluator};
 pub use game::SearchState;

@@ -273,7 +273,7 @@ impl Solver {
 
 /// Likely winners first: a play that empties the hand, then plays with more cards (they shed the
 /// hand fastest), passing last.
-fn order(plays: &mut MoveList, hand: Counts) {
+pub(super) fn order(plays: &mut MoveList, hand: Counts) {
     plays.sort_by_key(|p| {
         let out = p.cards == hand;
         (std::cmp::Reverse(out), p.is_pass(), std::cmp::Reverse(p.cards.len()))

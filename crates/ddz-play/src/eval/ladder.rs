@@ -58,12 +58,12 @@ fn is_search(spec: &AgentSpec) -> bool {
 }
 
 /// The default roster, as `ddz ladder` plays it without `--agents`: the simple agents, RLCard's
-/// rule agent and our reference DouZero through the DouZero adapter, our main networks (the
-/// ablations' networks stay out), and the default search agent.
+/// rule agent (in this process: `rlcard`), our reference DouZero (its networks played natively),
+/// our main networks (the ablations' networks stay out), and the default search agent.
 pub const DEFAULT_ROSTER: &[&str] = &[
     "random",
     "rule",
-    "rlcard=bot:python3 scripts/douzero_bot.py rlcard",
+    "rlcard",
     "douzero-1h=douzero:models/douzero-1h",
     "dmc-1h=checkpoint:models/dmc-1h/model.safetensors",
     "dmc-2h=checkpoint:models/dmc-2h/model.safetensors",

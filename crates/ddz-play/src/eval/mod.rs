@@ -9,6 +9,7 @@
 pub mod bidding;
 pub mod content;
 pub mod curve;
+pub mod headroom;
 pub mod ladder;
 pub mod league;
 
