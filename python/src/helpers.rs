@@ -84,15 +84,14 @@ pub fn encode_plays<'py>(py: Python<'py>, state: &State, hand_structure: bool) -
     let table = ActionTable::get();
     let by_action: std::collections::HashMap<u32, &Play> =
         plays.iter().map(|p| (Action::Play(table.id(p)).to_int(), p)).collect();
-    let view = s.view(seat);
-    let context = layout.context(&view);
-    let width = layout.dim();
     let actions = s.legal_action_ints();
+    let in_order = actions
+        .iter()
+        .map(|a| by_action.get(a).map(|&&p| p).ok_or_else(|| value_error(format!("action {a} is not a play"))))
+        .collect::<PyResult<Vec<Play>>>()?;
+    let width = layout.dim();
     let mut rows = vec![0.0f32; actions.len() * width];
-    for (row, a) in rows.chunks_exact_mut(width).zip(&actions) {
-        let play = by_action.get(a).ok_or_else(|| value_error(format!("action {a} is not a play")))?;
-        layout.encode(play, &context, row);
-    }
+    layout.encode_plays(&s.view(seat), &in_order, &mut rows);
     let array = numpy::ndarray::Array2::from_shape_vec((actions.len(), width), rows).map_err(value_error)?;
     Ok(PyArray2::from_owned_array(py, array))
 }

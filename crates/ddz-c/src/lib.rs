@@ -228,11 +228,7 @@ pub unsafe extern "C" fn ddz_encode_request(
             return Ok(1);
         }
         // SAFETY: `plays` holds `plays_len >= needed` floats.
-        let rows = unsafe { std::slice::from_raw_parts_mut(plays, needed) };
-        let context = layout.context(&view);
-        for (row, play) in rows.chunks_exact_mut(layout.dim()).zip(&legal) {
-            layout.encode(play, &context, row);
-        }
+        layout.encode_plays(&view, &legal, unsafe { std::slice::from_raw_parts_mut(plays, needed) });
         Ok(0)
     })
 }

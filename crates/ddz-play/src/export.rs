@@ -450,15 +450,9 @@ pub fn golden(model: &Path, n: usize, seed: u64) -> Result<Vec<Golden>, WeightsE
     for (view, plays) in decisions.into_iter().filter(|(_, p)| p.len() <= GOLDEN_MOST_PLAYS).take(n) {
         let mut state = vec![0.0f32; STATE_DIM];
         ddz_engine::encode::encode_view(&view, &mut state);
-        let context = layout.context(&view);
-        let actions: Vec<Vec<(u32, f32)>> = plays
-            .iter()
-            .map(|p| {
-                let mut a = vec![0.0f32; layout.dim()];
-                layout.encode(p, &context, &mut a);
-                non_zero(&a)
-            })
-            .collect();
+        let mut rows = vec![0.0f32; plays.len() * layout.dim()];
+        layout.encode_plays(&view, &plays, &mut rows);
+        let actions: Vec<Vec<(u32, f32)>> = rows.chunks_exact(layout.dim()).map(non_zero).collect();
         let values = agent.values(&view, &plays);
         let greedy_pick = greedy(&values.q, values.points.as_deref(), margin);
         let choice = agent.choose(Turn::new(&view, &plays).expect("a decision has plays"));

@@ -210,6 +210,15 @@ impl ActionLayout {
             rival: rival.map_or(Counts::EMPTY, Play::reading),
         }
     }
+    /// The features of each of `plays` of `view`'s seat, row after row, into `out` (length
+    /// `plays.len()` × [`ActionLayout::dim`]).
+    pub fn encode_plays(self, view: &View<'_>, plays: &[Play], out: &mut [f32]) {
+        assert_eq!(out.len(), plays.len() * self.dim());
+        let context = self.context(view);
+        for (row, play) in out.chunks_exact_mut(self.dim()).zip(plays) {
+            self.encode(play, &context, row);
+        }
+    }
     /// The features of `play` into `out` (length [`ActionLayout::dim`]).
     pub fn encode(self, play: &Play, context: &DecisionContext, out: &mut [f32]) {
         assert_eq!(out.len(), self.dim());

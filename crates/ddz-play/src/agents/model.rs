@@ -36,11 +36,8 @@ impl<N: QValues> ModelAgent<N> {
     pub fn values(&mut self, view: &View<'_>, plays: &[Play]) -> Values {
         encode_view(view, &mut self.state_buf);
         let layout = self.net.config().action_layout();
-        let (width, context) = (layout.dim(), layout.context(view));
-        self.action_buf.resize(plays.len() * width, 0.0);
-        for (i, p) in plays.iter().enumerate() {
-            layout.encode(p, &context, &mut self.action_buf[i * width..(i + 1) * width]);
-        }
+        self.action_buf.resize(plays.len() * layout.dim(), 0.0);
+        layout.encode_plays(view, plays, &mut self.action_buf);
         let owner = vec![0i64; plays.len()];
         self.net.values(&self.state_buf, &self.action_buf, &owner)
     }
