@@ -13,8 +13,10 @@
 //! Only the seat's information goes in: the worlds come from `resample_from_infostate`, and the
 //! plays weighed are the public record.
 
+use super::best_response::KnownPolicy;
 use super::budget::Deadline;
 use super::policy::{OpponentModel, Policy, argmax, lend};
+use super::solver::Position;
 use ddz_engine::cards::{Card, CardSet};
 use ddz_engine::game::{MoveList, Play, Seat, State};
 use rand::RngExt;
@@ -347,6 +349,96 @@ fn policy_mismatches(
         }
     });
     out
+}
+
+/// What a world's record says under a policy known in full playing the other side: how many
+/// of their plays with a choice it could not have made there, and the log of the chance it
+/// had of making the others.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Evidence {
+    impossible: u32,
+    log_chance: f64,
+}
+
+impl Evidence {
+    /// The chain's log-weight: each impossible play costs [`MISMATCH`], so that a chain started
+    /// in an impossible world can walk out of it.
+    fn log_weight(self) -> f64 {
+        self.log_chance + self.impossible as f64 * MISMATCH.ln()
+    }
+}
+
+/// A world replayed from `dealt` and what its record says under `known` (seen from `seat`);
+/// `None` when a recorded play is not possible with these hands.
+fn replay_with_known(
+    world: &State,
+    dealt: [CardSet; 3],
+    seat: Seat,
+    known: &mut dyn KnownPolicy,
+) -> Option<(State, Evidence)> {
+    let mut evidence = Evidence { impossible: 0, log_chance: 0.0 };
+    let past = replay(
+        world,
+        dealt,
+        |s| !world.same_side(s, seat),
+        |_, state, plays, taken| {
+            // A position the open-hand form cannot hold (another table) tells nothing.
+            let chance = Position::of_state(state).map_or(1.0, |pos| {
+                known.distribution(&pos, plays).iter().filter(|&&(i, _)| i == taken).map(|&(_, p)| p).sum()
+            });
+            match chance > 0.0 {
+                true => evidence.log_chance += f64::ln(chance),
+                false => evidence.impossible += 1,
+            }
+        },
+    )?;
+    Some((past, evidence))
+}
+
+/// `n` worlds that `seat` cannot tell from `state`, drawn by the chance that `known` (a policy
+/// known in full, playing the other side) had of making every play they made: one Metropolis
+/// chain of card swaps ([`refine_for_opponents`]'s moves) from a uniform draw, a world taken
+/// every `steps` steps. Of the worlds taken, only those where the fewest of the other side's
+/// plays are impossible are kept (none impossible, once the chain has found such a world), so
+/// that a world the policy rules out is never searched when one it allows was found.
+///
+/// Past `deadline` the chain stops moving and the worlds taken so far come back (at least
+/// one). Uniform worlds when the game had bidding, which the replays do not redo.
+pub fn known_worlds(
+    known: &mut dyn KnownPolicy,
+    state: &State,
+    seat: Seat,
+    n: usize,
+    steps: usize,
+    deadline: Deadline,
+    rng: &mut SmallRng,
+) -> Vec<State> {
+    let start = state.resample_from_infostate(seat, &mut || rng.random::<f64>());
+    let replayed = replay_with_known(&start, start.dealt_hands(), seat, known);
+    let (Some((mut current, mut evidence)), false) = (replayed, state.config().bidding) else {
+        return uniform_worlds(state, seat, n, deadline, rng);
+    };
+    let mut taken: Vec<(State, u32)> = Vec::with_capacity(n.min(4096));
+    'chain: while taken.len() < n && (taken.is_empty() || !deadline.passed()) {
+        for _ in 0..steps {
+            if deadline.passed() && !taken.is_empty() {
+                break 'chain;
+            }
+            let hands = match propose(&current, seat, rng) {
+                Proposal::Stop => break, // the hidden hands are all known: one world
+                Proposal::Skip => continue,
+                Proposal::Hands(hands) => hands,
+            };
+            let Some((next, e)) = replay_with_known(&current, hands, seat, known) else { continue };
+            let step = e.log_weight() - evidence.log_weight();
+            if step >= 0.0 || rng.random::<f64>() < step.exp() {
+                (current, evidence) = (next, e);
+            }
+        }
+        taken.push((current.clone(), evidence.impossible));
+    }
+    let fewest = taken.iter().map(|&(_, i)| i).min().unwrap_or(0);
+    taken.into_iter().filter(|&(_, i)| i == fewest).map(|(w, _)| w).collect()
 }
 
 /// One step of either chain.

@@ -11,6 +11,7 @@
 //! for rule agents such as RLCard's. Our side stops searching a node once one play is a sure
 //! win, and plays are tried likely winners first, as in the solver.
 
+use super::budget::Deadline;
 use super::solver::{Position, order};
 use ddz_engine::game::{MoveList, Play, Role};
 use rustc_hash::FxHashMap;
@@ -48,6 +49,9 @@ impl Side {
 /// Positions the table holds at most before it starts over (bounded memory).
 const TABLE_LIMIT: usize = 1 << 23;
 
+/// Positions between two looks at the clock, when there is a deadline.
+const CLOCK_EVERY: u64 = 1024;
+
 /// The best response of one side against a known policy on the other, with its table.
 pub struct BestResponse<'a> {
     policy: &'a mut dyn KnownPolicy,
@@ -56,6 +60,7 @@ pub struct BestResponse<'a> {
     nodes: u64,
     limit: u64,
     aborted: bool,
+    deadline: Deadline,
     buffers: Vec<MoveList>,
 }
 
@@ -69,8 +74,14 @@ impl<'a> BestResponse<'a> {
             nodes: 0,
             limit: 0,
             aborted: false,
+            deadline: Deadline::NONE,
             buffers: Vec::new(),
         }
+    }
+
+    /// Searches from now on give up (as past the node budget) once `deadline` has passed.
+    pub fn set_deadline(&mut self, deadline: Deadline) {
+        self.deadline = deadline;
     }
 
     /// Our side's greatest chance of winning from `pos`, unless finding it takes more than
@@ -78,6 +89,12 @@ impl<'a> BestResponse<'a> {
     /// share it, another deal's never meet it.
     pub fn win_chance_within(&mut self, pos: &Position, max_nodes: u64) -> Option<f64> {
         self.table.clear();
+        self.win_chance_in_deal_within(pos, max_nodes)
+    }
+
+    /// [`BestResponse::win_chance_within`] keeping what earlier searches found: for positions
+    /// of the same hands (one deal, one world), which share much of their trees.
+    pub fn win_chance_in_deal_within(&mut self, pos: &Position, max_nodes: u64) -> Option<f64> {
         (self.nodes, self.limit, self.aborted) = (0, max_nodes, false);
         let value = self.value(pos);
         (!self.aborted).then_some(value)
@@ -116,7 +133,10 @@ impl<'a> BestResponse<'a> {
 
     fn value(&mut self, pos: &Position) -> f64 {
         self.nodes += 1;
-        if self.aborted || (self.limit > 0 && self.nodes > self.limit) {
+        if self.aborted
+            || (self.limit > 0 && self.nodes > self.limit)
+            || (self.nodes.is_multiple_of(CLOCK_EVERY) && self.deadline.passed())
+        {
             self.aborted = true; // meaningless from here on, and never stored
             return 0.0;
         }

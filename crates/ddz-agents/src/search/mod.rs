@@ -7,6 +7,8 @@
 //!   transposition table), for endgames and puzzles.
 //! - [`best_response`]: the clairvoyant best response to a policy known in full (expectimax
 //!   over open-hand positions): the most any agent can win against that policy.
+//! - [`exploit`]: search against a policy known in full: worlds by the chance it had of its
+//!   plays, candidates scored by the best response to it in each.
 //! - [`game`]: the State API that search needs, as a trait.
 //! - [`policy`]: the policy and opponent-model traits, and batched rollouts over them.
 //! - [`evaluator`]: what values a search's leaves, as a trait; [`leaf`]: its evaluators (a
@@ -26,6 +28,7 @@ pub mod belief;
 pub mod best_response;
 pub mod budget;
 pub mod evaluator;
+pub mod exploit;
 pub mod game;
 pub mod ismcts;
 pub mod leaf;
@@ -39,6 +42,7 @@ pub use belief::{Belief, MISMATCH};
 pub use best_response::{BestResponse, KnownPolicy, Side};
 pub use budget::{Budget, Deadline};
 pub use evaluator::{Evaluation, Evaluator};
+pub use exploit::ExploitSearch;
 pub use game::SearchState;
 pub use ismcts::{CandidateStats, FinalChoice, Ismcts, IsmctsSettings, Keying, SearchResult};
 pub use leaf::{HandShapeLeaf, Leaf, NetworkLeaf, RolloutLeaf, plays_of};

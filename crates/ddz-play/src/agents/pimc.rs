@@ -4,15 +4,17 @@
 //! ties). When few enough cards are left a play's score in a world is exact; before that it is
 //! the result of the game played out by the network in every seat (`far=rollout`), or the agent
 //! simply plays as the network does (`far=network`). With `opp=rule` the rule agent models the
-//! other side, in the worlds' weights and in rollouts.
+//! other side, in the worlds' weights and in rollouts. With `opp=rlcard` it exploits RLCard's
+//! rule agent, known in full ([`crate::search::exploit`]): worlds by the chance that agent had
+//! of its plays, and each candidate scored by the best response to it in each world.
 //!
 //! It never reads a card its seat could not see: the worlds come from the seat's information
 //! and the agent's own seeded draws only, and the network sees the seat's features only.
 
-use super::{Agent, Candidate, LastDecision, ModelAgent, RuleAgent, Turn};
+use super::{Agent, Candidate, LastDecision, ModelAgent, RlcardAgent, RuleAgent, Turn};
 use crate::game::{Play, Seat, State};
 use crate::search::pimc::in_order;
-use crate::search::{Belief, Budget, OpponentModel, PimcSearch, Policy, argmax};
+use crate::search::{Belief, Budget, ExploitSearch, OpponentModel, PimcSearch, Policy, argmax};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::time::Duration;
@@ -26,23 +28,30 @@ pub enum Opponents {
     Network,
     /// As the rule agent plays ([`RuleAgent`]).
     Rule,
+    /// As RLCard's rule agent plays ([`RlcardAgent`]), known in full: exploited.
+    Rlcard,
 }
 
 impl Opponents {
-    /// The name in an agent spec's `opp=` knob: `net` or `rule`.
+    /// Every kind, in the order of the `opp=` knob's choices.
+    pub const ALL: [Opponents; 3] = [Opponents::Network, Opponents::Rule, Opponents::Rlcard];
+
+    /// The name in an agent spec's `opp=` knob: `net`, `rule` or `rlcard`.
     pub fn name(self) -> &'static str {
         match self {
             Opponents::Network => "net",
             Opponents::Rule => "rule",
+            Opponents::Rlcard => "rlcard",
         }
     }
 
-    /// The opponent model search gets: `rule` as the rule agent, none for the network (search
-    /// then has the network play the other side too).
+    /// The opponent model PIMC's search gets: `rule` as the rule agent, none for the network
+    /// (search then has the network play the other side too). `rlcard` is searched apart
+    /// ([`ExploitSearch`]).
     pub fn model(self, rule: &mut RuleAgent) -> Option<&mut dyn OpponentModel> {
         match self {
             Opponents::Rule => Some(rule),
-            Opponents::Network => None,
+            Opponents::Network | Opponents::Rlcard => None,
         }
     }
 }
@@ -108,13 +117,23 @@ pub struct PimcAgent {
     last: LastDecision,
     /// The other side's model with `opp=rule`.
     rule: RuleAgent,
+    /// The other side's known policy with `opp=rlcard`.
+    rlcard: RlcardAgent,
 }
 
 impl PimcAgent {
     /// An agent over `net` with `settings`; `label` is its name in reports.
     pub fn new(net: ModelAgent, settings: PimcSettings, label: impl Into<String>) -> PimcAgent {
         let rng = SmallRng::seed_from_u64(0);
-        PimcAgent { net, settings, rng, label: label.into(), last: LastDecision::default(), rule: RuleAgent::new() }
+        PimcAgent {
+            net,
+            settings,
+            rng,
+            label: label.into(),
+            last: LastDecision::default(),
+            rule: RuleAgent::new(),
+            rlcard: RlcardAgent::new(0),
+        }
     }
 
     /// The search behind the settings.
@@ -138,6 +157,11 @@ impl PimcAgent {
     /// ([`PimcSearch::scores`]; in the given order when no player is to act).
     pub fn scores(&mut self, state: &State, candidates: &[Play]) -> Vec<f64> {
         let Some(seat) = state.current_player() else { return in_order(candidates.len()) };
+        if self.settings.opponents == Opponents::Rlcard {
+            let s = &self.settings;
+            let exploit = ExploitSearch { budget: s.budget, steps: s.steps, cards: s.cards, max_nodes: s.max_nodes };
+            return exploit.scores(&mut self.net, &mut self.rlcard, state, seat, candidates, &mut self.rng);
+        }
         let search = self.search();
         let opponents = self.settings.opponents.model(&mut self.rule);
         search.scores(&mut self.net, opponents, state, seat, candidates, &mut self.rng)
@@ -222,6 +246,37 @@ mod tests {
                 }
                 let pick = plays[rng.random_range(0..plays.len())];
                 s.try_apply_play(pick).unwrap();
+            }
+        }
+        assert!(decisions > 30, "{decisions} decisions checked");
+        assert!(searched_differently > 0, "the search changed some decisions of the network");
+    }
+
+    #[test]
+    fn exploiting_rlcard_never_reads_the_hidden_hands() {
+        let mut pimc = agent();
+        pimc.settings.opponents = Opponents::Rlcard;
+        let mut player = RlcardAgent::new(5);
+        let mut rng = StdRng::seed_from_u64(22);
+        let (mut decisions, mut searched_differently) = (0, 0);
+        for game in 0..6u64 {
+            let mut s = State::new(Default::default());
+            s.deal_random(&mut rng);
+            let mut plays = Vec::new();
+            while let Some(seat) = s.current_player() {
+                s.legal_plays_into(&mut plays);
+                if plays.len() > 1 && s.play_record().len() % 2 == 1 {
+                    let other = s.resample_from_infostate(seat, &mut || rng.random::<f64>());
+                    pimc.reset(game * 100 + decisions);
+                    let real = pimc.choose(Turn::new(&s.view(seat), &plays).unwrap());
+                    pimc.reset(game * 100 + decisions);
+                    let seen = pimc.choose(Turn::new(&other.view(seat), &plays).unwrap());
+                    assert_eq!(real, seen, "game {game}: the play must not depend on the hidden hands");
+                    searched_differently += (real != argmax(&pimc.net.q_values(&s.view(seat), &plays))) as u32;
+                    decisions += 1;
+                }
+                let pick = player.choose(Turn::new(&s.view(seat), &plays).unwrap());
+                s.try_apply_play(plays[pick]).unwrap();
             }
         }
         assert!(decisions > 30, "{decisions} decisions checked");

@@ -330,10 +330,11 @@ pub const PIMC: &[Knob<PimcSettings>] = &[
     },
     Knob {
         name: "opp",
-        range: Range::Choice(&["net", "rule"]),
-        doc: "the other side plays like the network, or like the rule agent (worlds weighed by its plays, rollouts where it plays)",
-        get: Some(|s| Value::Choice((s.opponents == Opponents::Rule) as usize)),
-        set: |s, v| s.opponents = if v.choice() == 1 { Opponents::Rule } else { Opponents::Network },
+        range: Range::Choice(&["net", "rule", "rlcard"]),
+        doc: "the other side plays like the network, like the rule agent (worlds weighed by its plays, rollouts where it plays), \
+              or like RLCard's rule agent, exploited (worlds by its chance of its plays, best response to it)",
+        get: Some(|s| Value::Choice(Opponents::ALL.iter().position(|&o| o == s.opponents).unwrap_or(0))),
+        set: |s, v| s.opponents = Opponents::ALL[v.choice()],
     },
     Knob {
         name: "draws",
@@ -345,7 +346,7 @@ pub const PIMC: &[Knob<PimcSettings>] = &[
     Knob {
         name: "steps",
         range: Range::Whole { least: 0, most: 1_000_000 },
-        doc: "card swaps per world toward worlds the other side's model explains (opp=rule)",
+        doc: "card swaps per world toward worlds the other side's model explains (opp=rule, rlcard)",
         get: Some(|s| Value::Whole(s.steps as u64)),
         set: |s, v| s.steps = v.whole() as usize,
     },
