@@ -383,9 +383,7 @@ fn replay_with_known(
         |s| !world.same_side(s, seat),
         |_, state, plays, taken| {
             // A position the open-hand form cannot hold (another table) tells nothing.
-            let chance = Position::of_state(state).map_or(1.0, |pos| {
-                known.distribution(&pos, plays).iter().filter(|&&(i, _)| i == taken).map(|&(_, p)| p).sum()
-            });
+            let chance = Position::of_state(state).map_or(1.0, |pos| known.chance_of(&pos, plays, taken));
             match chance > 0.0 {
                 true => evidence.log_chance += f64::ln(chance),
                 false => evidence.impossible += 1,

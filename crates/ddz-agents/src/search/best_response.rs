@@ -21,6 +21,11 @@ pub trait KnownPolicy {
     /// The distribution of the play of `pos`'s player to move over `plays` (its legal plays,
     /// never empty): (index, probability) pairs whose probabilities sum to 1.
     fn distribution(&mut self, pos: &Position, plays: &[Play]) -> Vec<(usize, f64)>;
+
+    /// The chance that the policy makes `plays[taken]` at `pos` (0 when it never would).
+    fn chance_of(&mut self, pos: &Position, plays: &[Play], taken: usize) -> f64 {
+        self.distribution(pos, plays).iter().filter(|&&(i, _)| i == taken).map(|&(_, p)| p).sum()
+    }
 }
 
 /// A side of the table: the landlord alone, or the two farmers together.
