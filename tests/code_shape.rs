@@ -1,6 +1,7 @@
 //! The shape README's Architecture section promises, checked on the source itself: layers inside
 //! each package that only point down (Cargo holds the walls between the packages), tch only in
-//! `model` and `runtime`, and functions of at most 80 lines.
+//! `model` and `runtime`, functions of at most 80 lines, and error types (not `String`) at every
+//! public boundary.
 
 use std::path::{Path, PathBuf};
 
@@ -346,6 +347,64 @@ fn the_length_check_sees_bodies_and_skips_strings_and_declarations() {
                 pub(crate) fn c<'a>(x: &'a str) -> &'a str {\n    // }\n    x\n}\n";
     let found = functions(text);
     assert_eq!(found, vec![("a".to_string(), 1, 4), ("c".to_string(), 8, 4)]);
+}
+
+/// (name, line) of every `pub` or `pub(…)` function whose error type is a bare `String`:
+/// a caller cannot match on such a reason, so public boundaries return error types.
+fn string_errors(text: &str) -> Vec<(String, usize)> {
+    let code = code_only(text);
+    let mut found = Vec::new();
+    let mut line_starts = vec![0];
+    line_starts.extend(code.match_indices('\n').map(|(i, _)| i + 1));
+    for (k, &start) in line_starts.iter().enumerate() {
+        let line = &code[start..line_starts.get(k + 1).map_or(code.len(), |&e| e - 1)];
+        let Some(at) = line.find("fn ") else { continue };
+        let words: Vec<&str> = line[..at].split_whitespace().collect();
+        let is_pub = words.iter().any(|w| *w == "pub" || w.starts_with("pub("));
+        let is_def = words.iter().all(|w| matches!(*w, "pub" | "const" | "async" | "unsafe") || w.starts_with("pub("));
+        if !is_pub || !is_def {
+            continue;
+        }
+        let signature = code[start + at..].split(['{', ';']).next().unwrap_or_default();
+        let Some((_, ret)) = signature.split_once("->") else { continue };
+        let ret: String = ret.split(" where ").next().unwrap_or_default().split_whitespace().collect();
+        let ret = ret.replace(",>", ">");
+        let is_result = ["Result<", "std::result::Result<", "core::result::Result<"].iter().any(|r| ret.starts_with(r));
+        if is_result && (ret.ends_with(",String>") || ret.ends_with(",std::string::String>")) {
+            let name = line[at + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            found.push((name, k + 1));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_public_function_returns_a_string_error() {
+    let mut dirs = SOURCE_DIRS.to_vec();
+    dirs.push("python/src");
+    let mut bare = Vec::new();
+    for (path, text) in rust_files_under(&dirs) {
+        for (name, line) in string_errors(&text) {
+            bare.push(format!("{path}:{line}: fn {name}"));
+        }
+    }
+    assert!(
+        bare.is_empty(),
+        "public functions returning Result<_, String> (give them an error type):\n{}",
+        bare.join("\n")
+    );
+}
+
+#[test]
+fn the_string_error_check_sees_signatures_over_lines_and_skips_the_rest() {
+    let text = "pub fn a(x: u8) -> Result<u8, String> {\n    Ok(x)\n}\n\
+                pub(crate) fn b()\n    -> std::result::Result<\n        Vec<u8>,\n        String,\n    > {\n    todo!()\n}\n\
+                fn private() -> Result<u8, String> {\n    Ok(0)\n}\n\
+                pub fn typed() -> Result<String, MyError> {\n    todo!()\n}\n\
+                pub fn nested() -> Result<Vec<String>, MyError> {\n    todo!()\n}\n\
+                const S: &str = \"pub fn s() -> Result<(), String> {\";\n\
+                pub fn io() -> std::io::Result<String> {\n    todo!()\n}\n";
+    assert_eq!(string_errors(text), vec![("a".to_string(), 1), ("b".to_string(), 4)]);
 }
 
 /// Rust files under `dirs` (relative to the workspace root), with their relative paths and text.

@@ -497,10 +497,32 @@ fn ladder_rules(text: &str) -> Result<ddz::game::Rules, String> {
     }
 }
 
-/// `--threads` of evaluation and data commands, through the limits table (`ddz::limits`).
-pub(crate) fn threads(text: &str) -> Result<usize, String> {
-    let n: usize = text.parse().map_err(|e| format!("{text:?}: {e}"))?;
-    ddz::limits::check("--threads", n).map_err(|e| e.to_string())
+/// Why a count given on the command line (`--threads`) is refused.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CountError {
+    /// Not a whole number.
+    #[error("{text:?}: {reason}")]
+    NotANumber {
+        /// The text given.
+        text: String,
+        /// The parser's reason.
+        #[source]
+        reason: std::num::ParseIntError,
+    },
+    /// A number outside the limits table's range for it.
+    #[error(transparent)]
+    Limit(#[from] ddz::limits::LimitError),
+}
+
+/// A count checked against the limits table's entry `name` (`ddz::limits`).
+pub(crate) fn count_within(name: &str, text: &str) -> Result<usize, CountError> {
+    let n: usize = text.parse().map_err(|reason| CountError::NotANumber { text: text.to_string(), reason })?;
+    Ok(ddz::limits::check(name, n)?)
+}
+
+/// `--threads` of evaluation and data commands, through the limits table.
+pub(crate) fn threads(text: &str) -> Result<usize, CountError> {
+    count_within("--threads", text)
 }
 
 /// `--protocol`: which request format `ddz bot` serves ([`ddz::bot::Protocol`]).

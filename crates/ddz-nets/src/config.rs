@@ -22,6 +22,50 @@ pub enum NetError {
     /// Weights whose names or shapes do not fit the network.
     #[error("{0}")]
     Mismatch(String),
+    /// Weights whose tensors do not fit the network's.
+    #[error(transparent)]
+    Shapes(#[from] ShapeMismatch),
+}
+
+/// Why weights do not fit a network: the first difference found, with both sides' values.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeMismatch {
+    /// Another number of tensors.
+    #[error("{given} tensors given, the network has {want}")]
+    Count {
+        /// Tensors in the weights.
+        given: usize,
+        /// Tensors the network has.
+        want: usize,
+    },
+    /// Another tensor at this place of the sorted list.
+    #[error("tensor {given} given where the network has {want}")]
+    Name {
+        /// The weights' tensor.
+        given: String,
+        /// The network's.
+        want: String,
+    },
+    /// The same tensor in another shape.
+    #[error("tensor {name}: shape {given:?} given, the network has {want:?}")]
+    Shape {
+        /// The tensor.
+        name: String,
+        /// Its shape in the weights.
+        given: Vec<i64>,
+        /// Its shape in the network.
+        want: Vec<i64>,
+    },
+    /// A tensor whose values do not fill its shape.
+    #[error("tensor {name}: {values} values for shape {shape:?}")]
+    Values {
+        /// The tensor.
+        name: String,
+        /// How many values it holds.
+        values: usize,
+        /// Its shape.
+        shape: Vec<i64>,
+    },
 }
 
 /// How the last plays (the state's history block) reach the trunk.

@@ -96,7 +96,7 @@ impl QNetwork {
     /// margins and cuts saved as tensors are read back into the config.
     pub fn with_config(config: &ModelConfig, weights: &Weights) -> Result<QNetwork, NetError> {
         config.validate()?;
-        weights.fits_shapes(&config.tensor_shapes()).map_err(NetError::Mismatch)?;
+        weights.fits_shapes(&config.tensor_shapes())?;
         let mut config = config.clone();
         read_markers(&mut config, weights)?;
         let towers = config.tower_prefixes().iter().map(|p| Tower::new(&config, weights, p)).collect();

@@ -34,7 +34,7 @@ impl Mlp {
     /// The layers `(name, inputs, outputs)` of `weights`, which must hold exactly their
     /// `NAME.weight` and `NAME.bias`.
     fn new(weights: &Weights, layers: &[(&str, usize, usize)]) -> Result<Mlp, NetError> {
-        weights.fits_shapes(&shapes_of(layers)).map_err(NetError::Mismatch)?;
+        weights.fits_shapes(&shapes_of(layers))?;
         let get = |name: String| weights.get(&name).expect("the shapes were checked");
         let layers = layers
             .iter()
@@ -202,7 +202,7 @@ impl DouzeroNetwork {
             width = out;
         }
         want.sort_by(|a, b| a.0.cmp(&b.0));
-        weights.fits_shapes(&want).map_err(NetError::Mismatch)?;
+        weights.fits_shapes(&want)?;
         let get = |name: &str| weights.get(name).expect("the shapes were checked");
         let lstm = Lstm::from_torch(
             get("lstm.weight_ih_l0"),

@@ -3,6 +3,7 @@
 //! [`Weights`], and this crate's networks are built from them.
 
 use crate::config::FEATURE_LAYOUT;
+pub use crate::config::ShapeMismatch;
 use ddz_engine::error::Cause;
 use std::path::{Path, PathBuf};
 
@@ -45,6 +46,40 @@ pub enum WeightsError {
     Bytes(#[source] Cause),
 }
 
+/// What is wrong with the start of a safetensors file ([`check_header`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// Fewer bytes than the header's length field.
+    #[error("{0} bytes is too short")]
+    TooShort(usize),
+    /// A header length past the end of the file.
+    #[error("header length {0} runs past the end of the file")]
+    PastEnd(u64),
+    /// A header that does not parse as JSON (the parser's message).
+    #[error("header is not JSON: {0}")]
+    NotJson(String),
+    /// A header of JSON that is not an object.
+    #[error("header is not a JSON object")]
+    NotObject,
+    /// A tensor entry without readable data offsets.
+    #[error("{0}: no data_offsets, or bad ones")]
+    Offsets(String),
+    /// A tensor whose data runs past the end of the file.
+    #[error("{0}: data runs past the end of the file (truncated?)")]
+    Truncated(String),
+}
+
+/// Why a safetensors file's feature layout is refused ([`check_layout`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// The metadata does not read (the reader's message).
+    #[error("unreadable metadata: {0}")]
+    Unreadable(String),
+    /// The file's network reads another layout.
+    #[error("its network reads features of layout {0}; this ddz encodes {FEATURE_LAYOUT}")]
+    Other(String),
+}
+
 /// The metadata key of the feature layout a weights file's network reads ([`FEATURE_LAYOUT`]):
 /// written with every file, and a file of another layout is refused. Files from before it was
 /// written hold no such key; their layout is told by their first layer's width.
@@ -65,26 +100,30 @@ impl Weights {
     /// each of the same shape and with as many values as its shape holds. The reason when not.
     /// Weights that arrive from outside (Redis, files) go through this before any network takes
     /// them, so a mismatch is refused where it arrives instead of failing inside an actor.
-    pub fn fits(&self, like: &Weights) -> Result<(), String> {
+    pub fn fits(&self, like: &Weights) -> Result<(), ShapeMismatch> {
         let shapes: Vec<(String, Vec<i64>)> = like.tensors.iter().map(|(n, s, _)| (n.clone(), s.clone())).collect();
         self.fits_shapes(&shapes)
     }
 
     /// [`Weights::fits`] against a list of (name, shape), sorted by name.
-    pub fn fits_shapes(&self, like: &[(String, Vec<i64>)]) -> Result<(), String> {
+    pub fn fits_shapes(&self, like: &[(String, Vec<i64>)]) -> Result<(), ShapeMismatch> {
         if self.tensors.len() != like.len() {
-            return Err(format!("{} tensors given, the network has {}", self.tensors.len(), like.len()));
+            return Err(ShapeMismatch::Count { given: self.tensors.len(), want: like.len() });
         }
         for ((name, shape, data), (want, want_shape)) in self.tensors.iter().zip(like) {
             if name != want {
-                return Err(format!("tensor {name} given where the network has {want}"));
+                return Err(ShapeMismatch::Name { given: name.clone(), want: want.clone() });
             }
             if shape != want_shape {
-                return Err(format!("tensor {name}: shape {shape:?} given, the network has {want_shape:?}"));
+                return Err(ShapeMismatch::Shape {
+                    name: name.clone(),
+                    given: shape.clone(),
+                    want: want_shape.clone(),
+                });
             }
             let values: i64 = shape.iter().product();
             if values < 0 || data.len() as u64 != values as u64 {
-                return Err(format!("tensor {name}: {} values for shape {shape:?}", data.len()));
+                return Err(ShapeMismatch::Values { name: name.clone(), values: data.len(), shape: shape.clone() });
             }
         }
         Ok(())
@@ -236,37 +275,37 @@ impl Weights {
 /// A safetensors file starts with an 8-byte little-endian header length and a JSON header;
 /// the reason when what `bytes` start with is not that, or a tensor's data runs past the end
 /// (libtorch's reader can abort on such files, so ddz checks before any reader sees them).
-pub fn check_header(bytes: &[u8]) -> Result<(), String> {
+pub fn check_header(bytes: &[u8]) -> Result<(), HeaderError> {
     let Some((&len, _)) = bytes.split_first_chunk::<8>() else {
-        return Err(format!("{} bytes is too short", bytes.len()));
+        return Err(HeaderError::TooShort(bytes.len()));
     };
     let n = u64::from_le_bytes(len);
     if n > (bytes.len() - 8) as u64 {
-        return Err(format!("header length {n} runs past the end of the file"));
+        return Err(HeaderError::PastEnd(n));
     }
     let n = n as usize;
     let header: serde_json::Value =
-        serde_json::from_slice(&bytes[8..8 + n]).map_err(|e| format!("header is not JSON: {e}"))?;
-    let entries = header.as_object().ok_or("header is not a JSON object")?;
+        serde_json::from_slice(&bytes[8..8 + n]).map_err(|e| HeaderError::NotJson(e.to_string()))?;
+    let entries = header.as_object().ok_or(HeaderError::NotObject)?;
     let data_len = bytes.len() - 8 - n;
     for (name, entry) in entries.iter().filter(|(k, _)| *k != "__metadata__") {
-        let offsets = entry["data_offsets"].as_array().ok_or_else(|| format!("{name}: no data_offsets"))?;
-        let end = offsets.get(1).and_then(|v| v.as_u64()).ok_or_else(|| format!("{name}: bad data_offsets"))?;
-        if end > data_len as u64 {
-            return Err(format!("{name}: data runs past the end of the file (truncated?)"));
+        let end = entry["data_offsets"].as_array().and_then(|o| o.get(1)).and_then(|v| v.as_u64());
+        match end {
+            None => return Err(HeaderError::Offsets(name.clone())),
+            Some(end) if end > data_len as u64 => return Err(HeaderError::Truncated(name.clone())),
+            Some(_) => {}
         }
     }
     Ok(())
 }
 
-/// The reason when the safetensors `bytes` (whose header [`check_header`] passed) say that their
+/// Refuses safetensors `bytes` (whose header [`check_header`] passed) that say that their
 /// network reads another feature layout than [`FEATURE_LAYOUT`].
-pub fn check_layout(bytes: &[u8]) -> Result<(), String> {
-    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| format!("{e:?}"))?;
+pub fn check_layout(bytes: &[u8]) -> Result<(), LayoutError> {
+    let (_, meta) =
+        safetensors::SafeTensors::read_metadata(bytes).map_err(|e| LayoutError::Unreadable(format!("{e:?}")))?;
     match meta.metadata().as_ref().and_then(|m| m.get(LAYOUT_KEY)) {
-        Some(layout) if layout != FEATURE_LAYOUT => {
-            Err(format!("its network reads features of layout {layout}; this ddz encodes {FEATURE_LAYOUT}"))
-        }
+        Some(layout) if layout != FEATURE_LAYOUT => Err(LayoutError::Other(layout.clone())),
         _ => Ok(()),
     }
 }

@@ -139,7 +139,7 @@ impl GameLog {
             if *seat != turn.number() {
                 return Err(err(m, format!("seat {seat} plays out of turn (seat {turn} was to play)")));
             }
-            let play = parse_play_notation(text, wild).map_err(|e| err(m, e))?;
+            let play = parse_play_notation(text, wild).map_err(|e| err(m, e.to_string()))?;
             state.try_apply_play(play).map_err(|e| err(m, e.to_string()))?;
         }
         if !state.is_terminal() {

@@ -1,7 +1,7 @@
 //! The trainer's commands and their arguments: what the `ddz` binary offers with the `learn`
 //! feature (libtorch), beside the player's commands of [`crate::cli::args`].
 
-use crate::cli::args::threads;
+use crate::cli::args::{CountError, count_within, threads};
 use clap::Subcommand;
 use ddz::agents::AgentSpec;
 use ddz::runtime::Device;
@@ -297,7 +297,6 @@ pub struct PretrainArgs {
 }
 
 /// `ddz actor --threads`: as the config's `actors.count`.
-fn actor_threads(text: &str) -> Result<usize, String> {
-    let n: usize = text.parse().map_err(|e| format!("{text:?}: {e}"))?;
-    ddz::limits::check("actors.count", n).map_err(|e| e.to_string())
+fn actor_threads(text: &str) -> Result<usize, CountError> {
+    count_within("actors.count", text)
 }

@@ -295,6 +295,14 @@ pub enum PlayError {
     /// The cards form no play; holds the trimmed text.
     #[error("{0:?} is not a valid play under the standard rules")]
     NotAPlay(String),
+    /// Laizi notation (`5555/5`) that names no play with this wild rank.
+    #[error("{text:?} is no play with wild rank {wild}")]
+    NoWildPlay {
+        /// The text given.
+        text: String,
+        /// The game's wild rank.
+        wild: crate::game::laizi::WildRank,
+    },
 }
 
 /// Shortest chain per core width (solo, pair, trio).

@@ -25,6 +25,9 @@ pub enum ModelError {
     /// Weights whose names or shapes do not fit the network.
     #[error("{0}")]
     Mismatch(String),
+    /// Weights whose tensors do not fit the network's.
+    #[error(transparent)]
+    Shapes(#[from] ddz_nets::weights::ShapeMismatch),
     /// The device asked for does not parse or is not there.
     #[error(transparent)]
     Device(#[from] DeviceError),
@@ -41,6 +44,7 @@ impl From<ddz_nets::NetError> for ModelError {
         match e {
             ddz_nets::NetError::Invalid(why) => ModelError::Invalid(why),
             ddz_nets::NetError::Mismatch(why) => ModelError::Mismatch(why),
+            ddz_nets::NetError::Shapes(why) => ModelError::Shapes(why),
         }
     }
 }

@@ -327,7 +327,8 @@ pub fn check_entry(state: &State, entry: &str) -> Result<Play, Refused> {
         return Err(Refused::new("type a play such as 33 or 34567, or pass"));
     }
     if let (Some(wild), true) = (state.wild(), cards_text.contains('/')) {
-        let play = crate::game::laizi::ids::parse_play_notation(&cards_text, Some(wild)).map_err(Refused)?;
+        let play = crate::game::laizi::ids::parse_play_notation(&cards_text, Some(wild))
+            .map_err(|e| Refused(e.to_string()))?;
         return check_laizi(state, play.cards, Some(play.reading()), wild);
     }
     let cards = Counts::parse(&cards_text).map_err(|e| Refused(e.to_string()))?;

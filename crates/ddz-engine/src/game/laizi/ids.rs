@@ -16,7 +16,7 @@
 use super::{WildRank, preferred};
 use crate::cards::{Counts, RANK_TWO};
 use crate::game::action_table::{ActionId, ActionTable, NUM_ACTIONS};
-use crate::game::play::Play;
+use crate::game::play::{Play, PlayError};
 use std::sync::OnceLock;
 
 /// Number of laizi action ids: standard plays plus every wild supply of each of them.
@@ -148,12 +148,12 @@ pub fn play_notation(play: &Play) -> String {
 
 /// The play a [`play_notation`] text names: cards (any game), or under laizi (`wild` given)
 /// also an id's notation read with that wild rank.
-pub fn parse_play_notation(text: &str, wild: Option<WildRank>) -> Result<Play, String> {
+pub fn parse_play_notation(text: &str, wild: Option<WildRank>) -> Result<Play, PlayError> {
     match wild {
         Some(w) if text.contains('/') => parse_notation(text)
             .and_then(|id| play_of(id, w))
-            .ok_or_else(|| format!("{text:?} is no play with wild rank {w}")),
-        _ => Play::parse(text).map_err(|e| e.to_string()),
+            .ok_or_else(|| PlayError::NoWildPlay { text: text.to_string(), wild: w }),
+        _ => Play::parse(text),
     }
 }
 

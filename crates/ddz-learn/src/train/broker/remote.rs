@@ -306,7 +306,7 @@ impl Remote {
         let Some(play) = play else { return Ok(()) };
         let bidding = self.cfg.game.bidding;
         let loaded = weights_from_bytes(&play).map_err(|e| e.to_string()).and_then(|w| {
-            w.fits(&self.template)?;
+            w.fits(&self.template).map_err(|why| why.to_string())?;
             match (bidding, bid, &self.bid_template) {
                 (false, _, _) => Ok((w, None)),
                 (true, Some(b), Some(like)) => {
@@ -347,7 +347,9 @@ impl Remote {
             let key = self.keys.pool_entry(step);
             let bytes: Option<Vec<u8>> = self.call(|c| redis::cmd("GET").arg(&key).query(c))?;
             let loaded = bytes.map(|b| {
-                weights_from_bytes(&b).map_err(|e| e.to_string()).and_then(|w| w.fits(&self.template).map(|()| w))
+                weights_from_bytes(&b)
+                    .map_err(|e| e.to_string())
+                    .and_then(|w| w.fits(&self.template).map(|()| w).map_err(|why| why.to_string()))
             });
             match loaded {
                 Some(Ok(w)) => {
