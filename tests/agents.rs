@@ -22,3 +22,40 @@ fn fixed_deals_are_reproducible() {
     let all = d.hands.iter().fold(d.bottom, |a, h| a.union(*h));
     assert_eq!(all.len(), 54);
 }
+
+#[test]
+fn what_a_spec_says_it_plays_is_what_its_agent_plays() {
+    // `AgentSpec::check_rules` refuses before any game starts; `Agent::plays_rules` refuses at
+    // every decision (`agents::ask`). The two agree on every kind and every rule set.
+    use ddz::agents::AgentSpec;
+    use ddz::game::Rules;
+    let specs = [
+        "random",
+        "rule",
+        "rlcard",
+        "checkpoint:models/ema-2h",
+        "checkpoint:models/laizi-1h",
+        "checkpoint:models/two-player-1h",
+        "douzero:models/douzero-1h",
+        "pimc:models/ema-2h",
+        "pimc:models/laizi-1h",
+        "auto:models/ema-2h",
+        "cheat:models/ema-2h",
+        "ismcts:rule",
+        "ismcts:models/two-player-1h",
+        "ismcts:models/two-player-1h?belief=0.5",
+        "ismcts:models/laizi-1h",
+        "alphabeta:heuristic",
+        "alphabeta:models/two-player-1h",
+        "alphabeta:models/ema-2h",
+    ];
+    for text in specs {
+        let spec: AgentSpec = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+        let agent = spec.build().unwrap_or_else(|e| panic!("{text}: {e}"));
+        for rules in [Rules::Standard, Rules::Laizi, Rules::TwoPlayer] {
+            let before = spec.check_rules(rules);
+            let at_decisions = agent.plays_rules(rules);
+            assert_eq!(before.is_ok(), at_decisions.is_ok(), "{text} under {rules}: {before:?} / {at_decisions:?}");
+        }
+    }
+}

@@ -78,6 +78,43 @@ fn the_native_protocol_carries_two_player_requests_and_their_rules() {
 }
 
 #[test]
+fn a_request_of_rules_the_agent_does_not_play_is_refused_alone_and_the_bot_serves_on() {
+    // Issue 64, class 1 and 2: ismcts, alphabeta and auto panicked on a laizi request (the bot
+    // exited 101), pimc answered two-player requests with a standard network, and one request of
+    // other rules failed its whole batch. Each refusal names the rules; the rest are answered.
+    let laizi = r#"{"seat":"landlord","hand":"3344556777789TJQKA2B","bottom":"A2B","history":[],"wild":"7"}"#;
+    let standard = r#"{"seat":"landlord","hand":"33445567789TJQKKA22B","bottom":"A2B","history":[]}"#;
+    let two_player = r#"{"rules":"two_player","seat":"farmer","hand":"66778899TTJQKA2BR","bottom":"QKA","history":[["landlord","5"]],"conceded":15}"#;
+    let refuses = |answer: &serde_json::Value, rules: &str| {
+        let text = answer["error"].as_str().unwrap_or_default();
+        assert!(text.contains(&format!("cannot play a game of {rules} rules")), "{answer}");
+    };
+    for agent in [
+        "ismcts:models/ema-2h?ms=50",
+        "alphabeta:models/ema-2h?ms=50",
+        "auto:models/ema-2h?ms=50",
+        "pimc:models/ema-2h?ms=50",
+    ] {
+        let mut bot = Bot::start_with(agent, "native");
+        refuses(&bot.ask(laizi), "laizi");
+        assert!(bot.ask(standard)["play"].is_string(), "{agent} answers the next request");
+        let batch = bot.ask(&format!("[{standard},{laizi},{two_player},{standard}]"));
+        let answers = batch.as_array().unwrap_or_else(|| panic!("{agent}: {batch}"));
+        assert!(answers[0]["play"].is_string() && answers[3]["play"].is_string(), "{agent}: {batch}");
+        refuses(&answers[1], "laizi");
+        // Refused by the search (worlds of three hands) or, alpha-beta's, by its network.
+        refuses(&answers[2], "two_player");
+        bot.close();
+    }
+    // A laizi network refuses a standard request within a batch and answers the laizi one.
+    let mut bot = Bot::start_with("checkpoint:models/laizi-1h", "native");
+    let batch = bot.ask(&format!("[{standard},{laizi}]"));
+    refuses(&batch[0], "standard");
+    assert!(batch[1]["play"].is_string(), "{batch}");
+    bot.close();
+}
+
+#[test]
 fn a_search_bot_answers_within_its_time_budget() {
     // Rule rollouts: without the 30 ms budget each answer would search for minutes.
     let started = std::time::Instant::now();

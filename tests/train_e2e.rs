@@ -540,7 +540,10 @@ fn a_laizi_run_learns_laizi_and_its_network_plays_only_laizi() {
 
     // In a standard game the laizi network refuses to guess.
     let err = head_to_head_under(Rules::Standard, &deals[..1], &mut model, &mut RandomAgent::new(5)).unwrap_err();
-    assert!(err.to_string().contains("trained for laizi rules and cannot play a game of standard rules"), "{err}");
+    assert!(
+        err.to_string().contains("cannot play a game of standard rules: its network was trained for laizi rules"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -570,7 +573,10 @@ fn a_two_player_run_with_bidding_learns_and_its_network_plays_only_two_player_ga
     // In a standard game it refuses to guess, and a standard network in a two-player game.
     let standard = generate_deals(1, 99);
     let err = head_to_head_under(Rules::Standard, &standard, &mut model, &mut RandomAgent::new(5)).unwrap_err();
-    assert!(err.to_string().contains("trained for two_player rules and cannot play a game of standard rules"), "{err}");
+    assert!(
+        err.to_string().contains("cannot play a game of standard rules: its network was trained for two_player rules"),
+        "{err}"
+    );
     let mut plain = ModelAgent::new(QNet::cpu(&ddz::model::ModelConfig::default(), 1).network(), "standard");
     let err = head_to_head_under(Rules::TwoPlayer, &deals[..1], &mut plain, &mut RandomAgent::new(5)).unwrap_err();
     assert!(err.to_string().contains("cannot play a game of two_player rules"), "{err}");

@@ -14,7 +14,7 @@
 //! the batch), which is much smaller: a mask row is 27,472 bytes, a game has a few dozen plays.
 
 use crate::spiel::{Game, State as PyState, dealt, value_error};
-use ddz_agents::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent, Turn};
+use ddz_agents::agents::{Agent, BotAgent, BotSettings, Fault, Query, RandomAgent, RuleAgent, Turn, ask_many};
 use ddz_engine::encode::{STATE_DIM, encode_state};
 use ddz_engine::game::{
     ActionId, ActionTable, GameConfig, MoveList, NUM_ACTIONS, Play, Role, Seat, State, Table, View,
@@ -133,12 +133,15 @@ impl VecEnv {
                     let seed = serde_json::to_string(view).map_or(0, |text| ddz_play::bot::request_seed(&text));
                     queries.push(Query { turn: Turn::new(view, &slots[i].legal).ok_or_else(no_decision)?, seed });
                 }
-                bot.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).try_choose_many(&queries)?
+                let agent = bot.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+                ask_many(agent.as_mut(), &queries).into_iter().collect::<Result<Vec<usize>, Fault>>()?
             };
             *opponent_decisions += waiting.len() as u64;
             for (&i, k) in waiting.iter().zip(picks) {
                 let slot = &mut slots[i];
-                slot.state.apply_play_unchecked(slot.legal[k]);
+                let play = slot.legal.get(k).copied();
+                let illegal = || Fault::Failed(format!("the bot answered play {k} of {}", slot.legal.len()));
+                slot.state.apply_play_unchecked(play.ok_or_else(illegal)?);
             }
             rows = waiting;
         }

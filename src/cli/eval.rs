@@ -175,7 +175,7 @@ pub fn check_decisions(agents: &[AgentSpec], file: Option<&Path>, json: bool) ->
     let mut reports = Vec::new();
     for spec in agents {
         let mut agent = spec.build()?;
-        reports.push(ddz::decisions::check(agent.as_mut(), &situations));
+        reports.push(ddz::decisions::check(agent.as_mut(), &situations)?);
     }
     report::show(&Decisions(reports), json)
 }

@@ -22,7 +22,7 @@ pub use random::RandomAgent;
 pub use rlcard::{RlcardAgent, RlcardChoice, rlcard_choice};
 pub use rule::RuleAgent;
 
-use ddz_engine::game::{Phase, Play, Seat, State, View};
+use ddz_engine::game::{Phase, Play, Rules, Seat, State, View};
 
 /// Why an agent gave no answer. Only agents that talk to something outside the process fail
 /// (`bot:CMD`); every other agent always answers.
@@ -94,6 +94,87 @@ pub trait Agent: Send {
     fn as_cheat(&mut self) -> Option<&mut dyn Cheat> {
         None
     }
+    /// Whether the agent plays games of `rules`, and why not ([`ask`] refuses a decision of
+    /// rules it does not play before the agent sees it). By default the standard game only: an
+    /// agent plays a variant only where it says so.
+    fn plays_rules(&self, rules: Rules) -> Result<(), Unplayable> {
+        standard_only(rules)
+    }
+}
+
+/// Why an agent does not play games of some rules ([`Agent::plays_rules`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Unplayable {
+    /// The rules refused.
+    pub rules: Rules,
+    /// Why, as a sentence about the agent ("it plays standard games only").
+    pub reason: String,
+}
+
+impl Unplayable {
+    /// `rules` refused for `reason`.
+    pub fn new(rules: Rules, reason: impl Into<String>) -> Unplayable {
+        Unplayable { rules, reason: reason.into() }
+    }
+}
+
+/// [`Agent::plays_rules`] of an agent that plays the standard game only.
+pub fn standard_only(rules: Rules) -> Result<(), Unplayable> {
+    match rules {
+        Rules::Standard => Ok(()),
+        other => Err(Unplayable::new(other, "it plays standard games only")),
+    }
+}
+
+/// The one door a decision goes through to an agent: refused (a [`Fault::Failed`] naming the
+/// rules) when the agent does not play the turn's rules, and a panic inside the agent becomes that decision's
+/// [`Fault::Failed`], so that whoever serves it (a bot, a server, Python) goes on serving.
+pub fn ask(agent: &mut dyn Agent, turn: Turn<'_>) -> Result<usize, Fault> {
+    check_rules(&*agent, turn)?;
+    unwind_safe(|| agent.try_choose(turn))
+}
+
+/// [`ask`] for a batch: each query answered or refused on its own. The queries of the rules
+/// the agent plays go to it together ([`Agent::try_choose_many`]); should that fail as a
+/// whole, each is asked alone, so one bad query costs only its own answer.
+pub fn ask_many(agent: &mut dyn Agent, queries: &[Query<'_>]) -> Vec<Result<usize, Fault>> {
+    let mut answers: Vec<Result<usize, Fault>> =
+        queries.iter().map(|q| check_rules(&*agent, q.turn).map(|_| 0)).collect();
+    let fit: Vec<usize> = (0..queries.len()).filter(|&k| answers[k].is_ok()).collect();
+    let batch: Vec<Query<'_>> = fit.iter().map(|&k| queries[k]).collect();
+    match unwind_safe(|| agent.try_choose_many(&batch)) {
+        Ok(picks) if picks.len() == fit.len() => fit.iter().zip(picks).for_each(|(&k, pick)| answers[k] = Ok(pick)),
+        _ => {
+            for &k in &fit {
+                agent.reset(queries[k].seed);
+                answers[k] = ask(agent, queries[k].turn);
+            }
+        }
+    }
+    answers
+}
+
+/// A [`Fault::Failed`] naming the rules when `agent` does not play the rules of `turn`'s game.
+pub fn check_rules(agent: &dyn Agent, turn: Turn<'_>) -> Result<(), Fault> {
+    let rules = turn.view.config().rules;
+    // Failed, not Mismatch: the game never was one of the agent's rules, so it is an error
+    // where it is played, not a game that left the agent's rules midway.
+    agent
+        .plays_rules(rules)
+        .map_err(|why| Fault::Failed(format!("{} cannot play a game of {rules} rules: {why}", agent.name())))
+}
+
+/// `f`'s answer, or its panic as a fault (the panic's message said).
+fn unwind_safe<T>(f: impl FnOnce() -> Result<T, Fault>) -> Result<T, Fault> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let text = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("no message");
+        Err(Fault::Failed(format!("the agent failed on this decision: {text}")))
+    })
 }
 
 /// A play decision as an agent sees it: the seat's [`View`] and its legal plays.

@@ -4,7 +4,7 @@
 //! (bots, the rule seats of training) through [`decide`], so an agent's answer outside the legal
 //! list is counted as illegal the same way everywhere and never silently replaced.
 
-use super::{Agent, BidTurn, Fault, Turn};
+use super::{Agent, BidTurn, Fault, Turn, ask, check_rules};
 use ddz_engine::game::{MoveList, Phase, Play, Seat, State, View};
 
 /// Which agent plays which seat.
@@ -69,10 +69,10 @@ pub fn decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Decision 
     decision(answer, plays)
 }
 
-/// [`decide`] where there is no state, only the seat's view (a bot answering a request): the
-/// agent's decision at `turn`.
-pub fn decide_turn(agent: &mut dyn Agent, turn: Turn<'_>) -> Decision {
-    decision(agent.choose(turn), turn.plays)
+/// [`decide`] where there is no state, only the seat's view (a bot answering a request, a
+/// check of key decisions): the agent's decision at `turn`, through [`ask`].
+pub fn decide_turn(agent: &mut dyn Agent, turn: Turn<'_>) -> Result<Decision, Fault> {
+    Ok(decision(ask(agent, turn)?, turn.plays))
 }
 
 /// The decision an answer makes: the play, or the first legal play when the answer is not one.
@@ -108,9 +108,10 @@ pub fn try_decide(agent: &mut dyn Agent, state: &State, plays: &[Play]) -> Resul
 
 /// [`try_decide`] at a turn of `state` already made (the game loop shows it to its observer).
 fn try_decide_at(agent: &mut dyn Agent, state: &State, turn: Turn<'_>) -> Result<Decision, Fault> {
+    check_rules(&*agent, turn)?;
     let answer = match agent.as_cheat() {
         Some(cheat) => cheat.choose_seeing(state, turn),
-        None => agent.try_choose(turn)?,
+        None => ask(agent, turn)?,
     };
     Ok(decision(answer, turn.plays))
 }
@@ -212,5 +213,62 @@ mod tests {
         let illegal = played.unwrap();
         assert!(state.is_terminal());
         assert!(illegal > 0 && illegal == seen.1, "{illegal} vs {seen:?}");
+    }
+
+    /// Panics on every decision whose hand holds the big joker (a stand-in for a search that
+    /// indexes a table out of bounds); plays the standard game only, the default.
+    struct Brittle;
+    impl Agent for Brittle {
+        fn name(&self) -> String {
+            "brittle".into()
+        }
+        fn choose(&mut self, turn: Turn<'_>) -> usize {
+            assert!(turn.view.hand().get(ddz_engine::cards::RANK_RED_JOKER) == 0, "a joker in hand");
+            turn.plays.len() - 1
+        }
+    }
+
+    /// The first decision of a deal of `rules` whose landlord's hand holds (or not) the red joker.
+    fn first_decision(rules: ddz_engine::game::Rules, red_joker: bool) -> (State, Vec<Play>) {
+        use ddz_engine::game::{Action, GameConfig, WildRank, generate_deals_for};
+        let deal = generate_deals_for(rules, 200, 8)
+            .into_iter()
+            .find(|d| (d.hands[0].counts().get(ddz_engine::cards::RANK_RED_JOKER) > 0) == red_joker)
+            .unwrap();
+        let mut state = State::new(GameConfig { rules, ..GameConfig::default() });
+        state.deal_hands(deal.hands, deal.bottom);
+        if state.phase() == Phase::Wild {
+            state.apply_action(Action::Wild(WildRank::parse("7").unwrap()));
+        }
+        let mut plays = MoveList::new();
+        state.legal_plays_into(&mut plays);
+        (state, plays.to_vec())
+    }
+
+    #[test]
+    fn a_panic_or_other_rules_cost_only_their_own_decision() {
+        use super::super::{Query, ask_many};
+        use ddz_engine::game::Rules;
+        let (calm, calm_plays) = first_decision(Rules::Standard, false);
+        let (joker, joker_plays) = first_decision(Rules::Standard, true);
+        let (laizi, laizi_plays) = first_decision(Rules::Laizi, false);
+        let views = [&calm, &joker, &laizi].map(|s| s.view(s.current_player().unwrap()));
+        let plays = [calm_plays, joker_plays, laizi_plays];
+        let turn = |k: usize| Turn::new(&views[k], &plays[k]).unwrap();
+        let mut agent = Brittle;
+        let panicked = ask(&mut agent, turn(1)).unwrap_err();
+        assert!(matches!(&panicked, Fault::Failed(why) if why.contains("a joker in hand")), "{panicked}");
+        assert_eq!(ask(&mut agent, turn(0)), Ok(plays[0].len() - 1), "the agent answers on");
+        let other_rules = ask(&mut agent, turn(2)).unwrap_err();
+        assert!(other_rules.to_string().contains("brittle cannot play a game of laizi rules"), "{other_rules}");
+        // The game loop refuses the laizi game at its first decision, before the agent sees it.
+        assert!(try_decide(&mut agent, &laizi, &plays[2]).is_err());
+        // A batch: each query answered or refused on its own.
+        let queries: Vec<Query> = [0, 1, 2, 0].iter().map(|&k| Query { turn: turn(k), seed: 1 }).collect();
+        let answers = ask_many(&mut agent, &queries);
+        assert_eq!(answers[0], Ok(plays[0].len() - 1));
+        assert_eq!(answers[3], answers[0]);
+        assert_eq!(answers[1], Err(panicked));
+        assert_eq!(answers[2], Err(other_rules));
     }
 }

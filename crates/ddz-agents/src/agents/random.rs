@@ -27,4 +27,8 @@ impl Agent for RandomAgent {
     fn reset(&mut self, seed: u64) {
         self.rng = SmallRng::seed_from_u64(seed);
     }
+    /// Any legal play is a random agent's play, under every rule set.
+    fn plays_rules(&self, _: ddz_engine::game::Rules) -> Result<(), crate::agents::Unplayable> {
+        Ok(())
+    }
 }

@@ -203,6 +203,11 @@ impl Agent for RuleAgent {
         "rule".into()
     }
 
+    /// Its rules read the view under every rule set (wild cards, a table of two).
+    fn plays_rules(&self, _: ddz_engine::game::Rules) -> Result<(), crate::agents::Unplayable> {
+        Ok(())
+    }
+
     fn choose(&mut self, turn: Turn<'_>) -> usize {
         let Turn { view, seat, plays, .. } = turn;
         if plays.len() == 1 {

@@ -67,6 +67,16 @@ impl Agent for AlphaBetaAgent {
         self.label.clone()
     }
 
+    /// The standard game and two-player (its worlds are redealt at the table of the view); its
+    /// search keys plays by the standard action table, so never laizi. A network at its frontier
+    /// must play the rules too.
+    fn plays_rules(&self, rules: crate::game::Rules) -> Result<(), crate::agents::Unplayable> {
+        if rules == crate::game::Rules::Laizi {
+            return Err(crate::agents::Unplayable::new(rules, "its search keys plays by the standard action table"));
+        }
+        self.net.as_ref().map_or(Ok(()), |net| net.plays_rules(rules))
+    }
+
     fn choose(&mut self, turn: Turn<'_>) -> usize {
         let Turn { seat, plays, .. } = turn;
         if plays.len() == 1 {

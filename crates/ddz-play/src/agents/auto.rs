@@ -264,6 +264,11 @@ impl Agent for AutoAgent {
         self.label.clone()
     }
 
+    /// As its PIMC and ISMCTS: three standard hands, with its network's rules.
+    fn plays_rules(&self, rules: crate::game::Rules) -> Result<(), crate::agents::Unplayable> {
+        self.pimc.plays_rules(rules)
+    }
+
     fn choose(&mut self, turn: Turn<'_>) -> usize {
         let Turn { plays, .. } = turn;
         if plays.len() == 1 {

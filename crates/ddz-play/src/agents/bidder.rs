@@ -171,6 +171,9 @@ impl Agent for WithBidder {
     fn as_cheat(&mut self) -> Option<&mut dyn Cheat> {
         self.inner.as_cheat()
     }
+    fn plays_rules(&self, rules: crate::game::Rules) -> Result<(), crate::agents::Unplayable> {
+        self.inner.plays_rules(rules)
+    }
     fn bid(&mut self, turn: BidTurn<'_>) -> u8 {
         let BidTurn { view, legal, .. } = turn;
         match &self.bidder {

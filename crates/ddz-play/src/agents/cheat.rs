@@ -51,6 +51,11 @@ impl Agent for CheatAgent {
         self.label.clone()
     }
 
+    /// The solver and rollouts of three standard hands, with its network's rules.
+    fn plays_rules(&self, rules: crate::game::Rules) -> Result<(), crate::agents::Unplayable> {
+        super::standard_only(rules).and_then(|()| self.net.plays_rules(rules))
+    }
+
     /// Without the true state (a tool that hands agents only views): the network's play.
     fn choose(&mut self, turn: Turn<'_>) -> usize {
         self.last.forget();

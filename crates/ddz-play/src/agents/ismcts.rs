@@ -116,4 +116,20 @@ impl Agent for IsmctsAgent {
     fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
         self.last.recall(turn)
     }
+
+    /// The standard game, and two-player without belief (belief weighs worlds of three hands);
+    /// its tree keys plays by the standard action table, so never laizi. A guiding network must
+    /// play the rules too.
+    fn plays_rules(&self, rules: crate::game::Rules) -> Result<(), crate::agents::Unplayable> {
+        use crate::agents::Unplayable;
+        use crate::game::Rules;
+        match (rules, &self.guide) {
+            (Rules::Laizi, _) => Err(Unplayable::new(rules, "its tree keys plays by the standard action table")),
+            (Rules::TwoPlayer, Guide::Network(_, _, belief)) if *belief > 0.0 => {
+                Err(Unplayable::new(rules, "belief weighs worlds of three hands (use belief=0)"))
+            }
+            (_, Guide::Network(net, _, _)) => net.plays_rules(rules),
+            (_, Guide::Rollouts(_)) => Ok(()),
+        }
+    }
 }

@@ -172,21 +172,6 @@ pub fn greedy(q: &[f32], points: Option<&[f32]>, margin: f32) -> usize {
     best.unwrap_or_else(|| argmax(points))
 }
 
-impl<N: QValues> ModelAgent<N> {
-    /// A network plays the rules it was trained on: a laizi network's plays carry features a
-    /// standard one has not, so either in the other's game is an error, never a quiet guess.
-    fn check_rules(&self, view: &View<'_>) -> Result<(), Fault> {
-        let (net, game) = (self.net.config().rules, view.config().rules);
-        if net == game {
-            return Ok(());
-        }
-        Err(Fault::Failed(format!(
-            "network {} was trained for {net} rules and cannot play a game of {game} rules (train one with [game] rules = \"{game}\")",
-            self.label
-        )))
-    }
-}
-
 impl<N: QValues> Agent for ModelAgent<N> {
     fn name(&self) -> String {
         self.label.clone()
@@ -199,14 +184,27 @@ impl<N: QValues> Agent for ModelAgent<N> {
         self.greedy(view, plays)
     }
     fn try_choose(&mut self, turn: Turn<'_>) -> Result<usize, Fault> {
-        self.check_rules(turn.view)?;
+        super::check_rules(self, turn)?;
         Ok(self.choose(turn))
+    }
+    /// The rules the network was trained for, and those alone: a laizi network's plays carry
+    /// features a standard one has not, so either in the other's game is an error, never a
+    /// quiet guess.
+    fn plays_rules(&self, rules: crate::game::Rules) -> Result<(), crate::agents::Unplayable> {
+        let net = self.net.config().rules;
+        match net == rules {
+            true => Ok(()),
+            false => Err(crate::agents::Unplayable::new(
+                rules,
+                format!("its network was trained for {net} rules (train one with [game] rules = \"{rules}\")"),
+            )),
+        }
     }
     /// One forward pass for every query with more than one play (the network draws nothing, so
     /// the seeds do not matter): the choices [`Agent::choose`] makes one by one.
     fn try_choose_many(&mut self, queries: &[Query]) -> Result<Vec<usize>, Fault> {
         for q in queries {
-            self.check_rules(q.turn.view)?;
+            super::check_rules(self, q.turn)?;
         }
         let asked: Vec<usize> = (0..queries.len()).filter(|&k| queries[k].turn.plays.len() > 1).collect();
         let decisions: Vec<(&View, &[Play])> =

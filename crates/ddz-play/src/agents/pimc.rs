@@ -204,6 +204,11 @@ impl Agent for PimcAgent {
     fn candidates(&mut self, turn: Turn<'_>) -> Option<Vec<Candidate>> {
         self.last.recall(turn).or_else(|| self.net.candidates(turn))
     }
+
+    /// Its worlds are three standard hands, and its network must play them.
+    fn plays_rules(&self, rules: crate::game::Rules) -> Result<(), super::Unplayable> {
+        super::standard_only(rules).and_then(|()| self.net.plays_rules(rules))
+    }
 }
 
 #[cfg(test)]

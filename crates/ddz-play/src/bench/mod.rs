@@ -42,6 +42,9 @@ pub enum BenchError {
     /// An agent could not be built.
     #[error(transparent)]
     Agent(#[from] crate::agents::AgentError),
+    /// An agent refused a position (one of rules it does not play) or failed on it.
+    #[error(transparent)]
+    Refused(#[from] crate::agents::Fault),
     /// The web server bench failed: starting the server, or a request of a client.
     #[error("the web server bench: {0}")]
     Serve(String),
@@ -421,7 +424,7 @@ pub fn bench_agents(
             let view = crate::game::View::of(state, seat);
             let start = Instant::now();
             let Some(turn) = crate::agents::Turn::new(&view, &plays) else { continue };
-            std::hint::black_box(agent.choose(turn));
+            std::hint::black_box(crate::agents::ask(agent.as_mut(), turn)?);
             ms.push(start.elapsed().as_secs_f64() * 1000.0);
             progress.inc(1);
         }

@@ -29,7 +29,7 @@ mod botzone;
 
 pub use botzone::BotzoneSession;
 
-use crate::agents::{Agent, BidTurn, Query, Turn, legal_bid};
+use crate::agents::{Agent, BidTurn, Query, Turn, ask, ask_many, legal_bid};
 use crate::game::laizi::ids::play_notation;
 use crate::game::{Play, Role, View, ViewError};
 use crate::lines::{RequestError, brief, serve_json_lines};
@@ -154,10 +154,12 @@ fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, 
         }
     }
     let queries: Vec<Query> = asked.iter().map(|(_, _, q)| *q).collect();
-    let picks = agent.try_choose_many(&queries).map_err(|f| BotError::Impossible(f.to_string()))?;
-    for ((k, legal, _), pick) in asked.iter().zip(picks) {
-        let play = legal.get(pick).copied().unwrap_or_else(|| illegal_answer(agent, legal));
-        answers[*k] = Ok(serde_json::json!({ "play": play_notation(&play) }));
+    // Each request answered or refused on its own: one of other rules costs only its answer.
+    for ((k, legal, _), pick) in asked.iter().zip(ask_many(agent, &queries)) {
+        answers[*k] = pick.map_err(|f| BotError::Impossible(f.to_string())).map(|pick| {
+            let play = legal.get(pick).copied().unwrap_or_else(|| illegal_answer(agent, legal));
+            serde_json::json!({ "play": play_notation(&play) })
+        });
     }
     let answer = |(k, a): (usize, Result<serde_json::Value, BotError>)| {
         a.unwrap_or_else(|e| serde_json::json!({ "error": format!("request {}: {}", k + 1, brief(&e.to_string())) }))
@@ -212,8 +214,9 @@ pub fn decision_plays(view: &View<'_>) -> Result<Vec<Play>, BotError> {
 fn play_for(agent: &mut dyn Agent, view: &View<'_>) -> Result<Play, BotError> {
     let plays = decision_plays(view)?;
     let turn = Turn::new(view, &plays).ok_or_else(|| BotError::Impossible("the game is over".into()))?;
-    // `try_choose`: an agent that cannot take this request (a network of other rules) says so.
-    let pick = agent.try_choose(turn).map_err(|f| BotError::Impossible(f.to_string()))?;
+    // `ask`: an agent that does not play the request's rules says so, and a panic inside it
+    // becomes this request's error.
+    let pick = ask(agent, turn).map_err(|f| BotError::Impossible(f.to_string()))?;
     Ok(plays.get(pick).copied().unwrap_or_else(|| illegal_answer(agent, &plays)))
 }
 

@@ -10,7 +10,7 @@
 //! The built-in file (60 situations, six rules of play) is written by
 //! `scripts/make_key_decisions.py`.
 
-use crate::agents::{Agent, Turn, decide_turn};
+use crate::agents::{Agent, Fault, Turn, decide_turn};
 use crate::cards::Counts;
 use crate::game::{MoveList, Play, Role, View};
 use crate::lines::{Line, split_lines};
@@ -193,7 +193,7 @@ pub fn load(file: Option<&Path>) -> Result<Vec<Situation>, SituationError> {
 }
 
 /// Puts every situation to `agent`.
-pub fn check(agent: &mut dyn Agent, situations: &[Situation]) -> Report {
+pub fn check(agent: &mut dyn Agent, situations: &[Situation]) -> Result<Report, Fault> {
     let names = |plays: &[Play]| plays.iter().map(Play::to_string).collect::<Vec<_>>();
     let mut verdicts = Vec::new();
     let mut legal = MoveList::new();
@@ -203,7 +203,7 @@ pub fn check(agent: &mut dyn Agent, situations: &[Situation]) -> Report {
         let Some(turn) = Turn::new(&s.view, &legal) else {
             unreachable!("situation {}: `check` made every situation a decision of its seat", s.id)
         };
-        let play = decide_turn(agent, turn).play;
+        let play = decide_turn(agent, turn)?.play;
         let passed = (s.good.is_empty() || s.good.contains(&play)) && !s.bad.contains(&play);
         verdicts.push(Verdict {
             id: s.id.clone(),
@@ -227,7 +227,7 @@ pub fn check(agent: &mut dyn Agent, situations: &[Situation]) -> Report {
     }
     let passed = verdicts.iter().filter(|v| v.passed).count();
     let total = verdicts.len();
-    Report { agent: agent.name(), passed, total, rate: passed as f64 / total.max(1) as f64, rules, verdicts }
+    Ok(Report { agent: agent.name(), passed, total, rate: passed as f64 / total.max(1) as f64, rules, verdicts })
 }
 
 #[cfg(test)]

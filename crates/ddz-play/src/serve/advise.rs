@@ -112,8 +112,9 @@ fn advise(agent: &mut dyn Agent, view: &View<'_>) -> Result<Advice, BotError> {
     }
     let plays = decision_plays(view)?;
     let turn = Turn::new(view, &plays).ok_or_else(|| BotError::Impossible("the game is over".into()))?;
-    // `try_choose`: a network asked about a game of other rules (laizi, standard) says so.
-    let pick = agent.try_choose(turn).map_err(|f| BotError::Impossible(f.to_string()))?;
+    // `ask`: an agent asked about a game of rules it does not play says so, and a panic inside
+    // it becomes this request's error.
+    let pick = crate::agents::ask(agent, turn).map_err(|f| BotError::Impossible(f.to_string()))?;
     let chosen = plays.get(pick).copied().unwrap_or(plays[0]);
     // After the decision: a search agent hands back the values of the search it just made.
     let values = agent.candidates(turn);
