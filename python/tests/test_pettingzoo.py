@@ -12,7 +12,17 @@ import ddz  # noqa: E402
 import ddz.pettingzoo as dp  # noqa: E402
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"scoring": "points"}, {"bidding": True}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"scoring": "points"},
+        {"bidding": True},
+        # Two seats, two agents (an IndexError at every game's end when there were three).
+        {"rules": "two_player"},
+        {"rules": "two_player", "bidding": True},
+    ],
+)
 def test_pettingzoos_api_and_seed_tests_pass(kwargs):
     api_test(dp.env(**kwargs), num_cycles=1000, verbose_progress=False)
     seed_test(lambda: dp.env(**kwargs), num_cycles=500)

@@ -142,3 +142,20 @@ def test_the_rule_agent_plays_both_seats_to_the_end():
         while not state.is_terminal():
             state.apply_action(agent.step(state))
         assert len(state.returns()) == 2
+
+
+def test_the_gym_env_rotates_over_the_two_seats_and_refuses_a_third():
+    from ddz.env import DouDizhuEnv
+
+    env = DouDizhuEnv(rules="two_player", seat="rotate")
+    roles = []
+    for episode in range(5):
+        obs, info = env.reset(seed=episode)
+        roles.append(info["role"])
+        done = False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(info["legal_ids"][0])
+            done = terminated or truncated
+    assert roles == ["landlord", "farmer", "landlord", "farmer", "landlord"]
+    with pytest.raises(ValueError, match="landlord_up.*'landlord', 'farmer'"):
+        DouDizhuEnv(rules="two_player", seat="landlord_up")

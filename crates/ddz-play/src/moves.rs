@@ -53,15 +53,20 @@ impl LaiziPlay {
     }
 }
 
-/// The answer to one request line.
+/// The answer to one request line of the standard game.
 pub fn answer(line: &str) -> Result<Vec<String>, RequestError> {
+    answer_under(Rules::Standard, line)
+}
+
+/// [`answer`] under `rules` without wild cards (standard or two-player: the deck differs).
+fn answer_under(rules: Rules, line: &str) -> Result<Vec<String>, RequestError> {
     let req: Request = serde_json::from_str(line)?;
     let hand = Counts::parse(&req.hand).map_err(|e| RequestError::field("hand", e))?;
     let rival = match req.rival.trim() {
         "" | "pass" => None,
         text => Some(Play::parse(text).map_err(|e| RequestError::field("rival", e))?),
     };
-    check_one_deck(hand, rival.as_ref())?;
+    check_one_deck(rules, hand, rival.as_ref())?;
     let mut legal: Vec<String> = legal_plays_vec(hand, rival.as_ref()).iter().map(|p| p.to_string()).collect();
     legal.sort();
     Ok(legal)
@@ -81,23 +86,25 @@ pub fn answer_laizi(line: &str) -> Result<Vec<LaiziPlay>, RequestError> {
             Some(laizi::read_play(cards, reading, wild).map_err(|e| RequestError::field("rival", e))?)
         }
     };
-    check_one_deck(hand, rival.as_ref())?;
+    check_one_deck(Rules::Laizi, hand, rival.as_ref())?;
     let mut legal: Vec<LaiziPlay> =
         laizi::legal_plays_vec(hand, wild, rival.as_ref()).iter().map(LaiziPlay::of).collect();
     legal.sort();
     Ok(legal)
 }
 
-/// The hand and the play on the table come from one deck.
-fn check_one_deck(hand: Counts, rival: Option<&Play>) -> Result<(), RequestError> {
-    let Some(r) = rival else { return Ok(()) };
-    let both = hand.plus(r.cards);
-    let deck = Counts::full_deck();
+/// The hand and the play on the table come from one deck of `rules` (two-player's has no 3s
+/// or 4s).
+fn check_one_deck(rules: Rules, hand: Counts, rival: Option<&Play>) -> Result<(), RequestError> {
+    let both = hand.plus(rival.map_or(Counts::EMPTY, |r| r.cards));
+    let deck = rules.deck_counts();
     let Some(rank) = (0..15u8).find(|&k| both.get(k) > deck.get(k)) else { return Ok(()) };
+    let cards = match rival {
+        Some(r) => format!("hand {hand} and rival {} hold", r.cards),
+        None => format!("hand {hand} holds"),
+    };
     Err(RequestError::Malformed(format!(
-        "hand {} and rival {} hold {} cards of rank {}; the deck has {}",
-        hand,
-        r.cards,
+        "{cards} {} cards of rank {}; the {rules} deck has {}",
         both.get(rank),
         crate::cards::rank_char(rank),
         deck.get(rank)
@@ -107,7 +114,9 @@ fn check_one_deck(hand: Counts, rival: Option<&Play>) -> Result<(), RequestError
 /// Serves requests of `rules` until end of input. Returns the number of lines that were errors.
 pub fn serve(rules: Rules, input: impl BufRead, output: impl Write) -> std::io::Result<usize> {
     serve_json_lines(input, output, None, |line| match rules {
-        Rules::Standard | Rules::TwoPlayer => answer(line).map(|legal| serde_json::json!({ "legal": legal })),
+        Rules::Standard | Rules::TwoPlayer => {
+            answer_under(rules, line).map(|legal| serde_json::json!({ "legal": legal }))
+        }
         Rules::Laizi => answer_laizi(line).map(|legal| serde_json::json!({ "legal": legal })),
     })
 }
@@ -122,7 +131,13 @@ mod tests {
         assert!(answer(r#"{"hand":"34x"}"#).unwrap_err().to_string().contains("unknown card"));
         assert!(answer(r#"{"hand":"3","rival":"34"}"#).unwrap_err().to_string().contains("not a valid play"));
         let five = answer(r#"{"hand":"3333","rival":"3"}"#).unwrap_err().to_string();
-        assert!(five.contains("hold 5 cards of rank 3; the deck has 4"), "{five}");
+        assert!(five.contains("hold 5 cards of rank 3; the standard deck has 4"), "{five}");
+        // Two-player's deck has no 3s or 4s (issue 64: they were listed).
+        let two = |line: &str| answer_under(Rules::TwoPlayer, line).map_err(|e| e.to_string());
+        assert_eq!(two(r#"{"hand":"556"}"#).unwrap(), ["5", "55", "6"]);
+        let threes = two(r#"{"hand":"3355"}"#).unwrap_err();
+        assert!(threes.contains("hand 3355 holds 2 cards of rank 3; the two_player deck has 0"), "{threes}");
+        assert!(two(r#"{"hand":"55","rival":"4"}"#).unwrap_err().contains("rank 4"));
         let jokers = answer(r#"{"hand":"BR","rival":"R"}"#).unwrap_err().to_string();
         assert!(jokers.contains("rank R"), "{jokers}");
         assert_eq!(answer(r#"{"hand":"3334","rival":"3"}"#).unwrap(), ["4", "pass"]);
@@ -158,7 +173,7 @@ mod tests {
         assert!(err(r#"{"hand":"55555","wild":"7"}"#).contains("hand: impossible cards"));
         let not_a_play = err(r#"{"hand":"57","wild":"7","rival":{"cards":"34","as":"34"}}"#);
         assert!(not_a_play.contains("rival: cards 34 read as 34 are not a play"), "{not_a_play}");
-        assert!(err(r#"{"hand":"7777","wild":"7","rival":{"cards":"7","as":"7"}}"#).contains("the deck has 4"));
+        assert!(err(r#"{"hand":"7777","wild":"7","rival":{"cards":"7","as":"7"}}"#).contains("the laizi deck has 4"));
         assert!(err(r#"{"hand":"5","wild":"7","rival":"5"}"#).starts_with("bad request"));
         let mut out = Vec::new();
         let errors =

@@ -14,7 +14,8 @@ registered as ``ddz/DouDizhu-v0``:
   laizi plays with wild cards are named ``reading/stands`` (``5555/5``);
 - reward: 0 until the end, then the learner's return (±1, or points with ``scoring="points"``);
 - ``seat``: ``"landlord"``, ``"landlord_down"``, ``"landlord_up"`` or ``"rotate"`` (the three
-  in turn, one per episode);
+  in turn, one per episode); under ``rules="two_player"`` ``"landlord"``, ``"farmer"`` or
+  ``"rotate"`` (the two in turn);
 - ``opponents``: ``"rule"``, ``"random"``, any other agent spec (``"checkpoint:PATH"``,
   ``"ismcts:PATH?sims=100"``…, played by a ``ddz.Agent``), a ``ddz.Agent``, or a callable
   ``f(view) -> play`` where ``view`` is a dict of what that seat may see (``seat``, ``hand``,
@@ -38,6 +39,12 @@ import numpy as np
 from . import FIRST_PLAY, Agent, Game, RandomAgent, RuleAgent, State
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
+TWO_PLAYER_ROLES = ("landlord", "farmer")
+
+
+def roles_of(game: Game) -> tuple[str, ...]:
+    """The roles at the game's table by seat (the landlord in seat 0): three, or two."""
+    return ROLES if game.num_players() == 3 else TWO_PLAYER_ROLES
 
 Opponent = Union[str, Agent, Callable[[dict], Union[int, str]]]
 
@@ -55,8 +62,10 @@ class DouDizhuEnv(gym.Env):
         render_mode: Optional[str] = None,
         rules: str = "standard",
     ) -> None:
-        if seat not in ROLES + ("rotate",):
-            raise ValueError(f"seat {seat!r}: one of {ROLES} or 'rotate'")
+        self.game = Game(scoring=scoring, rules=rules)
+        self.roles = roles_of(self.game)
+        if seat not in self.roles + ("rotate",):
+            raise ValueError(f"seat {seat!r}: one of {self.roles} or 'rotate' under {rules} rules")
         if isinstance(opponents, str) and opponents not in ("rule", "random"):
             opponents = Agent(opponents)  # a spec: a network or search agent, in this process
         if not (opponents in ("rule", "random") or isinstance(opponents, Agent) or callable(opponents)):
@@ -65,7 +74,6 @@ class DouDizhuEnv(gym.Env):
             raise ValueError(f"illegal_action {illegal_action!r}: 'lose' or 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: one of {self.metadata['render_modes']}")
-        self.game = Game(scoring=scoring, rules=rules)
         self.seat_choice = seat
         self.opponents = opponents
         self.illegal_action = illegal_action
@@ -86,7 +94,8 @@ class DouDizhuEnv(gym.Env):
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         super().reset(seed=seed)
         deal_seed = int(self.np_random.integers(0, 2**63 - 1))
-        self.seat = ROLES.index(self.seat_choice) if self.seat_choice != "rotate" else self.episodes % 3
+        rotate = self.seat_choice == "rotate"
+        self.seat = self.episodes % len(self.roles) if rotate else self.roles.index(self.seat_choice)
         self.episodes += 1
         self.state = self.game.new_dealt_state(deal_seed)
         if self.opponents == "rule":
@@ -189,5 +198,5 @@ class DouDizhuEnv(gym.Env):
             "action_mask": self._mask(),
             "legal_ids": self._legal_ids(),
             "seat": self.seat,
-            "role": ROLES[self.seat],
+            "role": self.roles[self.seat],
         }

@@ -4,7 +4,7 @@
 (with PettingZoo's order-enforcing wrapper) or ``raw_env(...)``:
 
 - agents: ``"landlord"``, ``"landlord_down"``, ``"landlord_up"`` (seats 0, 1, 2; seat 0 is the
-  landlord). With ``bidding=True`` the roles are known only after the bids, so the agents are
+  landlord; under ``rules="two_player"`` ``"landlord"`` and ``"farmer"``). With ``bidding=True`` the roles are known only after the bids, so the agents are
   the seats, ``"seat_0"``, ``"seat_1"``, ``"seat_2"``, and a game starts with 1-2-3 bidding
   (seat 0 bids first; every seat passing ends the game with no points);
 - observation of an agent: ``{"observation": float32[d], "action_mask": int8[n]}``, the
@@ -38,6 +38,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import FIRST_BID, FIRST_PLAY, Game, State
+from .env import roles_of
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 SEATS = ("seat_0", "seat_1", "seat_2")
@@ -65,7 +66,9 @@ class raw_env(AECEnv):
         self.game = Game(bidding=bidding, scoring=scoring, rules=rules)
         self.bidding = bidding
         self.render_mode = render_mode
-        self.possible_agents = list(SEATS if bidding else ROLES)
+        # The agents are the seats at the rules' table: three, or two under two_player.
+        seats = self.game.num_players()
+        self.possible_agents = list(SEATS[:seats] if bidding else roles_of(self.game))
         self.num_plays = self.game.num_plays()
         self.num_actions = self.num_plays + (BIDS if bidding else 0)
         shape = (self.game.observation_tensor_size(),)

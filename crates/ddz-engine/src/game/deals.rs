@@ -200,18 +200,20 @@ impl DealSource {
             DealSource::Set(set) => Ok(set.deals_for(rules)),
             DealSource::File(path) => {
                 let deals = read_deals(path)?;
-                match deals.iter().position(|d| d.table() != rules.table()) {
-                    Some(k) => Err(DealError::Read {
-                        path: path.clone(),
-                        reason: format!(
-                            "deal {} is a deal of {} seats, not of {rules} rules",
-                            k + 1,
-                            deals[k].table().len()
-                        )
-                        .into(),
-                    }),
-                    None => Ok(deals),
+                let refused = |k: usize, reason: String| DealError::Read {
+                    path: path.clone(),
+                    reason: format!("deal {}: {reason}", k + 1).into(),
+                };
+                for (k, d) in deals.iter().enumerate() {
+                    if d.table() != rules.table() {
+                        return Err(refused(k, format!("a deal of {} seats, not of {rules} rules", d.table().len())));
+                    }
+                    // A wild rank would be dropped without a word in a game that has none.
+                    if let (Some(w), false) = (d.wild, rules == Rules::Laizi) {
+                        return Err(refused(k, format!("it fixes wild rank {w}; {rules} games have no wild cards")));
+                    }
                 }
+                Ok(deals)
             }
         }
     }
@@ -385,6 +387,12 @@ mod tests {
         assert!(e.contains("d.jsonl:2: not UTF-8"), "{e}");
         std::fs::write(&path, "\n").unwrap();
         assert!(read_deals(&path).unwrap_err().to_string().contains("no deals"));
+        // Issue 64: a fixed wild rank was dropped without a word outside laizi.
+        std::fs::write(&path, format!("{}\n{}\n", d.to_json(), fixed.to_json())).unwrap();
+        let file = DealSource::File(path.clone());
+        let e = file.load_for(Rules::Standard).unwrap_err().to_string();
+        assert!(e.contains("deal 2: it fixes wild rank 7; standard games have no wild cards"), "{e}");
+        assert_eq!(file.load_for(Rules::Laizi).unwrap()[1], fixed);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

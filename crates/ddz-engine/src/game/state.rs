@@ -211,6 +211,17 @@ pub enum ConfigError {
     MaxRobs(u8),
 }
 
+impl ConfigError {
+    /// The name of the setting refused, as configs and requests spell it.
+    pub fn setting(&self) -> &'static str {
+        match self {
+            ConfigError::Seat { field, .. } => field,
+            ConfigError::Conceded { .. } => "conceded",
+            ConfigError::MaxRobs(_) => "max_robs",
+        }
+    }
+}
+
 impl GameConfig {
     /// Whether these settings make a game under their rules, or the setting that does not.
     pub fn check(&self) -> Result<(), ConfigError> {

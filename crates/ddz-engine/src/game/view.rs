@@ -565,6 +565,8 @@ fn world(
     record: &[PlayRecord],
 ) -> Result<State, ViewError> {
     let Public { landlord, bottom, bids, wild } = public;
+    // The game's own settings check, as every other reader of a game makes it.
+    config.check().map_err(|e| field(e.setting(), e))?;
     let deck = config.rules.deck_counts();
     if !hand.is_subset_of(deck) {
         let reason = match config.rules {
@@ -585,8 +587,12 @@ fn world(
     if landlord.is_some() && state.landlord() != landlord {
         return Err(field("bids", "they do not make this landlord"));
     }
-    if let Some(w) = wild {
-        state.try_apply_action(Action::Wild(w)).map_err(|e| field("wild", e))?;
+    match wild {
+        Some(w) => state.try_apply_action(Action::Wild(w)).map_err(|e| field("wild", e))?,
+        None if state.phase() == Phase::Wild => {
+            return Err(field("wild", "missing: a laizi game in play has its wild rank drawn (\"wild\":\"7\")"));
+        }
+        None => {}
     }
     replay(&mut state, record)?;
     Ok(state)
@@ -821,5 +827,13 @@ mod tests {
             View::from_json(r#"{"rules":"two_player","seat_index":0,"hand":"55667788999TTJJQQ","bids":[1,1]}"#)
                 .unwrap();
         assert_eq!((bidder.robs(), bidder.legal_bids_vec()), (1, vec![0, 1]));
+        // Issue 64: the reader makes the game's own settings check (conceded of 17 to 255 was
+        // taken), and a laizi game in play without its wild rank was "over".
+        for conceded in [17, 200, 255] {
+            let e = err(&farmer.replace("\"conceded\":3", &format!("\"conceded\":{conceded}")));
+            assert!(e.starts_with(&format!("conceded: conceded = {conceded}: at most 16")), "{e}");
+        }
+        let e = err(r#"{"rules":"laizi","seat":"landlord","hand":"3344556777789TJQKA2B","bottom":"A2B","history":[]}"#);
+        assert!(e.starts_with("wild: missing"), "{e}");
     }
 }
