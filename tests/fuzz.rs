@@ -334,7 +334,9 @@ fn every_setting_of_the_limits_table_is_checked_where_it_is_read() {
             let inside = limit.holds(x);
             let outcome: Option<Result<(), String>> = match limit.name.split_once('.') {
                 // A config key: the whole file read by `ddz train`'s own reader.
-                Some((section, key)) if section != "pretrain" && !limit.name.starts_with('-') => {
+                Some((section, key))
+                    if !["pretrain", "protocol"].contains(&section) && !limit.name.starts_with('-') =>
+                {
                     let text = format!("[{section}]\n{key} = {}\n", toml_value(x));
                     Some(TrainConfig::parse(&text, Path::new("limits.toml")).map(drop).map_err(|e| e.to_string()))
                 }
@@ -354,7 +356,8 @@ fn every_setting_of_the_limits_table_is_checked_where_it_is_read() {
                     }
                     Some(c.validate().map_err(|e| e.to_string()))
                 }
-                _ => None, // Python arguments (python/tests) and --threads (cli.rs)
+                // Python arguments (python/tests), --threads (cli.rs) and protocol sizes (below).
+                _ => None,
             };
             let Some(outcome) = outcome else { continue };
             checked += 1;
@@ -370,4 +373,47 @@ fn every_setting_of_the_limits_table_is_checked_where_it_is_read() {
         }
     }
     assert!(checked > 300, "{checked} values checked");
+}
+
+#[test]
+fn protocol_sizes_of_the_limits_table_are_checked_where_requests_arrive() {
+    // Issue 64, class 3: the sizes of what one line may ask, at the edges of their ranges,
+    // through `ddz bot`'s own server (a line too long is skipped, the next answered).
+    use ddz::limits::{LIMITS, MOST_BATCH_ITEMS, MOST_LINE_BYTES};
+    let request = r#"{"seat":"landlord","hand":"3445566778899TTJJQBR","bottom":"3BR","history":[]}"#;
+    let serve = |input: String| -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        ddz::bot::serve(&mut RuleAgent::new(), ddz::bot::Protocol::Native, input.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    let declared = |name: &str| LIMITS.iter().find(|l| l.name == name).unwrap().most as u64;
+    assert_eq!(
+        (declared("protocol.batch_items"), declared("protocol.line_bytes")),
+        (MOST_BATCH_ITEMS, MOST_LINE_BYTES)
+    );
+    for items in [0, 1, MOST_BATCH_ITEMS, MOST_BATCH_ITEMS + 1, 10 * MOST_BATCH_ITEMS] {
+        let batch = format!("[{}]", vec![request; items as usize].join(","));
+        let answers = serve(format!("{batch}\n{request}\n"));
+        match items <= MOST_BATCH_ITEMS {
+            true => assert_eq!(answers[0].as_array().map(Vec::len), Some(items as usize)),
+            false => {
+                let e = answers[0]["error"].as_str().unwrap();
+                assert!(e.contains(&format!("protocol.batch_items = {items}")), "{e}");
+            }
+        }
+        assert!(answers[1]["play"].is_string(), "the next line is answered");
+    }
+    for bytes in [MOST_LINE_BYTES, MOST_LINE_BYTES + 1, 8 * MOST_LINE_BYTES] {
+        // The request padded with spaces to `bytes` (JSON reads past them).
+        let padded = format!("{request}{}", " ".repeat(bytes as usize - request.len()));
+        let answers = serve(format!("{padded}\n{request}\n"));
+        match bytes <= MOST_LINE_BYTES {
+            true => assert!(answers[0]["play"].is_string(), "{}", answers[0]),
+            false => {
+                let e = answers[0]["error"].as_str().unwrap();
+                assert!(e.contains(&format!("protocol.line_bytes = {bytes}")), "{e}");
+            }
+        }
+        assert!(answers[1]["play"].is_string(), "the next line is answered");
+    }
 }

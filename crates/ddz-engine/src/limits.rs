@@ -39,6 +39,18 @@ pub const MOST_SECONDS: f64 = 1e9;
 /// request is an error naming the limit, never an allocation that aborts.
 pub const MOST_DEALS: u64 = 10_000_000;
 
+/// The longest request line a line server reads (1 MiB: a batch of the most requests with
+/// whole games' histories fits).
+pub const MOST_LINE_BYTES: u64 = 1 << 20;
+
+/// The most requests in one batch line: a laizi lead can have 8,000 legal plays, so a batch's
+/// plays are bounded by this times that (and scored [`PLAYS_PER_PASS`] at a time).
+pub const MOST_BATCH_ITEMS: u64 = 256;
+
+/// Plays a network scores in one forward pass at most: a decision or a batch with more is
+/// scored in passes of this many, so a large one costs time, never unbounded memory.
+pub const PLAYS_PER_PASS: usize = 4096;
+
 /// The table: every entry is checked by [`check`] where the value is read, and the fuzz test
 /// (`tests/fuzz.rs`, `python/tests/test_env.py`) drives each entry's real reader with values
 /// from the whole range of its type.
@@ -70,6 +82,11 @@ pub const LIMITS: &[Limit] = &[
     whole("pretrain.patience", 1, 1 << 20),
     // Command-line settings of evaluation and the bots.
     whole("--threads", 1, 1024),
+    // Protocol sizes of the line servers (`ddz bot`, `moves`, `solve`; `ddz.Agent`): checked
+    // on what arrives, so one request line costs bounded memory. A line longer than this is
+    // answered with an error and skipped unread; a batch holds at most this many requests.
+    whole("protocol.line_bytes", 0, MOST_LINE_BYTES),
+    whole("protocol.batch_items", 0, MOST_BATCH_ITEMS),
     // Python arguments.
     number("Agent(timeout)", 1e-3, MOST_SECONDS),
     number("VecEnv(timeout)", 1e-3, MOST_SECONDS),

@@ -113,7 +113,7 @@ fn check_one_deck(rules: Rules, hand: Counts, rival: Option<&Play>) -> Result<()
 
 /// Serves requests of `rules` until end of input. Returns the number of lines that were errors.
 pub fn serve(rules: Rules, input: impl BufRead, output: impl Write) -> std::io::Result<usize> {
-    serve_json_lines(input, output, None, |line| match rules {
+    serve_json_lines(input, output, None, crate::limits::MOST_LINE_BYTES as usize, |line| match rules {
         Rules::Standard | Rules::TwoPlayer => {
             answer_under(rules, line).map(|legal| serde_json::json!({ "legal": legal }))
         }

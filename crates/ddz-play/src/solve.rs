@@ -98,7 +98,9 @@ pub fn answer(solver: &mut Solver, line: &str, max_nodes: u64, ms: u64) -> Resul
 /// milliseconds (0 = no limit); returns how many lines were errors.
 pub fn serve(input: impl BufRead, output: impl Write, max_nodes: u64, ms: u64) -> std::io::Result<usize> {
     let mut solver = Solver::new();
-    serve_json_lines(input, output, None, |line| answer(&mut solver, line, max_nodes, ms))
+    serve_json_lines(input, output, None, crate::limits::MOST_LINE_BYTES as usize, |line| {
+        answer(&mut solver, line, max_nodes, ms)
+    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use super::{Agent, BidTurn, Candidate, Fault, Query, Turn};
 use crate::encode::{STATE_DIM, encode_view};
 use crate::game::{MoveList, Play, State, View, prune_plays};
+use crate::limits::PLAYS_PER_PASS;
 use crate::search::{Policy, argmax};
 use ddz_nets::{BidNetwork, QNetwork, QValues, Values};
 
@@ -34,12 +35,8 @@ impl<N: QValues> ModelAgent<N> {
 
     /// [`ModelAgent::q_values`] with the score head's expected points.
     pub fn values(&mut self, view: &View<'_>, plays: &[Play]) -> Values {
-        encode_view(view, &mut self.state_buf);
-        let layout = self.net.config().action_layout();
-        self.action_buf.resize(plays.len() * layout.dim(), 0.0);
-        layout.encode_plays(view, plays, &mut self.action_buf);
-        let owner = vec![0i64; plays.len()];
-        self.net.values(&self.state_buf, &self.action_buf, &owner)
+        let mut one = self.values_many(&[(view, plays)]);
+        one.pop().unwrap_or(Values { q: Vec::new(), points: None }) // one decision in, one out
     }
 
     /// The network's greedy choice among `plays` of `view` (among the kept ones, when the
@@ -83,18 +80,56 @@ impl<N: QValues> ModelAgent<N> {
         self.values_many(decisions).into_iter().map(|v| v.q).collect()
     }
 
-    /// [`ModelAgent::q_values_many`] with the score head's expected points.
+    /// [`ModelAgent::q_values_many`] with the score head's expected points, in forward passes
+    /// of at most [`PLAYS_PER_PASS`] plays (a decision with more is split over passes).
     pub fn values_many(&mut self, decisions: &[(&View<'_>, &[Play])]) -> Vec<Values> {
-        let rows: usize = decisions.iter().map(|(_, plays)| plays.len()).sum();
+        self.values_in_passes(decisions, PLAYS_PER_PASS)
+    }
+
+    /// [`ModelAgent::values_many`] in passes of at most `most` plays.
+    fn values_in_passes(&mut self, decisions: &[(&View<'_>, &[Play])], most: usize) -> Vec<Values> {
+        let points = self.net.score_margin().map(|_| Vec::new());
+        let mut out: Vec<Values> = decisions.iter().map(|_| Values { q: Vec::new(), points: points.clone() }).collect();
+        // Pieces of decisions (decision, its plays from..to) gathered into passes.
+        let mut pass: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+        let mut rows = 0;
+        for (k, (_, plays)) in decisions.iter().enumerate() {
+            let mut from = 0;
+            while from < plays.len() {
+                let take = (most - rows).min(plays.len() - from);
+                pass.push((k, from..from + take));
+                (rows, from) = (rows + take, from + take);
+                if rows == most {
+                    self.score_pass(decisions, &pass, &mut out);
+                    (pass, rows) = (Vec::new(), 0);
+                }
+            }
+        }
+        if !pass.is_empty() {
+            self.score_pass(decisions, &pass, &mut out);
+        }
+        out
+    }
+
+    /// One forward pass over `pieces` (each a decision's range of plays, one state row each),
+    /// the values appended to each decision's in `out`.
+    fn score_pass(
+        &mut self,
+        decisions: &[(&View<'_>, &[Play])],
+        pieces: &[(usize, std::ops::Range<usize>)],
+        out: &mut [Values],
+    ) {
+        let rows: usize = pieces.iter().map(|(_, r)| r.len()).sum();
         let layout = self.net.config().action_layout();
         let width = layout.dim();
-        self.state_buf.resize(decisions.len() * STATE_DIM, 0.0);
+        self.state_buf.resize(pieces.len() * STATE_DIM, 0.0);
         self.action_buf.resize(rows * width, 0.0);
         let mut owner = Vec::with_capacity(rows);
-        for (k, (view, plays)) in decisions.iter().enumerate() {
+        for (k, (d, range)) in pieces.iter().enumerate() {
+            let (view, plays) = decisions[*d];
             encode_view(view, &mut self.state_buf[k * STATE_DIM..(k + 1) * STATE_DIM]);
             let context = layout.context(view);
-            for p in plays.iter() {
+            for p in &plays[range.clone()] {
                 let row = owner.len();
                 layout.encode(p, &context, &mut self.action_buf[row * width..(row + 1) * width]);
                 owner.push(k as i64);
@@ -102,14 +137,15 @@ impl<N: QValues> ModelAgent<N> {
         }
         let all = self.net.values(&self.state_buf, &self.action_buf, &owner);
         self.state_buf.truncate(STATE_DIM);
-        let mut out = Vec::with_capacity(decisions.len());
         let mut at = 0;
-        for (_, plays) in decisions {
-            let part = at..at + plays.len();
-            out.push(Values { q: all.q[part.clone()].to_vec(), points: all.points.as_ref().map(|p| p[part].to_vec()) });
-            at += plays.len();
+        for (d, range) in pieces {
+            let part = at..at + range.len();
+            out[*d].q.extend_from_slice(&all.q[part.clone()]);
+            if let (Some(mine), Some(p)) = (out[*d].points.as_mut(), all.points.as_ref()) {
+                mine.extend_from_slice(&p[part]);
+            }
+            at += range.len();
         }
-        out
     }
 
     /// The network's greedy choice at each decision, all in one forward pass.
@@ -276,6 +312,15 @@ mod tests {
         let alone: Vec<usize> = positions.iter().map(|(s, p)| net.choose(Turn::new(s, p).unwrap())).collect();
         assert_eq!(batched, alone);
         assert!(alone.iter().any(|&k| k > 0), "the choices are not all the first play");
+        // Passes of 7 plays (decisions split across them) give the values one pass gives.
+        let decisions: Vec<(&View, &[Play])> = positions.iter().map(|(s, p)| (s, p.as_slice())).collect();
+        assert!(decisions.iter().any(|(_, p)| p.len() > 7), "some decision spans passes");
+        let in_sevens = net.values_in_passes(&decisions, 7);
+        let whole = net.values_in_passes(&decisions, usize::MAX);
+        for (a, b) in in_sevens.iter().zip(&whole) {
+            let close = |x: &[f32], y: &[f32]| x.len() == y.len() && x.iter().zip(y).all(|(x, y)| (x - y).abs() < 1e-5);
+            assert!(close(&a.q, &b.q) && close(a.points.as_deref().unwrap(), b.points.as_deref().unwrap()));
+        }
     }
 
     #[test]

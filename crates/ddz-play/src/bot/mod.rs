@@ -133,6 +133,8 @@ fn answer_native_line(agent: &mut dyn Agent, line: &str) -> Result<serde_json::V
 /// forward pass.
 fn answer_batch(agent: &mut dyn Agent, line: &str) -> Result<serde_json::Value, BotError> {
     let items: Vec<Box<serde_json::value::RawValue>> = serde_json::from_str(line)?;
+    crate::limits::check("protocol.batch_items", items.len() as u64)
+        .map_err(|e| BotError::Impossible(e.to_string()))?;
     let mut answers: Vec<Result<serde_json::Value, BotError>> = Vec::with_capacity(items.len());
     let mut plays: Vec<(usize, View<'static>, Vec<Play>, u64)> = Vec::new();
     for (k, item) in items.iter().enumerate() {
@@ -251,10 +253,12 @@ pub fn serve(
     output: impl Write,
 ) -> std::io::Result<usize> {
     match protocol {
-        Protocol::Native => serve_json_lines(input, output, None, |line| answer_native_line(agent, line)),
+        Protocol::Native => serve_json_lines(input, output, None, crate::limits::MOST_LINE_BYTES as usize, |line| {
+            answer_native_line(agent, line)
+        }),
         Protocol::Botzone => {
             let mut session = BotzoneSession::default();
-            serve_json_lines(input, output, Some(KEEP_RUNNING), |line| {
+            serve_json_lines(input, output, Some(KEEP_RUNNING), crate::limits::MOST_LINE_BYTES as usize, |line| {
                 session.respond(agent, line).map(|answer| serde_json::json!({ "response": answer }))
             })
         }
