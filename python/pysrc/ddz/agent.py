@@ -38,6 +38,8 @@ from typing import Optional
 from . import FIRST_BID, RandomAgent, RuleAgent, State, limits
 from ._ddz import NativeAgent
 
+# The most requests one batch line may hold (the limits table's ``protocol.batch_items``).
+_BATCH_ITEMS = int(next(most for name, _, most, _ in limits() if name == "protocol.batch_items"))
 
 
 class AgentError(RuntimeError):
@@ -126,9 +128,13 @@ class Agent:
         if not states:
             return []
         requests = [self._request(state) for state in states]
-        answers = self._ask(requests)
-        if not isinstance(answers, list) or len(answers) != len(states):
-            raise AgentError(f"{self}: answered {str(answers)[:300]} to a batch of {len(states)} requests")
+        answers: list = []
+        for at in range(0, len(requests), _BATCH_ITEMS):  # a line holds the protocol's batch at most
+            part = requests[at : at + _BATCH_ITEMS]
+            answered = self._ask(part)
+            if not isinstance(answered, list) or len(answered) != len(part):
+                raise AgentError(f"{self}: answered {str(answered)[:300]} to a batch of {len(part)} requests")
+            answers.extend(answered)
         return [self._action(s, r, self._checked(a, r)) for s, r, a in zip(states, requests, answers)]
 
     def close(self) -> None:

@@ -361,6 +361,15 @@ impl Agent for BotAgent {
         if !self.batches {
             return super::one_by_one(self, queries);
         }
+        // A bot line holds at most the protocol's batch: more go in lines of that many.
+        let most = ddz_engine::limits::MOST_BATCH_ITEMS as usize;
+        if queries.len() > most {
+            let mut picks = Vec::with_capacity(queries.len());
+            for part in queries.chunks(most) {
+                picks.extend(self.try_choose_many(part)?);
+            }
+            return Ok(picks);
+        }
         let requests: Vec<String> = queries.iter().map(|q| request_line(q.turn.view)).collect::<Result<_, _>>()?;
         let line = format!("[{}]", requests.join(","));
         let text = self.ask_process(&line).map_err(|reason| self.fault(&reason, &line))?;
