@@ -656,6 +656,102 @@ fn clients_that_never_finish_a_request_neither_lock_others_out_nor_hold_up_a_sto
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A search agent with no time budget (`ms=`): 10 million simulations, minutes per decision.
+const SLOW_AGENT: &str = "ismcts:random?sims=10000000";
+
+#[test]
+fn a_stop_saves_the_games_whose_agents_are_thinking_and_does_not_wait_for_them() {
+    let dir = scratch("thinking");
+    let mut server = Server::start(&["--agents", SLOW_AGENT, "--log-dir", dir.to_str().unwrap()]);
+    let base = server.base.clone();
+    // Game one: the person leads, then the agent after them thinks.
+    let (s, game) = call("POST", &format!("{base}/api/games"), Some(r#"{"seat":"landlord","deal":2}"#));
+    assert_eq!(s, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    let lead = game["view"]["hand"][0]["rank"].as_str().unwrap().to_string();
+    let url = format!("{base}/api/games/{id}/play");
+    let body = json!({ "play": lead }).to_string();
+    let played = std::thread::spawn(move || client().post(&url).header("Content-Type", "application/json").send(&body));
+    // Game two: the agent in the landlord's seat thinks before the start is answered.
+    let url = format!("{base}/api/games");
+    let started = std::thread::spawn(move || {
+        client().post(&url).header("Content-Type", "application/json").send(r#"{"seat":"landlord_down","deal":4}"#)
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    // The game is there to look at while its agent thinks: a look never waits for an agent.
+    let look = std::time::Instant::now();
+    let (s, shown) = call("GET", &format!("{base}/api/games/{id}"), None);
+    assert_eq!((s, shown["view"]["to_move"].as_u64()), (200, Some(1)), "{shown}");
+    assert!(look.elapsed() < Duration::from_secs(2), "a look waited {:?}", look.elapsed());
+    let pid = server.child.id().to_string();
+    let stop = std::time::Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = loop {
+        match server.child.try_wait().unwrap() {
+            Some(status) => break status,
+            None if stop.elapsed() > Duration::from_secs(15) => panic!("still serving 15 s after SIGTERM"),
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    assert!(status.success(), "a clean stop: {status:?}");
+    // The grace for answers being written (5 s), then the save, never the agents' minutes.
+    assert!(stop.elapsed() < Duration::from_secs(9), "stopped after {:?}", stop.elapsed());
+    let unfinished = std::fs::read_to_string(dir.join("unfinished.jsonl")).unwrap();
+    let mut plays: Vec<usize> = unfinished
+        .lines()
+        .map(|line| {
+            let log: Value = serde_json::from_str(line).unwrap();
+            assert!(log["players"].to_string().contains("ismcts"), "{log}");
+            log["plays"].as_array().unwrap().len()
+        })
+        .collect();
+    plays.sort();
+    assert_eq!(plays, [0, 1], "both games, the person's lead in one: {unfinished}");
+    // Both requests in flight were cut by the stop, not answered after it.
+    assert!(played.join().unwrap().is_err() && started.join().unwrap().is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn clients_that_pipeline_requests_and_never_read_are_cut_after_the_write_deadline() {
+    let dir = scratch("unread");
+    let server = Server::start(&["--agents", NETWORK, "--log-dir", dir.to_str().unwrap()]);
+    let address = server.base.trim_start_matches("http://").to_string();
+    // 4,000 requests for the page (16 KB each, 65 MB in all) sent at once, no answer read.
+    const REQUESTS: usize = 4000;
+    let page_bytes = client().get(&format!("{}/", server.base)).call().unwrap().body_mut().read_to_string().unwrap();
+    let page_bytes = page_bytes.len();
+    let greedy: Vec<std::net::TcpStream> = (0..3)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&address).unwrap();
+            c.write_all("GET / HTTP/1.1\r\nHost: x\r\n\r\n".repeat(REQUESTS).as_bytes()).unwrap();
+            c
+        })
+        .collect();
+    // Others are answered meanwhile.
+    let (s, e) = call("GET", &format!("{}/api/openapi.json", server.base), None);
+    assert_eq!(s, 200, "{e}");
+    std::thread::sleep(ddz::serve::WRITE_TIME + Duration::from_secs(3));
+    // Each connection was closed: what the kernel's buffers held arrives, then the end of the
+    // stream (or a reset), far short of every answer.
+    for mut c in greedy {
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut got = 0usize;
+        let mut buf = vec![0u8; 1 << 16];
+        let end = loop {
+            match std::io::Read::read(&mut c, &mut buf) {
+                Ok(0) => break "closed".to_string(),
+                Ok(n) => got += n,
+                Err(e) => break format!("{:?}", e.kind()),
+            }
+        };
+        assert!(matches!(end.as_str(), "closed" | "ConnectionReset"), "the connection was left open: {end}");
+        assert!(got < REQUESTS * page_bytes / 2, "{got} bytes: nearly every answer was written");
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn the_web_api_plays_laizi_asking_for_readings_and_logs_the_wild_rank() {
     let dir = scratch("api-laizi");

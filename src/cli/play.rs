@@ -59,11 +59,15 @@ pub fn serve(args: ServeArgs) -> Result<()> {
     config.bidding = args.bidding;
     config.rules = args.rules;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the server runtime")?;
-    rt.block_on(async move {
+    let served = rt.block_on(async move {
         let addr = format!("{}:{}", args.host, args.port);
         let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("listening on {addr}"))?;
         let address = listener.local_addr()?.to_string();
         report::show(&Listening { address, log_dir: args.log_dir }, false)?;
         ddz::serve::serve(listener, config).await.context("serving")
-    })
+    });
+    // An agent still thinking (a search with no `ms=`) does not hold up the stop: its game is
+    // saved already, and its thread ends with the process.
+    rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    served
 }

@@ -53,6 +53,45 @@ pub enum Event {
     Wild(WildRank),
 }
 
+/// An agent's decision taken out of its [`Session`]: the agent and a copy of the state.
+pub struct AgentTurn {
+    seat: Seat,
+    agent: Box<dyn Agent>,
+    state: State,
+}
+
+/// What an [`AgentTurn`] decided, for [`Session::apply_agent_answer`].
+pub struct AgentAnswer {
+    seat: Seat,
+    agent: Box<dyn Agent>,
+    action: AgentAction,
+}
+
+enum AgentAction {
+    Bid(u8),
+    Play(Play),
+}
+
+impl AgentTurn {
+    /// The agent's bid or play (an agent that gives no bid passes, and says so on stderr).
+    pub fn think(mut self) -> AgentAnswer {
+        let action = if self.state.phase() == Phase::Bid {
+            match crate::agents::play::bid(self.agent.as_mut(), &mut self.state) {
+                Ok((bid, _)) => AgentAction::Bid(bid),
+                Err(fault) => {
+                    eprintln!("{} gave no bid, so it passes: {fault}", self.agent.name());
+                    AgentAction::Bid(0) // a pass is always a legal bid
+                }
+            }
+        } else {
+            let mut plays = MoveList::new();
+            self.state.legal_plays_into(&mut plays);
+            AgentAction::Play(decide(self.agent.as_mut(), &self.state, &plays).play)
+        };
+        AgentAnswer { seat: self.seat, agent: self.agent, action }
+    }
+}
+
 /// The rules every person's game is played under: the landlord fixed by the deal (seat 0 of a
 /// deal) or, with `bidding`, chosen by 1–2–3 bids (two-player: calling and robbing; the first
 /// bidder drawn from `seed`; a deal everyone passes on is dealt again); points × the bid, × 2 per
@@ -145,30 +184,43 @@ impl Session {
     /// what they did, in order.
     pub fn play_agents(&mut self) -> Vec<Event> {
         let mut made = Vec::new();
-        let mut plays = MoveList::new();
-        loop {
-            self.redeal_if_all_passed(&mut made);
-            self.draw_wild(&mut made);
-            let Some(seat) = self.state.current_player().filter(|&s| s != self.human) else { break };
-            let agent = self.agents[seat.index()].as_mut().expect("an agent in every other seat");
-            if self.state.phase() == Phase::Bid {
-                let bid = match crate::agents::play::bid(agent.as_mut(), &mut self.state) {
-                    Ok((bid, _)) => bid,
-                    Err(fault) => {
-                        eprintln!("{} gave no bid, so it passes: {fault}", agent.name());
-                        self.state.apply_bid_unchecked(0); // a pass is always a legal bid
-                        0
-                    }
-                };
-                made.push(Event::Bid { seat, bid });
-                continue;
-            }
-            self.state.legal_plays_into(&mut plays);
-            let decision = decide(agent.as_mut(), &self.state, &plays);
-            self.state.apply_play_unchecked(decision.play);
-            made.push(Event::Play(PlayRecord { seat, play: decision.play }));
+        while let Some(turn) = self.next_agent_turn(&mut made) {
+            let answer = turn.think();
+            self.apply_agent_answer(answer, &mut made);
         }
         made
+    }
+
+    /// The next agent's decision, taken out of the session with a copy of the state, so that
+    /// the agent thinks without holding the session (a server saves the game meanwhile); or
+    /// `None` when the person is to act, the game is over, or that agent is already thinking.
+    /// Deals again and draws the wild rank on the way, as the game asks.
+    pub fn next_agent_turn(&mut self, made: &mut Vec<Event>) -> Option<AgentTurn> {
+        self.redeal_if_all_passed(made);
+        self.draw_wild(made);
+        let seat = self.state.current_player().filter(|&s| s != self.human)?;
+        let agent = self.agents[seat.index()].take()?;
+        Some(AgentTurn { seat, agent, state: self.state.clone() })
+    }
+
+    /// Makes the decision an agent of [`Session::next_agent_turn`] came back with and gives the
+    /// agent its seat again. The seat is still to act: no one else acts at an agent's turn.
+    pub fn apply_agent_answer(&mut self, answer: AgentAnswer, made: &mut Vec<Event>) {
+        let AgentAnswer { seat, agent, action } = answer;
+        self.agents[seat.index()] = Some(agent);
+        if self.state.current_player() != Some(seat) {
+            return; // unreachable while only agents act at their turns; nothing is made twice
+        }
+        match action {
+            AgentAction::Bid(bid) => {
+                self.state.apply_bid_unchecked(bid);
+                made.push(Event::Bid { seat, bid });
+            }
+            AgentAction::Play(play) => {
+                self.state.apply_play_unchecked(play);
+                made.push(Event::Play(PlayRecord { seat, play }));
+            }
+        }
     }
 
     /// A deal everyone passed on is dealt again (from the session's seed and deal count).

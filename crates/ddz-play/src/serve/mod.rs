@@ -17,6 +17,9 @@
 //! are bounded, so memory stays bounded.
 
 mod advise;
+mod deadline;
+
+pub use deadline::WRITE_TIME;
 
 use crate::agents::AgentSpec;
 use crate::game::{Deal, DealSet, Seat, generate_deals_for};
@@ -204,8 +207,10 @@ pub const STOP_GRACE: Duration = Duration::from_secs(5);
 ///
 /// Every connection is bounded in time whatever the client does: its headers (and the wait
 /// for the next request on a kept-alive connection) within [`HEADER_TIME`], each request
-/// within [`REQUEST_TIME`]. On a signal the server stops accepting, lets the answers being
-/// written finish for at most [`STOP_GRACE`], then cuts what is left and saves the games.
+/// within [`REQUEST_TIME`], and a client that takes no byte of its answers for [`WRITE_TIME`]
+/// is cut. On a signal the server stops accepting, lets the answers being written finish for
+/// at most [`STOP_GRACE`], then cuts what is left and saves the games: agents think on a copy
+/// of their game, so a save never waits for one.
 pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> std::io::Result<()> {
     let (router, app) = routes(config);
     let (stopping, stop_seen) = stop_flag::channel(false);
@@ -259,7 +264,7 @@ async fn connection(
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(HEADER_TIME)
-        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        .serve_connection(hyper_util::rt::TokioIo::new(deadline::WriteDeadline::new(stream)), service);
     tokio::pin!(conn);
     tokio::select! {
         _ = conn.as_mut() => return,
@@ -401,19 +406,37 @@ async fn start_game(app: Arc<App>, body: StartBody) -> ApiResult<GameReply> {
     make_room(&app)?;
     let agents = app.config.agents.clone();
     let rules = crate::play::rules(app.config.bidding, app.config.rules, seed);
-    let (session, agent_plays) = blocking(move || {
-        let mut session = Session::with_rules(&deal, seat, &agents, seed, "human:web", rules)
-            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-        let plays = session.play_agents();
-        Ok((session, plays))
+    let session = blocking(move || {
+        Session::with_rules(&deal, seat, &agents, seed, "human:web", rules)
+            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
     })
     .await?;
     let id = format!("{:032x}", rand::random::<u128>());
-    let view = session.screen();
-    let mut games = app.games();
-    admit(&mut games, app.config.max_games)?;
-    games.insert(id.clone(), Game { session: Arc::new(Mutex::new(session)), last_used: Instant::now(), saved: false });
+    let session = Arc::new(Mutex::new(session));
+    {
+        // In the table before the agents' first plays: a stop while they think saves it.
+        let mut games = app.games();
+        admit(&mut games, app.config.max_games)?;
+        games.insert(id.clone(), Game { session: session.clone(), last_used: Instant::now(), saved: false });
+    }
+    let (view, agent_plays) = blocking(move || {
+        let plays = play_agents_unlocked(&session);
+        Ok((lock(&session).screen(), plays))
+    })
+    .await?;
     Ok(Json(GameReply { id, view, agent_plays: plays_view(agent_plays), saved: None }))
+}
+
+/// The agents' plays until the person's turn, each agent thinking on a copy of the game with
+/// the session unlocked: a stop, a sweep or a look at the game never waits for an agent.
+fn play_agents_unlocked(session: &Mutex<Session>) -> Vec<Event> {
+    let mut made = Vec::new();
+    loop {
+        let Some(turn) = lock(session).next_agent_turn(&mut made) else { break };
+        let answer = turn.think();
+        lock(session).apply_agent_answer(answer, &mut made);
+    }
+    made
 }
 
 /// Counts a new game of `client`, or refuses it (429) past its games of the last minute.
@@ -485,9 +508,9 @@ async fn play(
     let Json(body) = body?;
     let session = session_of(&app, &id)?;
     let (view, plays, over) = blocking(move || {
-        let mut s = lock(&session);
-        s.act_human(&body.play).map_err(|reason| ApiError(StatusCode::BAD_REQUEST, reason.0))?;
-        let plays = s.play_agents();
+        lock(&session).act_human(&body.play).map_err(|reason| ApiError(StatusCode::BAD_REQUEST, reason.0))?;
+        let plays = play_agents_unlocked(&session);
+        let s = lock(&session);
         Ok((s.screen(), plays, s.is_over()))
     })
     .await?;
