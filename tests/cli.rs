@@ -157,6 +157,13 @@ fn search_agents_work_from_the_command_line() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("visits)"), "{text}");
     assert!(text.contains("goes out"), "{text}");
+    // A game an agent left unfinished (a bot that exits without answering) is told up to
+    // there, and the exit status says it did not end.
+    let out = ddz().args(["replay", "--deal", "3", "--agents", "rule,bot:true,rule"]).output().unwrap();
+    let (text, error) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("landlord_down gave no answer; the game ends here"), "{text}");
+    assert!(error.contains("deal 3 was not played to its end: seat 1"), "{error}");
     // In evaluation, with a clear error for a bad knob.
     let out = ddz()
         .args(["eval", "--a", "alphabeta:heuristic?depth=1&worlds=2", "--b", "random", "--n", "4"])

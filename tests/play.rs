@@ -351,6 +351,19 @@ fn variant_logs_pretrain(dir: &Path, games: &Path, rules: &str, config: &str) ->
     assert!(!standard.status.success() && said.contains(&format!("the logs hold {rules} games")), "{said}");
     let variant = pretrain(config);
     assert!(variant.status.success(), "{}", String::from_utf8_lossy(&variant.stderr));
+    // A file mixing rule sets: with --skip-invalid, the standard games are left out, not the file.
+    let mixed = dir.join("mixed.jsonl");
+    let shipped = std::fs::read_to_string("tests/data/rule_selfplay_2000.jsonl").unwrap();
+    let standard: String = shipped.lines().take(3).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&mixed, format!("{standard}{}", std::fs::read_to_string(games).unwrap())).unwrap();
+    let skipping = ddz()
+        .args(["pretrain", "--logs", mixed.to_str().unwrap(), "--out", out.to_str().unwrap(), "--steps", "2"])
+        .args(["--device", "cpu", "--config", config, "--skip-invalid"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&skipping.stderr);
+    assert!(skipping.status.success(), "{said}");
+    assert!(said.contains(&format!("skipped 3 game(s) of other rules than the network's ({rules} rules)")), "{said}");
     ddz::model::load_network(&out.join("model.safetensors")).unwrap()
 }
 

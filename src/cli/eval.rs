@@ -166,7 +166,13 @@ pub fn replay(deal: usize, agents: &[AgentSpec], deals: &DealSource) -> Result<(
     let built: Vec<Box<dyn Agent>> = agents.iter().map(|a| a.build()).collect::<Result<_, _>>()?;
     let mut three: [Box<dyn Agent>; 3] =
         built.try_into().map_err(|_| anyhow::anyhow!("--agents takes three agents"))?;
-    report::show(&Replay(ddz::replay::replay(d, &mut three)), false)
+    let replayed = ddz::replay::replay(d, &mut three);
+    report::show(&Replay(replayed.text), false)?;
+    match replayed.fault {
+        // The game is told up to the decision; the exit status says it did not end.
+        Some(fault) => bail!("deal {deal} was not played to its end: {fault}"),
+        None => Ok(()),
+    }
 }
 
 /// The key decisions put to each agent.

@@ -2,7 +2,7 @@
 //! every decision of a network or search agent its five best candidate plays with their values
 //! (Q for a network, the search's mean value and visits for a search agent).
 
-use crate::agents::{Agent, Candidate, Turn, play_out};
+use crate::agents::{Agent, Candidate, SeatFault, Turn, play_out};
 use crate::game::{Deal, Play, Role, Seat, State};
 use std::cmp::Ordering;
 use std::fmt::Write;
@@ -12,9 +12,17 @@ fn role_name(state: &State, seat: Seat) -> &'static str {
     state.role(seat).map_or("nobody", Role::name)
 }
 
+/// A game told move by move, and the fault that ended it early, if an agent gave no answer.
+pub struct Replayed {
+    /// The hands, each play and the candidates weighed, for a person to read.
+    pub text: String,
+    /// The agent that gave no answer, which ended the game at that decision (the text says so).
+    pub fault: Option<SeatFault>,
+}
+
 /// Plays `deal` with `agents[0]` as landlord, `[1]` as landlord_down, `[2]` as landlord_up.
-/// An agent that gives no answer ends the game there: the text says so.
-pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
+/// An agent that gives no answer ends the game there: the text says so, and the fault is kept.
+pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> Replayed {
     let mut out = String::new();
     let mut state = State::new(Default::default());
     state.deal_hands(deal.hands, deal.bottom);
@@ -44,12 +52,12 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
         Ok(n) => n,
         Err(f) => {
             let _ = writeln!(out, "\n{} gave no answer; the game ends here: {}", role_name(&state, f.seat), f.fault);
-            return out;
+            return Replayed { text: out, fault: Some(f) };
         }
     };
     let Some(winner) = state.winner() else {
         let _ = writeln!(out, "\nthe game ended without a winner");
-        return out;
+        return Replayed { text: out, fault: None };
     };
     let side = if state.landlord() == Some(winner) { "the landlord wins" } else { "the farmers win" };
     let bombs = state.bombs_played();
@@ -57,7 +65,7 @@ pub fn replay(deal: &Deal, agents: &mut [Box<dyn Agent>; 3]) -> String {
     if illegal > 0 {
         let _ = writeln!(out, "illegal answers: {illegal}");
     }
-    out
+    Replayed { text: out, fault: None }
 }
 
 /// The five best candidates: by visits when the agent counts them, else by value; never the

@@ -95,10 +95,21 @@ pub fn actor(args: ActorArgs) -> Result<()> {
 pub fn pretrain(args: PretrainArgs) -> Result<()> {
     runtime::configure_threads(1);
     let model = TrainConfig::load(&args.config)?.model;
-    let (games, bad) = ddz::logs::read_logs(&args.logs, args.skip_invalid)
+    let (mut games, bad) = ddz::logs::read_logs(&args.logs, args.skip_invalid)
         .map_err(|e| anyhow::anyhow!("{e} (use --skip-invalid to leave such games out)"))?;
     for e in &bad {
         eprintln!("skipped {e}");
+    }
+    let mut skipped = bad.len();
+    if args.skip_invalid {
+        // Games of other rules are games this network cannot learn from: left out like bad ones.
+        let before = games.len();
+        games.retain(|(_, g)| g.state.config().rules == model.rules);
+        let other = before - games.len();
+        if other > 0 {
+            eprintln!("skipped {other} game(s) of other rules than the network's ({} rules)", model.rules);
+        }
+        skipped += other;
     }
     let PretrainArgs { steps, batch_size, lr, val_share, patience, seed, device, player, .. } = args;
     let cfg = ddz::pretrain::PretrainConfig {
@@ -113,7 +124,7 @@ pub fn pretrain(args: PretrainArgs) -> Result<()> {
         player,
         ..Default::default()
     };
-    let summary = ddz::pretrain::pretrain(games, bad.len(), &args.out, &cfg, false)?;
+    let summary = ddz::pretrain::pretrain(games, skipped, &args.out, &cfg, false)?;
     report::show(&summary, false)?;
     if summary.validated_on_training_data {
         eprintln!(

@@ -65,15 +65,32 @@ impl Advisors {
             .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, format!("busy: no turn within {WAIT:?}")))?
             .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping".into()))?;
         let mut agent = self.take(which)?;
-        let (agent, advice) = tokio::task::spawn_blocking(move || {
+        let answered = tokio::task::spawn_blocking(move || {
             agent.reset(seed);
-            let advice = advise(agent.as_mut(), &view);
-            (agent, advice)
+            // A panic anywhere in the agent (its bid, its values) is the server's fault: 500.
+            let advice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| advise(agent.as_mut(), &view)));
+            advice.map(|advice| (agent, advice)).map_err(|panic| panic_text(&*panic))
         })
-        .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the advice failed: {e}")))?;
+        .await;
+        let failed = |why: String| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the advice failed: {why}"));
+        match answered.map_err(|e| failed(e.to_string()))? {
+            Ok((agent, advice)) => {
+                self.give_back(which, agent);
+                advice.map_err(bad)
+            }
+            Err(why) => {
+                // The agent, whose state the panic may have left broken, is replaced by a new
+                // one: the pool keeps its advisor.
+                if let Ok(fresh) = self.specs[which].build() {
+                    self.give_back(which, fresh);
+                }
+                Err(failed(why))
+            }
+        }
+    }
+
+    fn give_back(&self, which: usize, agent: Box<dyn Agent>) {
         self.idle.lock().unwrap_or_else(|e| e.into_inner())[which].push(agent);
-        advice.map_err(bad)
     }
 
     /// An idle agent of spec `which`, or a new one.
@@ -83,6 +100,12 @@ impl Advisors {
         }
         self.specs[which].build().map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
     }
+}
+
+/// What a panic said.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic.downcast_ref::<String>().map(String::as_str).or_else(|| panic.downcast_ref::<&str>().copied());
+    text.unwrap_or("a panic with no message").to_string()
 }
 
 /// The request without its `"agent"` key, and which agent that key names.
@@ -130,4 +153,40 @@ fn advise(agent: &mut dyn Agent, view: &View<'_>) -> Result<Advice, BotError> {
         ranked.sort_by(|a, b| b.value.partial_cmp(&a.value).unwrap_or(std::cmp::Ordering::Equal));
     }
     Ok(Advice::Play { agent: name, play: play_notation(&chosen), plays: ranked })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::BidTurn;
+
+    /// Panics at every bid: a stand-in for an agent with a bug.
+    struct PanicsAtBids;
+    impl Agent for PanicsAtBids {
+        fn name(&self) -> String {
+            "panics".into()
+        }
+        fn choose(&mut self, _turn: Turn<'_>) -> usize {
+            0
+        }
+        fn bid(&mut self, _turn: BidTurn<'_>) -> u8 {
+            panic!("a bug in the bidding")
+        }
+    }
+
+    #[tokio::test]
+    async fn an_agent_that_panics_gets_500_and_is_replaced_by_a_new_one() {
+        let advisors = Advisors::new(["rule".parse().unwrap(), "rule".parse().unwrap()]);
+        advisors.idle.lock().unwrap()[0].push(Box::new(PanicsAtBids));
+        let request = || serde_json::json!({"seat_index": 0, "hand": "3455667789TJQKA2R", "bids": []});
+        let failed = advisors.advise(request()).await.err().expect("a panic is an error");
+        assert_eq!(failed.0, StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(failed.1.contains("a bug in the bidding"), "{}", failed.1);
+        // The pool keeps an advisor: a new agent of the server's spec, not the broken one.
+        let idle: Vec<String> = advisors.idle.lock().unwrap()[0].iter().map(|a| a.name()).collect();
+        assert_eq!(idle, ["rule"]);
+        let advice = advisors.advise(request()).await.unwrap_or_else(|e| panic!("{}", e.1));
+        assert!(matches!(advice, Advice::Bid { ref agent, .. } if agent == "rule"));
+        assert_eq!(advisors.idle.lock().unwrap()[0].len(), 1, "and kept for the next");
+    }
 }
