@@ -405,3 +405,35 @@ fn sizes_threads_and_times_beyond_the_limits_table_are_errors_naming_them() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_shipped_config_resolves_and_print_config_shows_the_whole_result() {
+    let mut configs: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["configs", "configs/ablation"] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                configs.push(path);
+            }
+        }
+    }
+    for config in &configs {
+        let out = ddz().args(["train", "--print-config", "--config"]).arg(config).output().unwrap();
+        assert!(out.status.success(), "{}: {}", config.display(), String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("[curation]") && !text.contains("extends"), "{}: {text}", config.display());
+    }
+    // laizi.toml over dmc.toml, then --set and a flag over both: the keys of each layer.
+    let out = ddz()
+        .args(["train", "--print-config", "--config", "configs/laizi.toml", "--set", "learner.lr=5e-4"])
+        .args(["--seed", "11"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    assert_eq!(table["game"]["rules"].as_str(), Some("laizi"), "from laizi.toml");
+    assert_eq!(table["learner"]["ema"].as_float(), Some(0.9999), "from dmc.toml");
+    assert_eq!(table["learner"]["lr"].as_float(), Some(5e-4), "from --set");
+    assert_eq!(table["run"]["seed"].as_integer(), Some(11), "from --seed");
+    assert_eq!(table["run"]["dir"].as_str(), Some("runs/laizi"));
+}

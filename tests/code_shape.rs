@@ -459,3 +459,46 @@ fn seats_are_typed_outside_the_engine() {
     assert!(typed.is_empty(), "`seat: u8` outside the engine's game/ (use Seat):\n{}", typed.join("\n"));
     assert!(modulo.is_empty(), "`% 3` outside the engine's game/ (use Table's turn order):\n{}", modulo.join("\n"));
 }
+
+/// Every `.toml` under `configs/`, with its text.
+fn configs() -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("configs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                found.push((path, text));
+            }
+        }
+    }
+    found
+}
+
+/// The most lines of a config written over another, and of configs/ in all.
+const MOST_OVERLAY_LINES: usize = 15;
+const MOST_CONFIG_LINES: usize = 600;
+
+#[test]
+fn configs_are_overlays_of_the_one_documented_file() {
+    // configs/dmc.toml documents every key; every other config names what it changes over it
+    // (or over a config that does), so that no copy drifts from it.
+    let configs = configs();
+    assert!(configs.len() > 3, "{} configs", configs.len());
+    let mut lines = 0;
+    for (path, text) in &configs {
+        lines += text.lines().count();
+        if path.ends_with("configs/dmc.toml") {
+            assert!(!text.lines().any(|l| l.starts_with("extends")), "dmc.toml is the base of the others");
+            continue;
+        }
+        let name = path.display();
+        assert!(text.lines().any(|l| l.starts_with("extends = ")), "{name} copies keys instead of extending a config");
+        assert!(text.lines().count() <= MOST_OVERLAY_LINES, "{name}: over {MOST_OVERLAY_LINES} lines");
+        assert!(text.starts_with('#'), "{name}: a comment first says what it is for");
+    }
+    assert!(lines <= MOST_CONFIG_LINES, "configs/ holds {lines} lines, more than {MOST_CONFIG_LINES}");
+}

@@ -91,6 +91,17 @@ impl Report for Replay {
     }
 }
 
+/// The config a run would use, every key set (`ddz train --print-config`), as TOML.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct ConfigText(pub String);
+
+impl Report for ConfigText {
+    fn text(&self, out: &mut String) -> fmt::Result {
+        out.write_str(&self.0)
+    }
+}
+
 /// Which deal a person's game in the terminal plays (`ddz play`), before the game itself.
 #[derive(Serialize)]
 pub struct PersonDeal {

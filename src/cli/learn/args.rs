@@ -188,6 +188,11 @@ pub struct TrainArgs {
     /// The run's config.toml records the result.
     #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
     pub settings: Vec<ddz::train::config::Setting>,
+    /// Print the config the run would use, every key set (the file over the configs it
+    /// `extends`, then --set and the flags), and exit without training: what the run's
+    /// config.toml would record.
+    #[arg(long)]
+    pub print_config: bool,
     /// Learn from actor processes (`ddz actor`) through Redis at this URL, e.g.
     /// redis://127.0.0.1:6379/; then no actors run here unless --actors N asks for some.
     #[arg(long, value_name = "URL")]

@@ -33,6 +33,9 @@ pub fn train(args: TrainArgs) -> Result<()> {
             a.temperature_start, a.temperature_end, a.temperature_anneal_frames
         );
     }
+    if args.print_config {
+        return report::show(&report::ConfigText(cfg.to_toml()), false);
+    }
     let device = cfg.run.device.resolve()?;
     let local_actors = if args.broker.is_some() { args.overrides.actors.unwrap_or(0) } else { cfg.actor_count() };
     eprintln!(

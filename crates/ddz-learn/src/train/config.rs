@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
+    /// `extends = "dmc.toml"` (a path relative to this file): the config this one is written
+    /// over, whose keys this file's replace. Resolved when the file is read: a loaded config
+    /// never has one, and what a run saves is the whole result.
+    #[serde(skip_serializing)]
+    pub extends: Option<PathBuf>,
     /// `[run]`: run folder, seed and learner device.
     pub run: RunConfig,
     /// `[budget]`: where training stops.
@@ -500,6 +505,14 @@ pub enum ConfigError {
         #[source]
         reason: Box<ConfigError>,
     },
+    /// An `extends` that names no config this one can be written over.
+    #[error("config {path}: extends: {reason}")]
+    Extends {
+        /// The file whose `extends` it is.
+        path: PathBuf,
+        /// Why it cannot be followed.
+        reason: String,
+    },
     /// The model's sizes are out of range.
     #[error(transparent)]
     Model(#[from] crate::model::ModelError),
@@ -514,6 +527,45 @@ pub enum ConfigError {
         /// Why the config does not take it.
         reason: String,
     },
+}
+
+/// The most configs one `extends` chain may hold: past it the chain is taken for a loop.
+const MOST_BASES: usize = 16;
+
+/// The table of the config `text` (read from `origin`) with the configs it `extends` merged
+/// under it. Each file is first parsed alone, so that its errors carry its own lines; `chain`
+/// holds the files being read, to refuse a loop.
+fn resolve(text: &str, origin: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table, ConfigError> {
+    let parse_error = |source| ConfigError::Parse { path: origin.into(), source };
+    let alone: TrainConfig = toml::from_str(text).map_err(parse_error)?;
+    let mut table: toml::Table = toml::from_str(text).map_err(parse_error)?;
+    table.remove("extends");
+    let Some(base) = alone.extends else { return Ok(table) };
+    let extends_error = |reason: String| ConfigError::Extends { path: origin.into(), reason };
+    let base = origin.parent().unwrap_or(Path::new("")).join(base);
+    let text =
+        std::fs::read_to_string(&base).map_err(|e| extends_error(format!("cannot read {}: {e}", base.display())))?;
+    let key = std::fs::canonicalize(&base).unwrap_or_else(|_| base.clone());
+    chain.push(std::fs::canonicalize(origin).unwrap_or_else(|_| origin.to_path_buf()));
+    if chain.contains(&key) || chain.len() >= MOST_BASES {
+        let names: Vec<String> = chain.iter().chain([&key]).map(|p| p.display().to_string()).collect();
+        return Err(extends_error(format!("a loop, or more than {MOST_BASES} configs deep: {}", names.join(" -> "))));
+    }
+    let mut merged = resolve(&text, &base, chain)?;
+    merge(&mut merged, table);
+    Ok(merged)
+}
+
+/// Writes `over` into `base`: a section's keys one by one, any other value whole.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(section)), toml::Value::Table(keys)) => merge(section, keys),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
 }
 
 /// One config key set from the command line (`ddz train --set learner.lr=1e-3`), over what the
@@ -587,18 +639,16 @@ impl TrainConfig {
     }
 
     /// Parses TOML with `settings` set over it, each checked on its own so that an error names it.
+    /// A file that `extends` another is read over it (the path relative to `origin`).
     pub fn parse_with(text: &str, origin: &Path, settings: &[Setting]) -> Result<TrainConfig, ConfigError> {
-        let parse_error = |source| ConfigError::Parse { path: origin.into(), source };
-        // The file alone first, so that its errors carry its lines.
-        let mut config: TrainConfig = toml::from_str(text).map_err(parse_error)?;
-        if !settings.is_empty() {
-            let mut table: toml::Table = toml::from_str(text).map_err(parse_error)?;
-            for setting in settings {
-                setting.apply(&mut table)?;
-                config = toml::Value::Table(table.clone()).try_into().map_err(|e: toml::de::Error| {
-                    ConfigError::Setting { setting: setting.to_string(), reason: e.message().to_string() }
-                })?;
-            }
+        let mut table = resolve(text, origin, &mut Vec::new())?;
+        let merged = |e: toml::de::Error| ConfigError::Extends { path: origin.into(), reason: e.message().to_string() };
+        let mut config: TrainConfig = toml::Value::Table(table.clone()).try_into().map_err(merged)?;
+        for setting in settings {
+            setting.apply(&mut table)?;
+            config = toml::Value::Table(table.clone()).try_into().map_err(|e: toml::de::Error| {
+                ConfigError::Setting { setting: setting.to_string(), reason: e.message().to_string() }
+            })?;
         }
         // The network plays the run's rules: one key, `[game] rules`, says both.
         config.model.rules = config.game.rules;
@@ -901,6 +951,43 @@ mod tests {
         }
         let e = TrainConfig::parse_with("run = 3\n", Path::new("x.toml"), &[set("run.seed=1")]).unwrap_err();
         assert!(e.to_string().contains("x.toml"), "the file's own error first: {e}");
+    }
+
+    #[test]
+    fn a_config_extends_another_and_its_errors_name_their_own_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("ddz-extends-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("ablation")).unwrap();
+        let write = |name: &str, text: &str| {
+            std::fs::write(dir.join(name), text).unwrap();
+            dir.join(name)
+        };
+        write("base.toml", "[learner]\nlr = 5e-4\nbatch_size = 64\n[run]\nseed = 7\n");
+        // Two levels, the path relative to each file; a key replaces its base's, the rest stay.
+        write("ablation/mid.toml", "extends = \"../base.toml\"\n[learner]\nbatch_size = 128\n");
+        let top = write("ablation/top.toml", "extends = \"mid.toml\"\n[run]\nseed = 9\n");
+        let c = TrainConfig::load(&top).unwrap();
+        assert_eq!((c.learner.lr, c.learner.batch_size, c.run.seed, c.extends.clone()), (5e-4, 128, 9, None));
+        assert!(!c.to_toml().contains("extends"), "what a run saves is the whole result");
+        let set = TrainConfig::load_with(&top, &["learner.lr=1e-4".parse().unwrap()]).unwrap();
+        assert_eq!((set.learner.lr, set.learner.batch_size), (1e-4, 128), "--set goes over the merged config");
+        // Errors: a bad key in the overlay, in its base, a missing base, a loop.
+        let bad = write("bad.toml", "extends = \"base.toml\"\n[learner]\nlr = \"fast\"\n");
+        let e = TrainConfig::load(&bad).unwrap_err().to_string();
+        assert!(e.contains("bad.toml") && e.contains("line 3"), "{e}");
+        write("broken.toml", "[learner]\nlearning = 1\n");
+        let over_broken = write("over.toml", "extends = \"broken.toml\"\n");
+        let e = TrainConfig::load(&over_broken).unwrap_err().to_string();
+        assert!(e.contains("broken.toml") && e.contains("line 2") && e.contains("learning"), "{e}");
+        let missing = write("missing.toml", "extends = \"nowhere.toml\"\n");
+        let e = TrainConfig::load(&missing).unwrap_err().to_string();
+        assert!(e.contains("missing.toml: extends: cannot read") && e.contains("nowhere.toml"), "{e}");
+        write("a.toml", "extends = \"b.toml\"\n");
+        let b = write("b.toml", "extends = \"a.toml\"\n");
+        let e = TrainConfig::load(&b).unwrap_err().to_string();
+        assert!(e.contains("extends: a loop") && e.contains("a.toml -> ") && e.ends_with("b.toml"), "{e}");
+        let e = TrainConfig::load(&write("self.toml", "extends = \"self.toml\"\n")).unwrap_err().to_string();
+        assert!(e.contains("extends: a loop"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
