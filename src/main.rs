@@ -28,6 +28,7 @@ fn run(command: Command) -> Result<()> {
         Command::Eval(args) => eval::eval(*args),
         Command::Ladder(args) => eval::ladder(args),
         Command::Replay { deal, agents, deals } => eval::replay(deal, &agents, &deals),
+        Command::Review(args) => data::review(args),
         Command::Bot { agent, protocol } => pipe::bot(&agent, protocol.into()),
         Command::Play(args) => play::play(args),
         Command::CheckDecisions { agent, file, json } => eval::check_decisions(&agent, file.as_deref(), json),

@@ -52,6 +52,11 @@ pub enum Command {
         #[arg(long, default_value = "dev")]
         deals: DealSource,
     },
+    /// Review finished games: every play scored by a network from what its seat saw — the
+    /// play made, the best play, the win chance of each, the chance lost and a verdict — the
+    /// landlord's win chance after each play, and each seat's accuracy (docs/review.md).
+    #[command(after_help = ddz::agents::spec::help())]
+    Review(ReviewArgs),
     /// Serve an agent to another program: one JSON request per line on stdin, one JSON answer
     /// per line on stdout (native protocol, or Botzone's FightTheLandlord format). A search
     /// agent's time budget (`ms=`) bounds each answer.
@@ -200,6 +205,34 @@ pub enum LogsWhat {
     },
     /// Replay every game of a log file and report the invalid ones.
     Check { file: PathBuf },
+}
+
+#[derive(clap::Args)]
+pub struct ReviewArgs {
+    /// Game logs (JSONL, as `play`, `serve` and `logs selfplay|import` write them).
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// The reviewer, a network agent (default: the strongest shipped network of the game's
+    /// rules: models/ema-2h, laizi-1h or two-player-1h).
+    #[arg(long)]
+    pub agent: Option<AgentSpec>,
+    /// Review only this game of the logs (0-based, counted over all the files).
+    #[arg(long)]
+    pub game: Option<usize>,
+    /// Win chance lost from which a play is an inaccuracy, a mistake, a blunder.
+    #[arg(long, default_value = "0.03,0.07,0.15")]
+    pub thresholds: ddz::review::Thresholds,
+    /// One table per player over all the games (mean chance lost and accuracy, 95% CIs)
+    /// instead of each game's review.
+    #[arg(long)]
+    pub summary: bool,
+    /// Write the game's review as a self-contained HTML page here (one game: with --game
+    /// when the logs hold more).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Print the review as JSON (schema ddz.review/1).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args)]

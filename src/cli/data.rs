@@ -1,8 +1,8 @@
 //! `ddz logs`, `ddz deals` and `ddz export`: the game log and deal files other commands read,
 //! and networks written for other programs.
 
-use super::args::LogsWhat;
-use super::report::{self, Checked, Imported, Synthetic};
+use super::args::{LogsWhat, ReviewArgs};
+use super::report::{self, Checked, Imported, PlayerReviews, Reviews, Synthetic};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 
@@ -74,4 +74,57 @@ pub fn export(model: &Path, onnx: Option<&Path>, golden: Option<&Path>, position
         files.push(out.to_path_buf());
     }
     report::show(&report::Exported { files }, false)
+}
+
+/// Reviews the games of the logs with a network, each game's rules with its own by default.
+pub fn review(args: ReviewArgs) -> Result<()> {
+    use ddz::agents::{Agent, AgentSpec};
+    use ddz::review::{default_reviewer, review, summarize};
+    let mut games = Vec::new();
+    for file in &args.logs {
+        let (good, _) = ddz::logs::read_logs(file, false)?;
+        games.extend(good.into_iter().enumerate().map(|(k, g)| (file.clone(), k, g)));
+    }
+    let numbers: Vec<usize> = match args.game {
+        Some(n) => vec![n],
+        None => (0..games.len()).collect(),
+    };
+    if let Some(n) = args.game {
+        let total = games.len();
+        let one = games.into_iter().nth(n);
+        games =
+            vec![one.with_context(|| format!("--game {n}: the logs hold {total} games, 0 to {}", total.max(1) - 1))?];
+    }
+    if args.html.is_some() && games.len() != 1 {
+        bail!("--html draws one game, and the logs hold {}: pick one with --game N", games.len());
+    }
+    let mut reviewers: Vec<(ddz::game::Rules, Box<dyn Agent>)> = Vec::new();
+    let progress = ddz::eval::progress_bar(games.len() as u64);
+    let mut reviews = Vec::new();
+    for (file, k, (log, game)) in &games {
+        let rules = game.state.config().rules;
+        if !reviewers.iter().any(|(r, _)| *r == rules) {
+            let spec = match &args.agent {
+                Some(spec) => spec.clone(),
+                None => default_reviewer(rules).parse::<AgentSpec>()?,
+            };
+            reviewers.push((rules, spec.build().with_context(|| format!("the reviewer {spec}"))?));
+        }
+        let reviewer = reviewers.iter_mut().find(|(r, _)| *r == rules).map(|(_, a)| a).expect("built above");
+        let reviewed = review(log, game, reviewer.as_mut(), args.thresholds)
+            .with_context(|| format!("{}: game {} of the file", file.display(), k + 1))?;
+        reviews.push(reviewed);
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    if let Some(path) = &args.html {
+        let page = ddz::review::html::page(&reviews[0]);
+        ddz::files::write(path, page).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if args.summary {
+        report::show(&PlayerReviews { schema: ddz::review::SCHEMA, players: summarize(&reviews) }, args.json)
+    } else {
+        report::show(&Reviews { schema: ddz::review::SCHEMA, games: reviews, numbers }, args.json)
+    }
 }

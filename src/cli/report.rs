@@ -91,6 +91,85 @@ impl Report for Replay {
     }
 }
 
+/// Reviewed games (`ddz review`): each game's seats and its worst plays.
+#[derive(Serialize)]
+pub struct Reviews {
+    /// The JSON's version.
+    pub schema: &'static str,
+    /// Each game's review.
+    pub games: Vec<ddz::review::Review>,
+    /// Each game's number in the logs (0-based, as `--game` takes it).
+    #[serde(skip)]
+    pub numbers: Vec<usize>,
+}
+
+impl Report for Reviews {
+    fn text(&self, out: &mut String) -> fmt::Result {
+        use ddz::review::Verdict;
+        for (r, k) in self.games.iter().zip(&self.numbers) {
+            let result = if r.landlord_won { "the landlord won" } else { "the farmers won" };
+            let source = if r.source.is_empty() { String::new() } else { format!(" ({})", r.source) };
+            writeln!(out, "game {k}{source}, {} rules, reviewed by {}: {result}", r.rules, r.reviewer)?;
+            writeln!(out, "  seat  role           player                 decisions  accuracy  chance lost")?;
+            for s in &r.seats {
+                let player = s.player.as_deref().unwrap_or("?");
+                writeln!(
+                    out,
+                    "  {:<4}  {:<13}  {:<22} {:>9}  {:>7.0}%  {:>11.2}",
+                    s.seat.index(),
+                    s.role,
+                    player,
+                    s.decisions,
+                    s.accuracy,
+                    s.total_loss
+                )?;
+            }
+            let mut worst: Vec<_> =
+                r.decisions.iter().filter(|d| matches!(d.verdict, Verdict::Mistake | Verdict::Blunder)).collect();
+            worst.sort_by(|a, b| b.loss.total_cmp(&a.loss));
+            for d in worst {
+                writeln!(
+                    out,
+                    "  move {:>2}, {}: {} ({:.0}% lost): played {} ({:.0}%), best {} ({:.0}%)",
+                    d.move_no,
+                    d.role,
+                    d.verdict.name(),
+                    100.0 * d.loss,
+                    d.played.play,
+                    100.0 * d.played.win,
+                    d.best.play,
+                    100.0 * d.best.win
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Each player's figures over reviewed games (`ddz review --summary`).
+#[derive(Serialize)]
+pub struct PlayerReviews {
+    /// The JSON's version.
+    pub schema: &'static str,
+    /// One row per player.
+    pub players: Vec<ddz::review::PlayerSummary>,
+}
+
+impl Report for PlayerReviews {
+    fn text(&self, out: &mut String) -> fmt::Result {
+        writeln!(out, "| player | games | decisions | mean chance lost | accuracy |")?;
+        writeln!(out, "|---|---:|---:|---:|---:|")?;
+        for p in &self.players {
+            writeln!(
+                out,
+                "| {} | {} | {} | {:.3} ± {:.3} | {:.1}% ± {:.1} |",
+                p.player, p.games, p.decisions, p.mean_loss, p.mean_loss_ci, p.accuracy, p.accuracy_ci
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// The config a run would use, every key set (`ddz train --print-config`), as TOML.
 #[derive(Serialize)]
 #[serde(transparent)]

@@ -35,6 +35,7 @@ pub mod moves;
 pub mod play;
 pub mod process;
 pub mod replay;
+pub mod review;
 pub mod run;
 pub mod scripts;
 pub mod serve;
