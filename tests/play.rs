@@ -861,6 +861,48 @@ fn play_out_with_hints(base: &str, mut last: Value) -> Value {
 }
 
 #[test]
+fn finished_games_are_reviewed_over_the_api_and_on_the_review_page() {
+    let dir = scratch("review");
+    let server = Server::start(&["--agents", NETWORK, "--log-dir", dir.to_str().unwrap()]);
+    let base = &server.base;
+    let (s, game) = call("POST", &format!("{base}/api/games"), Some(r#"{"seat":"landlord_down","deal":5}"#));
+    assert_eq!(s, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    let (s, e) = call("POST", &format!("{base}/api/games/{id}/review"), None);
+    assert_eq!(s, 409, "not over yet: {e}");
+    let last = play_out_with_hints(base, game);
+    assert!(!last["view"]["result"].is_null());
+    let (s, reviewed) = call("POST", &format!("{base}/api/games/{id}/review"), None);
+    assert_eq!(s, 200, "{reviewed}");
+    let review = &reviewed["review"];
+    assert_eq!(review["schema"], "ddz.review/1");
+    assert_eq!(review["seats"][1]["player"], "human", "{review}");
+    let human = review["decisions"].as_array().unwrap().iter().filter(|d| d["seat"] == 1).count();
+    assert!(human > 0 && reviewed["html"].as_str().unwrap().contains("<svg id=\"curve\""));
+    // A log posted: a game of the shipped file, then bad ones, each a JSON error.
+    let shipped = std::fs::read_to_string("tests/data/rule_selfplay_2000.jsonl").unwrap();
+    let line = shipped.lines().next().unwrap();
+    let (s, reviewed) = call("POST", &format!("{base}/api/review"), Some(line));
+    assert_eq!((s, reviewed["review"]["source"].as_str()), (200, Some("synthetic:rule")), "{reviewed}");
+    let mut cut: Value = serde_json::from_str(line).unwrap();
+    cut["plays"].as_array_mut().unwrap().truncate(4);
+    for (body, status, said) in [
+        (cut.to_string(), 400, "the game does not finish"),
+        (r#"{"hands":["33"]}"#.to_string(), 422, "missing field"),
+        ("not json".to_string(), 400, "bad request body"),
+        (format!("{{\"source\":\"{}\"}}", "x".repeat(100_000)), 413, ""),
+    ] {
+        let (s, e) = call("POST", &format!("{base}/api/review"), Some(&body));
+        assert_eq!(s, status, "{e}");
+        assert!(e["error"].as_str().unwrap().contains(said), "{e}");
+    }
+    let page = client().get(&format!("{base}/review")).call().unwrap().body_mut().read_to_string().unwrap();
+    assert!(page.contains("id=\"go\"") && !page.contains("src=\"http"), "the review page, self-contained");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_game_the_disk_cannot_take_is_said_and_leaves_no_partial_line() {
     // A file-size limit of 1 KiB for the server (SIGXFSZ ignored, so a write past it fails with
     // EFBIG as on a full disk): a game's log line, a few KiB, cannot be written whole.
@@ -918,7 +960,7 @@ fn a_whole_game_in_headless_chromium_by_clicking() {
     for seat in ["landlord", "landlord_up"] {
         let out = Command::new(root.join(".venv/bin/python"))
             .arg(root.join("tests/browser/play_game.py"))
-            .args([&format!("{}/", server.base), "--seat", seat])
+            .args([&format!("{}/", server.base), "--seat", seat, "--review"])
             .output()
             .unwrap();
         assert!(
@@ -932,7 +974,23 @@ fn a_whole_game_in_headless_chromium_by_clicking() {
         if seat == "landlord" {
             assert_eq!(result["tried_pass"], true, "the refused pass was shown: {result}");
         }
+        // "Review this game" at the end: the review page shows every play of the game.
+        let plays = result["plays"].as_array().unwrap().len() as u64;
+        assert!(result["reviewed_plays"].as_u64().unwrap() > plays, "{result}");
     }
+    // The review page with a pasted log: the report is drawn, and a mistake clicked shows its
+    // play's row.
+    let log = root.join("tests/data/rule_selfplay_2000.jsonl");
+    let out = Command::new(root.join(".venv/bin/python"))
+        .arg(root.join("tests/browser/review_game.py"))
+        .args([&format!("{}/review", server.base), log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first: Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(result["plays"].as_u64(), Some(first["plays"].as_array().unwrap().len() as u64), "{result}");
+    assert!(result["mistakes"].as_u64().unwrap() > 0 && result["went_to"].as_str().unwrap().starts_with("move-"));
     drop(server);
     // With bidding: the page shows bid buttons first, and the log holds the bids.
     let server = Server::start(&["--agents", NETWORK, "--log-dir", dir.to_str().unwrap(), "--bidding"]);
@@ -1122,6 +1180,14 @@ fn advice_ranks_every_legal_play_and_the_openapi_description_matches_the_routes(
                 "/api/games" => Some("{}".to_string()),
                 "/api/games/{id}/play" => Some(r#"{"play":"pass"}"#.to_string()),
                 "/api/advise" => Some(request.to_string()),
+                "/api/review" => Some(
+                    std::fs::read_to_string("tests/data/rule_selfplay_2000.jsonl")
+                        .unwrap()
+                        .lines()
+                        .next()
+                        .unwrap()
+                        .to_string(),
+                ),
                 _ => None,
             };
             let reply = match method.as_str() {

@@ -8,7 +8,9 @@ and at its first turn with such cards it plays one of them whatever the hint. At
 checks the end screen. Prints one JSON line: the plays made and the result (and how many
 opponents the table shows, and its two-player target line). Exits non-zero on failure.
 
-    play_game.py URL [--seat landlord] [--screenshot PATH --screenshot-at N]
+With --review it then presses "Review this game" and waits for the review page's plot.
+
+    play_game.py URL [--seat landlord] [--screenshot PATH --screenshot-at N] [--review]
 """
 import argparse
 import json
@@ -61,6 +63,14 @@ def choose_reading(d, wait, entry):
     choice = [b for b in buttons if b.get_attribute("data-entry") == entry]
     assert len(buttons) > 1 and choice, f"no choice {entry!r} among {[b.text for b in buttons]}"
     choice[0].click()
+
+
+def review_played(d):
+    """Presses the end screen's review button; the number of plays the review shows."""
+    d.find_element(By.ID, "review-game").click()
+    WebDriverWait(d, 60, poll_frequency=0.05).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#report svg#curve"))
+    assert "/review?game=" in d.current_url, d.current_url
+    return len(d.find_elements(By.CSS_SELECTOR, "#plays tr[id^=move-]"))
 
 
 def play_game(d, url, seat, screenshot, screenshot_at):
@@ -128,10 +138,13 @@ def main():
     ap.add_argument("--seat", default="landlord")
     ap.add_argument("--screenshot", help="save a PNG of the game in progress here")
     ap.add_argument("--screenshot-at", type=int, default=3, help="at the first play of cards after this many plays")
+    ap.add_argument("--review", action="store_true", help="then review the game on the review page")
     args = ap.parse_args()
     d = browser()
     try:
         result = play_game(d, args.url, args.seat, args.screenshot, args.screenshot_at)
+        if args.review:
+            result["reviewed_plays"] = review_played(d)
     except Exception:
         state = d.execute_script(
             "return {view: game && game.view, busy, controls: $('controls').hidden, bidding: $('bidding').hidden,"

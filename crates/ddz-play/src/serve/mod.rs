@@ -8,6 +8,9 @@
 //!   lists the plays that need one in `readings`) → `{"id","view","agent_plays"}`
 //! - `POST /api/games/{id}/hint` → `{"hints":[{"play","q"}]}`
 //! - `POST /api/advise` a position as one seat sees it → the legal plays ranked ([`advise`])
+//! - `GET /review`: the review page; `POST /api/review` a finished game's log, or
+//!   `POST /api/games/{id}/review` one of the server's finished games → `{"review","html"}`
+//!   ([`crate::review`])
 //! - `GET /api/openapi.json`: the OpenAPI description of these routes
 //!
 //! The `view` of an answer holds only what the person's seat may see ([`crate::play::Screen`]). Every error is
@@ -18,6 +21,7 @@
 
 mod advise;
 mod deadline;
+mod review;
 
 pub use deadline::WRITE_TIME;
 
@@ -109,6 +113,7 @@ struct App {
     starts: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     deals: Vec<Deal>,
     advisors: advise::Advisors,
+    reviewers: review::Reviewers,
 }
 
 /// An API error: a 4xx status and the reason.
@@ -142,6 +147,7 @@ fn routes(config: ServeConfig) -> (Router, Arc<App>) {
     let page: Arc<str> = PAGE.replace(PAGE_RULES, &format!("<body data-rules=\"{}\">", config.rules)).into();
     let app = Arc::new(App {
         advisors,
+        reviewers: review::Reviewers::new(),
         config,
         games: Mutex::new(HashMap::new()),
         starts: Mutex::new(HashMap::new()),
@@ -163,6 +169,9 @@ fn routes(config: ServeConfig) -> (Router, Arc<App>) {
         .route("/api/games/{id}/play", post(play))
         .route("/api/games/{id}/hint", post(hint))
         .route("/api/advise", post(advice))
+        .route("/review", get(|| async { Html(review::PAGE) }))
+        .route("/api/review", post(review_log).layer(DefaultBodyLimit::max(review::MAX_LOG_BYTES)))
+        .route("/api/games/{id}/review", post(review_game))
         .route(
             "/api/openapi.json",
             get(|| async { ([(axum::http::header::CONTENT_TYPE, "application/json")], OPENAPI) }),
@@ -541,6 +550,27 @@ async fn advice(
 ) -> ApiResult<advise::Advice> {
     let Json(body) = body?;
     Ok(Json(app.advisors.advise(body).await?))
+}
+
+async fn review_log(
+    Shared(app): Shared<Arc<App>>,
+    body: Result<Json<crate::logs::GameLog>, JsonRejection>,
+) -> ApiResult<review::Reviewed> {
+    let Json(log) = body?;
+    Ok(Json(app.reviewers.review(log).await?))
+}
+
+async fn review_game(Shared(app): Shared<Arc<App>>, UrlPath(id): UrlPath<String>) -> ApiResult<review::Reviewed> {
+    let session = session_of(&app, &id)?;
+    let log = blocking(move || {
+        let s = lock(&session);
+        if !s.is_over() {
+            return Err(ApiError(StatusCode::CONFLICT, "no review: the game is not over".into()));
+        }
+        Ok(s.log())
+    })
+    .await?;
+    Ok(Json(app.reviewers.review(log).await?))
 }
 
 /// A lock the server holds only to read or replace whole values (a session's move, a game's
