@@ -171,6 +171,19 @@ fn the_command_writes_json_html_and_a_summary_and_refuses_bad_logs() {
     for d in flagged {
         assert!(page.contains(&format!("href=\"#move-{}\"", d["move_no"])), "each mistake links to its position");
     }
+    // --deep: every mistake and blunder checked again by a search, and no other decision.
+    let out = review_cli(&[path, "--game", "1", "--json", "--deep-ms", "2000"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for d in json["games"][0]["decisions"].as_array().unwrap() {
+        let flagged = d["verdict"] == "mistake" || d["verdict"] == "blunder";
+        assert_eq!(d.get("deep").is_some(), flagged, "{d}");
+        if flagged {
+            for side in ["played", "best"] {
+                assert!((0.0..=1.0).contains(&d["deep"][side].as_f64().unwrap()), "{d}");
+            }
+        }
+    }
     // Thresholds are settable: nothing lost this much.
     let out = review_cli(&[path, "--json", "--thresholds", "0.97,0.98,0.99"]);
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -208,6 +221,9 @@ fn the_command_writes_json_html_and_a_summary_and_refuses_bad_logs() {
         assert_eq!(out.status.code(), Some(1), "{error}");
         assert!(error.contains(said) && !error.contains("panicked"), "{said}: {error}");
     }
+    let out = review_cli(&[laizi.to_str().unwrap(), "--deep-ms", "100"]);
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && error.contains("--deep: the search plays the standard game only"), "{error}");
     let out = review_cli(&[laizi.to_str().unwrap(), "--agent", REVIEWER]);
     let error = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && error.contains("cannot review a laizi game"), "{error}");

@@ -222,6 +222,11 @@ pub struct ReviewArgs {
     /// Win chance lost from which a play is an inaccuracy, a mistake, a blunder.
     #[arg(long, default_value = "0.03,0.07,0.15")]
     pub thresholds: ddz::review::Thresholds,
+    /// Check each mistake and blunder again with a search of this many milliseconds: both
+    /// plays scored over 64 worlds drawn from what the seat knew, each played out to the end
+    /// by the reviewer's network in every seat; both figures are shown. Standard games; 0: off.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub deep_ms: u64,
     /// One table per player over all the games (mean chance lost and accuracy, 95% CIs)
     /// instead of each game's review.
     #[arg(long)]

@@ -111,8 +111,18 @@ pub fn review(args: ReviewArgs) -> Result<()> {
             reviewers.push((rules, spec.build().with_context(|| format!("the reviewer {spec}"))?));
         }
         let reviewer = reviewers.iter_mut().find(|(r, _)| *r == rules).map(|(_, a)| a).expect("built above");
-        let reviewed = review(log, game, reviewer.as_mut(), args.thresholds)
-            .with_context(|| format!("{}: game {} of the file", file.display(), k + 1))?;
+        let at = || format!("{}: game {} of the file", file.display(), k + 1);
+        let mut reviewed = review(log, game, reviewer.as_mut(), args.thresholds).with_context(at)?;
+        if args.deep_ms > 0 {
+            let spec = args.agent.clone().map_or_else(|| default_reviewer(rules).parse::<AgentSpec>(), Ok)?;
+            let mut policy = spec.build_network()?;
+            let budget = ddz::search::budget::Budget::count(64).with_ms(args.deep_ms);
+            let belief = ddz::search::belief::Belief::UNIFORM;
+            // Rollouts only, never the open-hand solver: its worlds are played as if every hand were
+            // seen, which flatters whichever side is to move.
+            let search = ddz::search::pimc::PimcSearch { budget, cards: 0, max_nodes: 0, belief };
+            ddz::review::deepen(&mut reviewed, game, &mut policy, &search, *k as u64).with_context(at)?;
+        }
         reviews.push(reviewed);
         progress.inc(1);
     }

@@ -128,9 +128,12 @@ impl Report for Reviews {
                 r.decisions.iter().filter(|d| matches!(d.verdict, Verdict::Mistake | Verdict::Blunder)).collect();
             worst.sort_by(|a, b| b.loss.total_cmp(&a.loss));
             for d in worst {
+                let deep = d.deep.as_ref().map_or(String::new(), |c| {
+                    format!("; search: {:.0}% against {:.0}%", 100.0 * c.played, 100.0 * c.best)
+                });
                 writeln!(
                     out,
-                    "  move {:>2}, {}: {} ({:.0}% lost): played {} ({:.0}%), best {} ({:.0}%)",
+                    "  move {:>2}, {}: {} ({:.0}% lost): played {} ({:.0}%), best {} ({:.0}%){deep}",
                     d.move_no,
                     d.role,
                     d.verdict.name(),

@@ -752,6 +752,15 @@ impl AgentSpec {
         name.parse::<AgentSpec>().is_ok_and(|other| other == *self)
     }
 
+    /// The network of a spec that names one (`checkpoint:`, a search over a network) as an
+    /// agent of its own, for what needs the network itself (a search's rollout policy).
+    pub fn build_network(&self) -> Result<ModelAgent, AgentError> {
+        match self.network() {
+            Some(path) => network(path, &self.to_string()),
+            None => Err(AgentError::Setting { spec: self.to_string(), reason: "it names no network".into() }),
+        }
+    }
+
     /// The network file or run folder the agent plays with, if it has one (for hints).
     pub fn network(&self) -> Option<&Path> {
         match self {

@@ -140,9 +140,14 @@ fn mistakes(review: &Review) -> String {
     for d in worst {
         let _ = write!(
             out,
-            "<li><a href=\"#move-{n}\">move {n}</a>, {role}: <span class=\"{v}\">{v}</span>, {}{} lost — played {} ({}), best {} ({})</li>",
+            "<li><a href=\"#move-{n}\">move {n}</a>, {role}: <span class=\"{v}\">{v}</span>, {}{} lost{} — played {} ({}), best {} ({})</li>",
             if d.win_at_once && d.played.win < 1.0 { "missed a win at once, " } else { "" },
             percent(d.loss),
+            d.deep.as_ref().map_or(String::new(), |c| format!(
+                " (a search: {} against {})",
+                percent(c.played),
+                percent(c.best)
+            )),
             cards(&d.played.play),
             percent(d.played.win),
             cards(&d.best.play),

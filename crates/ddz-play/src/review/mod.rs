@@ -145,6 +145,9 @@ pub struct Decision {
     pub top: Vec<Valued>,
     /// Win chance lost by the play made: `best.win - played.win`, 0 or more.
     pub loss: f64,
+    /// The deeper check of a flagged play (`--deep`): both plays scored by a search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deep: Option<DeepCheck>,
     /// A legal play won the game at once (its win chance is then 1, not the network's): one
     /// that did not is a blunder whatever the chance lost.
     pub win_at_once: bool,
@@ -219,6 +222,9 @@ pub enum ReviewError {
     /// The game did not end.
     #[error("the game did not end (an unfinished log): a review needs its result")]
     Unfinished,
+    /// A deeper check was asked for a game its search does not play.
+    #[error("--deep: the search plays the standard game only, not {0}")]
+    Deep(Rules),
 }
 
 /// The win chance of a Q in win/loss terms.
@@ -340,6 +346,7 @@ fn judge(
         best: valued(best),
         top: order.iter().take(3).map(|&k| valued(k)).collect(),
         loss,
+        deep: None,
         win_at_once,
         verdict,
     })
@@ -442,4 +449,53 @@ fn mean_and_ci(xs: &[f64]) -> (f64, f64) {
     let mean = xs.iter().sum::<f64>() / n;
     let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
     (mean, 1.96 * (var / n).sqrt())
+}
+
+/// The play made and the best play of a flagged decision, scored by a search in worlds drawn
+/// from what the seat knew (PIMC: each world played out to the end), so that a flagged
+/// blunder is not only the network's own blind spot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeepCheck {
+    /// The search's win chance of the play made.
+    pub played: f64,
+    /// The search's win chance of the reviewer's best play.
+    pub best: f64,
+}
+
+/// Checks again, with `search` over `policy`, each decision of `review` whose verdict is a
+/// mistake or a blunder; `seed` draws the worlds (the same seed, the same figures). Only the
+/// standard game: the search knows no other rules yet.
+pub fn deepen(
+    review: &mut Review,
+    game: &ReplayedGame,
+    policy: &mut dyn crate::search::policy::Policy,
+    search: &crate::search::pimc::PimcSearch,
+    seed: u64,
+) -> Result<(), ReviewError> {
+    use rand::SeedableRng;
+    if review.rules != Rules::Standard {
+        return Err(ReviewError::Deep(review.rules));
+    }
+    let end = &game.state;
+    let mut state = State::new(end.config().clone());
+    let mut move_no = 0;
+    let mut plays = MoveList::new();
+    for action in end.history() {
+        if let (Action::Play(_), Some(seat)) = (action, state.current_player()) {
+            move_no += 1;
+            let d = &mut review.decisions[move_no - 1];
+            if matches!(d.verdict, Verdict::Mistake | Verdict::Blunder) {
+                state.legal_plays_into(&mut plays);
+                let pick = |notation: &str| plays.iter().copied().find(|p| play_notation(p) == notation);
+                if let (Some(played), Some(best)) = (pick(&d.played.play), pick(&d.best.play)) {
+                    let mut rng = rand::rngs::SmallRng::seed_from_u64(crate::seeds::nth(seed, move_no as u64));
+                    let scores = search.scores(policy, None, &state, seat, &[played, best], &mut rng);
+                    let chance = |s: f64| ((s + 1.0) / 2.0).clamp(0.0, 1.0);
+                    d.deep = Some(DeepCheck { played: chance(scores[0]), best: chance(scores[1]) });
+                }
+            }
+        }
+        state.apply_action_unchecked(*action);
+    }
+    Ok(())
 }
