@@ -171,6 +171,23 @@ fn the_command_writes_json_html_and_a_summary_and_refuses_bad_logs() {
     for d in flagged {
         assert!(page.contains(&format!("href=\"#move-{}\"", d["move_no"])), "each mistake links to its position");
     }
+    // A game typed as text, one `key: value` a line: the same review as its log's.
+    let log: Value = serde_json::from_str(two.lines().nth(1).unwrap()).unwrap();
+    let hands: Vec<&str> = log["hands"].as_array().unwrap().iter().map(|h| h.as_str().unwrap()).collect();
+    let plays: Vec<&str> = log["plays"].as_array().unwrap().iter().map(|p| p[1].as_str().unwrap()).collect();
+    let typed = dir.join("typed.txt");
+    let text = format!(
+        "# the second game, typed\nhands: {}\nbottom: {}\nlandlord: {}\nplays: {}\n",
+        hands.join(" "),
+        log["bottom"].as_str().unwrap(),
+        log["landlord"],
+        plays.join(" ")
+    );
+    std::fs::write(&typed, text).unwrap();
+    let out = review_cli(&[typed.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let from_text: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(from_text["games"][0]["decisions"], game["decisions"], "the typed game is the logged one");
     // --deep: every mistake and blunder checked again by a search, and no other decision.
     let out = review_cli(&[path, "--game", "1", "--json", "--deep-ms", "2000"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -214,7 +231,7 @@ fn the_command_writes_json_html_and_a_summary_and_refuses_bad_logs() {
         (&impossible, "impossible.jsonl:1: move 1"),
         (&unfinished, "unfinished.jsonl:1: the game does not finish"),
         (&dir.join("nowhere.jsonl"), "nowhere.jsonl"),
-        (&html, "review.html:1: not a game log"),
+        (&html, "review.html:1: \"<!doctype html>"),
     ] {
         let out = review_cli(&[file.to_str().unwrap()]);
         let error = String::from_utf8_lossy(&out.stderr);

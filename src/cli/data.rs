@@ -82,7 +82,7 @@ pub fn review(args: ReviewArgs) -> Result<()> {
     use ddz::review::{default_reviewer, review, summarize};
     let mut games = Vec::new();
     for file in &args.logs {
-        let (good, _) = ddz::logs::read_logs(file, false)?;
+        let good = ddz::logs::read_games(file)?;
         games.extend(good.into_iter().enumerate().map(|(k, g)| (file.clone(), k, g)));
     }
     let numbers: Vec<usize> = match args.game {

@@ -20,6 +20,9 @@ use crate::lines::{Line, split_lines};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+mod text;
+pub use text::parse_text_games;
+
 /// One game in our log format (one JSON line; see the module docs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -289,6 +292,20 @@ impl GameLog {
             (Some(rules), Some(_)) => Err(format!("wild: {rules} games have no wild rank")),
         }
     }
+}
+
+/// Reads the games of `path`: our JSONL logs, or games typed as text ([`parse_text_games`])
+/// when the file's first line that is not blank or a comment does not start with `{`. Every
+/// game is checked to replay; the first bad one is the error.
+pub fn read_games(path: &Path) -> Result<Vec<Replayed>, LogError> {
+    let fail = |reason: String| LogError { file: path.to_path_buf(), line: None, move_no: None, reason };
+    let bytes = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+    let first = bytes.split(|&b| b == b'\n').map(|l| l.trim_ascii()).find(|l| !l.is_empty() && !l.starts_with(b"#"));
+    if first.is_none_or(|l| l.starts_with(b"{")) {
+        return read_logs(path, false).map(|(good, _)| good);
+    }
+    let text = String::from_utf8(bytes).map_err(|e| fail(format!("not UTF-8 text: {e}")))?;
+    parse_text_games(&text, path)
 }
 
 /// Reads a log file. With `skip_invalid`, bad games are left out and returned as errors beside
