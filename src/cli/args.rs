@@ -231,6 +231,11 @@ pub struct ReviewArgs {
     /// instead of each game's review.
     #[arg(long)]
     pub summary: bool,
+    /// Instead of the reviews, how well the reviewer's win chances match the games' results:
+    /// ten bins of the chance it gave each play made, with the share of those plays' sides
+    /// that won (docs/review.md).
+    #[arg(long, conflicts_with = "summary")]
+    pub calibration: bool,
     /// Write the game's review as a self-contained HTML page here (one game: with --game
     /// when the logs hold more).
     #[arg(long, value_name = "FILE")]

@@ -132,6 +132,13 @@ pub fn review(args: ReviewArgs) -> Result<()> {
         ddz::files::write(path, page).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
+    if args.calibration {
+        let bins = ddz::review::calibration(&reviews);
+        return report::show(
+            &report::Calibration { schema: ddz::review::SCHEMA, games: reviews.len(), bins },
+            args.json,
+        );
+    }
     if args.summary {
         report::show(&PlayerReviews { schema: ddz::review::SCHEMA, players: summarize(&reviews) }, args.json)
     } else {

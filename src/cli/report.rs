@@ -149,6 +149,33 @@ impl Report for Reviews {
     }
 }
 
+/// The reviewer's calibration over reviewed games (`ddz review --calibration`).
+#[derive(Serialize)]
+pub struct Calibration {
+    /// The JSON's version.
+    pub schema: &'static str,
+    /// Games reviewed.
+    pub games: usize,
+    /// The ten bins.
+    pub bins: Vec<ddz::review::CalibrationBin>,
+}
+
+impl Report for Calibration {
+    fn text(&self, out: &mut String) -> fmt::Result {
+        writeln!(out, "{} games: the reviewer's win chance of each play made against its side's result", self.games)?;
+        writeln!(out, "| chance given | plays | mean chance | side won |")?;
+        writeln!(out, "|---|---:|---:|---:|")?;
+        for b in self.bins.iter().filter(|b| b.decisions > 0) {
+            writeln!(
+                out,
+                "| {:.1}–{:.1} | {} | {:.3} | {:.3} ± {:.3} |",
+                b.low, b.high, b.decisions, b.predicted, b.observed, b.observed_ci
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// Each player's figures over reviewed games (`ddz review --summary`).
 #[derive(Serialize)]
 pub struct PlayerReviews {

@@ -499,3 +499,52 @@ pub fn deepen(
     }
     Ok(())
 }
+
+/// One bin of a calibration table: the decisions whose play the reviewer gave a win chance in
+/// `[low, high)`, and how often the player's side then won.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CalibrationBin {
+    /// The bin's lowest win chance.
+    pub low: f64,
+    /// Its highest (1 is in the last bin).
+    pub high: f64,
+    /// Decisions in it.
+    pub decisions: usize,
+    /// The mean win chance the reviewer gave their plays.
+    pub predicted: f64,
+    /// The share of them whose side won the game.
+    pub observed: f64,
+    /// Half the width of the 95% interval of the share (decisions of one game are not
+    /// independent: read it as a lower bound).
+    pub observed_ci: f64,
+}
+
+/// How well the reviewer's win chances match results over `reviews`: ten bins of the chance
+/// it gave each play made (forced ones included), with the share of those plays' sides that
+/// won. Plays that won the game at once are left out (their chance is 1 by rule).
+pub fn calibration(reviews: &[Review]) -> Vec<CalibrationBin> {
+    const BINS: usize = 10;
+    let mut bins: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); BINS];
+    for r in reviews {
+        for d in r.decisions.iter().filter(|d| !(d.win_at_once && d.played.win >= 1.0)) {
+            let won = (d.role == "landlord") == r.landlord_won;
+            let k = ((d.played.win * BINS as f64) as usize).min(BINS - 1);
+            bins[k].0.push(d.played.win);
+            bins[k].1.push(if won { 1.0 } else { 0.0 });
+        }
+    }
+    bins.into_iter()
+        .enumerate()
+        .map(|(k, (predicted, won))| {
+            let (observed, observed_ci) = mean_and_ci(&won);
+            CalibrationBin {
+                low: k as f64 / BINS as f64,
+                high: (k + 1) as f64 / BINS as f64,
+                decisions: won.len(),
+                predicted: mean_and_ci(&predicted).0,
+                observed,
+                observed_ci,
+            }
+        })
+        .collect()
+}
