@@ -503,3 +503,94 @@ fn configs_are_overlays_of_the_one_documented_file() {
     }
     assert!(lines <= MOST_CONFIG_LINES, "configs/ holds {lines} lines, more than {MOST_CONFIG_LINES}");
 }
+
+/// A heading's anchor as GitHub makes it: lower case, punctuation but `-` and `_` dropped,
+/// spaces as `-`.
+fn anchor_of(heading: &str) -> String {
+    let text = heading.replace('`', "").trim().to_lowercase();
+    text.chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (a repeated one gets `-1`, `-2`, as on GitHub).
+fn anchors(text: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(heading) = line.strip_prefix('#').map(|h| h.trim_start_matches('#')) else { continue };
+        if !heading.starts_with(' ') {
+            continue;
+        }
+        let base = anchor_of(heading);
+        let n = seen.iter().filter(|s| **s == base).count();
+        seen.push(base.clone());
+        out.push(if n == 0 { base } else { format!("{base}-{n}") });
+    }
+    out
+}
+
+/// Text outside fenced code blocks.
+fn prose(text: &str) -> String {
+    text.split("```").step_by(2).collect::<Vec<_>>().join("\n")
+}
+
+/// The relative link targets of a Markdown text (`](target)`, web links left out).
+fn link_targets(text: &str) -> Vec<String> {
+    prose(text)
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split([')', ' ']).next())
+        .filter(|t| !t.starts_with("http://") && !t.starts_with("https://") && !t.starts_with("mailto:"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_link_of_readme_docs_and_model_cards_resolves() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    for dir in ["docs", "models"] {
+        let mut dirs = vec![root.join(dir)];
+        while let Some(d) = dirs.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "md") {
+                    pages.push(path);
+                }
+            }
+        }
+    }
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for target in link_targets(&text) {
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() { page.clone() } else { page.parent().unwrap().join(file) };
+            let ok = match std::fs::read_to_string(&path) {
+                _ if !path.exists() => false,
+                Ok(linked)
+                    if !anchor.is_empty() && file.ends_with(".md") || (file.is_empty() && !anchor.is_empty()) =>
+                {
+                    anchors(&linked).iter().any(|a| a == anchor)
+                }
+                _ => true,
+            };
+            if !ok {
+                broken.push(format!("{}: {target}", page.strip_prefix(root).unwrap().display()));
+            }
+        }
+    }
+    assert!(pages.len() > 20, "{} pages", pages.len());
+    assert!(broken.is_empty(), "links that resolve to nothing:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_link_check_sees_files_and_anchors() {
+    assert_eq!(anchor_of(" The headroom: `ddz headroom`"), "the-headroom-ddz-headroom");
+    assert_eq!(anchors("# A\n## A\n```\n# not\n```\n#nope\n"), ["a", "a-1", "not"]);
+    assert_eq!(link_targets("[x](a.md#b) [y](https://e) ```[z](c.md)``` [w](d.png)"), ["a.md#b", "d.png"]);
+}
