@@ -168,13 +168,17 @@ pub fn check_rules(agent: &dyn Agent, turn: Turn<'_>) -> Result<(), Fault> {
 /// `f`'s answer, or its panic as a fault (the panic's message said).
 fn unwind_safe<T>(f: impl FnOnce() -> Result<T, Fault>) -> Result<T, Fault> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
-        let text = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("no message");
-        Err(Fault::Failed(format!("the agent failed on this decision: {text}")))
+        Err(Fault::Failed(format!("the agent failed on this decision: {}", panic_text(&*panic))))
     })
+}
+
+/// What a caught panic said (`no message` when it said nothing readable).
+pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("no message")
 }
 
 /// A play decision as an agent sees it: the seat's [`View`] and its legal plays.

@@ -16,12 +16,9 @@ use crate::game::laizi::ids::play_notation;
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::sync::Mutex;
-use std::time::Duration;
 
 /// Advice being computed at most at once; more requests wait for a turn.
 pub const MOST_AT_ONCE: usize = 8;
-/// How long a request waits for its turn before it is refused (503).
-const WAIT: Duration = Duration::from_secs(10);
 
 /// The server's advisors: its two agent specs, built agents waiting for a request, and the
 /// turns that bound how many think at once.
@@ -60,16 +57,13 @@ impl Advisors {
         let seed = request_seed(&request.to_string());
         let bad = |e: BotError| ApiError(StatusCode::BAD_REQUEST, e.to_string());
         let view = View::from_value(request).map_err(|e| bad(e.into()))?;
-        let _turn = tokio::time::timeout(WAIT, self.turns.acquire())
-            .await
-            .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, format!("busy: no turn within {WAIT:?}")))?
-            .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping".into()))?;
+        let _turn = super::turn(&self.turns).await?;
         let mut agent = self.take(which)?;
         let answered = tokio::task::spawn_blocking(move || {
             agent.reset(seed);
             // A panic anywhere in the agent (its bid, its values) is the server's fault: 500.
             let advice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| advise(agent.as_mut(), &view)));
-            advice.map(|advice| (agent, advice)).map_err(|panic| panic_text(&*panic))
+            advice.map(|advice| (agent, advice)).map_err(|panic| crate::agents::panic_text(&*panic).to_string())
         })
         .await;
         let failed = |why: String| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the advice failed: {why}"));
@@ -100,12 +94,6 @@ impl Advisors {
         }
         self.specs[which].build().map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
     }
-}
-
-/// What a panic said.
-fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
-    let text = panic.downcast_ref::<String>().map(String::as_str).or_else(|| panic.downcast_ref::<&str>().copied());
-    text.unwrap_or("a panic with no message").to_string()
 }
 
 /// The request without its `"agent"` key, and which agent that key names.

@@ -586,6 +586,18 @@ impl App {
     }
 }
 
+/// How long a request waits for a turn to think (advice, a review) before it is refused (503).
+const TURN_WAIT: Duration = Duration::from_secs(10);
+
+/// A turn of `turns`, the bound on how many requests think at once, waited for at most
+/// [`TURN_WAIT`].
+async fn turn(turns: &tokio::sync::Semaphore) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
+    tokio::time::timeout(TURN_WAIT, turns.acquire())
+        .await
+        .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, format!("busy: no turn within {TURN_WAIT:?}")))?
+        .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping".into()))
+}
+
 /// Agents think on the blocking pool, never on the threads that answer requests.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)

@@ -10,7 +10,6 @@ use crate::review::{Review, Thresholds, default_reviewer, html, review};
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::sync::Mutex;
-use std::time::Duration;
 
 /// The page: paste or upload a game log, see its review.
 pub const PAGE: &str = include_str!("review.html");
@@ -20,8 +19,6 @@ pub const MAX_LOG_BYTES: usize = 64 * 1024;
 
 /// Reviews computed at most at once; more requests wait for a turn.
 const MOST_AT_ONCE: usize = 4;
-/// How long a request waits for its turn before it is refused (503).
-const WAIT: Duration = Duration::from_secs(10);
 
 /// A review and its page.
 #[derive(Serialize)]
@@ -48,10 +45,7 @@ impl Reviewers {
         let bad = |reason: String| ApiError(StatusCode::BAD_REQUEST, reason);
         let game = log.replay().map_err(|e| bad(format!("the game does not replay: {e}")))?;
         let rules = game.state.config().rules;
-        let _turn = tokio::time::timeout(WAIT, self.turns.acquire())
-            .await
-            .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, format!("busy: no turn within {WAIT:?}")))?
-            .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping".into()))?;
+        let _turn = super::turn(&self.turns).await?;
         let mut agent = self.take(rules)?;
         let failed = |why: String| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the review failed: {why}"));
         let (agent, reviewed) = tokio::task::spawn_blocking(move || {
