@@ -78,8 +78,7 @@ pub fn export(model: &Path, onnx: Option<&Path>, golden: Option<&Path>, position
 
 /// Reviews the games of the logs with a network, each game's rules with its own by default.
 pub fn review(args: ReviewArgs) -> Result<()> {
-    use ddz::agents::{Agent, AgentSpec};
-    use ddz::review::{default_reviewer, review, summarize};
+    use ddz::review::{review, summarize};
     let mut games = Vec::new();
     for file in &args.logs {
         let good = ddz::logs::read_games(file)?;
@@ -98,30 +97,20 @@ pub fn review(args: ReviewArgs) -> Result<()> {
     if args.html.is_some() && games.len() != 1 {
         bail!("--html draws one game, and the logs hold {}: pick one with --game N", games.len());
     }
-    let mut reviewers: Vec<(ddz::game::Rules, Box<dyn Agent>)> = Vec::new();
+    let mut reviewers: Vec<Reviewer> = Vec::new();
     let progress = ddz::eval::progress_bar(games.len() as u64);
     let mut reviews = Vec::new();
     for (file, k, (log, game)) in &games {
-        let rules = game.state.config().rules;
-        if !reviewers.iter().any(|(r, _)| *r == rules) {
-            let spec = match &args.agent {
-                Some(spec) => spec.clone(),
-                None => default_reviewer(rules).parse::<AgentSpec>()?,
-            };
-            reviewers.push((rules, spec.build().with_context(|| format!("the reviewer {spec}"))?));
-        }
-        let reviewer = reviewers.iter_mut().find(|(r, _)| *r == rules).map(|(_, a)| a).expect("built above");
+        let reviewer = reviewer_for(&mut reviewers, game.state.config().rules, &args)?;
         let at = || format!("{}: game {} of the file", file.display(), k + 1);
-        let mut reviewed = review(log, game, reviewer.as_mut(), args.thresholds).with_context(at)?;
-        if args.deep_ms > 0 {
-            let spec = args.agent.clone().map_or_else(|| default_reviewer(rules).parse::<AgentSpec>(), Ok)?;
-            let mut policy = spec.build_network()?;
+        let mut reviewed = review(log, game, reviewer.agent.as_mut(), args.thresholds).with_context(at)?;
+        if let Some(policy) = reviewer.policy.as_mut() {
             let budget = ddz::search::budget::Budget::count(64).with_ms(args.deep_ms);
             let belief = ddz::search::belief::Belief::UNIFORM;
             // Rollouts only, never the open-hand solver: its worlds are played as if every hand were
             // seen, which flatters whichever side is to move.
             let search = ddz::search::pimc::PimcSearch { budget, cards: 0, max_nodes: 0, belief };
-            ddz::review::deepen(&mut reviewed, game, &mut policy, &search, *k as u64).with_context(at)?;
+            ddz::review::deepen(&mut reviewed, game, policy, &search, *k as u64).with_context(at)?;
         }
         reviews.push(reviewed);
         progress.inc(1);
@@ -144,4 +133,32 @@ pub fn review(args: ReviewArgs) -> Result<()> {
     } else {
         report::show(&Reviews { schema: ddz::review::SCHEMA, games: reviews, numbers }, args.json)
     }
+}
+
+/// The reviewer of one rule set: its agent and, with `--deep-ms`, its network as a search's
+/// rollout policy.
+struct Reviewer {
+    rules: ddz::game::Rules,
+    agent: Box<dyn ddz::agents::Agent>,
+    policy: Option<ddz::agents::ModelAgent>,
+}
+
+/// The reviewer of `rules` in `reviewers`, built on first use: `--agent`, or the strongest
+/// shipped network of those rules.
+fn reviewer_for<'a>(
+    reviewers: &'a mut Vec<Reviewer>,
+    rules: ddz::game::Rules,
+    args: &ReviewArgs,
+) -> Result<&'a mut Reviewer> {
+    if let Some(k) = reviewers.iter().position(|r| r.rules == rules) {
+        return Ok(&mut reviewers[k]);
+    }
+    let spec = match &args.agent {
+        Some(spec) => spec.clone(),
+        None => ddz::review::default_reviewer(rules).parse::<ddz::agents::AgentSpec>()?,
+    };
+    let agent = spec.build().with_context(|| format!("the reviewer {spec}"))?;
+    let policy = if args.deep_ms > 0 { Some(spec.build_network()?) } else { None };
+    reviewers.push(Reviewer { rules, agent, policy });
+    Ok(reviewers.last_mut().expect("pushed above"))
 }

@@ -248,11 +248,17 @@ pub fn review(
     })?;
     let (Some(landlord), Some(winner)) = (end.landlord(), end.winner()) else { return Err(ReviewError::Unfinished) };
     let landlord_won = winner == landlord;
+    let table = end.table();
     let mut state = State::new(end.config().clone());
     let mut decisions = Vec::new();
     let mut curve = Vec::new();
+    let mut hands = Vec::new();
     for action in end.history() {
         if let (Action::Play(id), Some(seat)) = (action, state.current_player()) {
+            if hands.is_empty() {
+                // The landlord's lead: dealt, bid, the wild rank drawn.
+                hands = table.seats().iter().map(|&s| state.hand(s).to_string()).collect();
+            }
             let decision = judge(&state, seat, *id, decisions.len() + 1, reviewer, &thresholds)?;
             let mover_is_landlord = Some(seat) == state.landlord();
             if curve.is_empty() {
@@ -267,15 +273,13 @@ pub fn review(
     if let Some(last) = curve.last_mut() {
         *last = if landlord_won { 1.0 } else { 0.0 };
     }
-    let table = end.table();
     let seats = table.seats().iter().map(|&s| seat_review(end, s, log, &decisions)).collect();
-    let lead = state_at_lead(end);
     Ok(Review {
         schema: SCHEMA,
         rules,
         reviewer: reviewer.name(),
         source: log.source.clone(),
-        hands: table.seats().iter().map(|&s| lead.hand(s).to_string()).collect(),
+        hands,
         landlord: landlord.index() as u8,
         landlord_won,
         thresholds,
@@ -283,15 +287,6 @@ pub fn review(
         decisions,
         seats,
     })
-}
-
-/// The state at the landlord's lead: dealt, bid, the wild rank drawn.
-fn state_at_lead(end: &State) -> State {
-    let mut state = State::new(end.config().clone());
-    for action in end.history().iter().take_while(|a| !matches!(a, Action::Play(_))) {
-        state.apply_action_unchecked(*action);
-    }
-    state
 }
 
 /// The decision of `seat` at `state`, which played `id`: its plays valued from the seat's view.
