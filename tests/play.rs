@@ -449,6 +449,23 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Sends `signal` (`-TERM`, `-INT`) and waits for the exit, panicking past `most`; the
+    /// exit status and how long the stop took.
+    fn stop_within(&mut self, signal: &str, most: Duration) -> (std::process::ExitStatus, Duration) {
+        let pid = self.child.id().to_string();
+        let stop = std::time::Instant::now();
+        assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
+        loop {
+            match self.child.try_wait().unwrap() {
+                Some(status) => return (status, stop.elapsed()),
+                None if stop.elapsed() > most => panic!("still serving {most:?} after {signal}"),
+                None => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -650,19 +667,10 @@ fn clients_that_never_finish_a_request_neither_lock_others_out_nor_hold_up_a_sto
         stalled_again.push(c);
     }
     std::thread::sleep(Duration::from_millis(200));
-    let pid = server.child.id().to_string();
-    let stop = std::time::Instant::now();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     // Waited for 10 s at most (a server that never stops fails here; the drop kills it).
-    let status = loop {
-        match server.child.try_wait().unwrap() {
-            Some(status) => break status,
-            None if stop.elapsed() > Duration::from_secs(10) => panic!("still serving 10 s after SIGTERM"),
-            None => std::thread::sleep(Duration::from_millis(50)),
-        }
-    };
+    let (status, took) = server.stop_within("-TERM", Duration::from_secs(10));
     assert!(status.success(), "a clean stop: {status:?}");
-    assert!(stop.elapsed() < Duration::from_secs(8), "stopped after {:?}", stop.elapsed());
+    assert!(took < Duration::from_secs(8), "stopped after {took:?}");
     let unfinished = std::fs::read_to_string(dir.join("unfinished.jsonl")).unwrap();
     assert_eq!(unfinished.lines().count(), 1, "{unfinished}");
     drop((stalled_again, slow_body));
@@ -696,19 +704,10 @@ fn a_stop_saves_the_games_whose_agents_are_thinking_and_does_not_wait_for_them()
     let (s, shown) = call("GET", &format!("{base}/api/games/{id}"), None);
     assert_eq!((s, shown["view"]["to_move"].as_u64()), (200, Some(1)), "{shown}");
     assert!(look.elapsed() < Duration::from_secs(2), "a look waited {:?}", look.elapsed());
-    let pid = server.child.id().to_string();
-    let stop = std::time::Instant::now();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let status = loop {
-        match server.child.try_wait().unwrap() {
-            Some(status) => break status,
-            None if stop.elapsed() > Duration::from_secs(15) => panic!("still serving 15 s after SIGTERM"),
-            None => std::thread::sleep(Duration::from_millis(50)),
-        }
-    };
+    let (status, took) = server.stop_within("-TERM", Duration::from_secs(15));
     assert!(status.success(), "a clean stop: {status:?}");
     // The grace for answers being written (5 s), then the save, never the agents' minutes.
-    assert!(stop.elapsed() < Duration::from_secs(9), "stopped after {:?}", stop.elapsed());
+    assert!(took < Duration::from_secs(9), "stopped after {took:?}");
     let unfinished = std::fs::read_to_string(dir.join("unfinished.jsonl")).unwrap();
     let mut plays: Vec<usize> = unfinished
         .lines()

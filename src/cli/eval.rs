@@ -2,7 +2,7 @@
 //! strong agents are, and what they do.
 
 use super::args::{EvalArgs, LadderArgs};
-use super::report::{self, Curve, Decisions, Evaluation, Replay, Report};
+use super::report::{self, Curve, Decisions, Evaluation, Report, Text};
 use anyhow::{Context, Result, bail};
 use ddz::agents::{Agent, AgentSpec};
 use ddz::game::{Deal, DealSource, Rules};
@@ -167,7 +167,7 @@ pub fn replay(deal: usize, agents: &[AgentSpec], deals: &DealSource) -> Result<(
     let mut three: [Box<dyn Agent>; 3] =
         built.try_into().map_err(|_| anyhow::anyhow!("--agents takes three agents"))?;
     let replayed = ddz::replay::replay(d, &mut three);
-    report::show(&Replay(replayed.text), false)?;
+    report::show(&Text(replayed.text), false)?;
     match replayed.fault {
         // The game is told up to the decision; the exit status says it did not end.
         Some(fault) => bail!("deal {deal} was not played to its end: {fault}"),

@@ -80,12 +80,13 @@ impl Report for ddz::eval::ladder::Ladder {
     }
 }
 
-/// One deal replayed move by move (`ddz replay`), as the library writes it.
+/// Text the library already wrote for people, printed as it is: a deal replayed move by move
+/// (`ddz replay`), the config a run would use (`ddz train --print-config`, TOML).
 #[derive(Serialize)]
 #[serde(transparent)]
-pub struct Replay(pub String);
+pub struct Text(pub String);
 
-impl Report for Replay {
+impl Report for Text {
     fn text(&self, out: &mut String) -> fmt::Result {
         out.write_str(&self.0)
     }
@@ -197,17 +198,6 @@ impl Report for PlayerReviews {
             )?;
         }
         Ok(())
-    }
-}
-
-/// The config a run would use, every key set (`ddz train --print-config`), as TOML.
-#[derive(Serialize)]
-#[serde(transparent)]
-pub struct ConfigText(pub String);
-
-impl Report for ConfigText {
-    fn text(&self, out: &mut String) -> fmt::Result {
-        out.write_str(&self.0)
     }
 }
 

@@ -34,7 +34,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
         );
     }
     if args.print_config {
-        return report::show(&report::ConfigText(cfg.to_toml()), false);
+        return report::show(&report::Text(cfg.to_toml()), false);
     }
     let device = cfg.run.device.resolve()?;
     let local_actors = if args.broker.is_some() { args.overrides.actors.unwrap_or(0) } else { cfg.actor_count() };
